@@ -1,0 +1,195 @@
+#include "array_functions.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+#include "codec.h"
+#include "decode_blocks.h"
+#include "registry.h"
+
+namespace minifloat {
+
+namespace {
+
+std::vector<uint16_t> g_order_keys[kFormatCount];
+
+void build_order_keys(int index) {
+    const FormatRuntime& rt = runtime(index);
+    const size_t count = rt.code_count();
+    std::vector<uint32_t> codes(count);
+    std::iota(codes.begin(), codes.end(), 0u);
+    auto value = [&rt](uint32_t c) { return rt.decode_f64[c]; };
+    std::stable_sort(codes.begin(), codes.end(), [&](uint32_t a, uint32_t b) {
+        const double x = value(a), y = value(b);
+        if (std::isnan(x)) return false;
+        if (std::isnan(y)) return true;
+        return x < y;
+    });
+    std::vector<uint16_t>& keys = g_order_keys[index];
+    keys.assign(count, 0);
+    uint32_t rank = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0) {
+            const double prev = value(codes[i - 1]), cur = value(codes[i]);
+            const bool same = (std::isnan(prev) && std::isnan(cur)) || prev == cur;
+            if (!same) rank++;
+        }
+        keys[codes[i]] = static_cast<uint16_t>(rank);
+    }
+}
+
+int index_of_array(void* arr) {
+    return format_index_of_descr(PyArray_DESCR(static_cast<PyArrayObject*>(arr)));
+}
+
+template <class Code>
+Code load(const void* p) {
+    Code c;
+    std::memcpy(&c, p, sizeof c);
+    return c;
+}
+
+template <class Code>
+int compare(const void* a, const void* b, void* arr) {
+    const std::vector<uint16_t>& keys = g_order_keys[index_of_array(arr)];
+    const uint16_t ka = keys[load<Code>(a)], kb = keys[load<Code>(b)];
+    return ka < kb ? -1 : (ka > kb ? 1 : 0);
+}
+
+// Stable counting sort of `n` codes by rank (ranks < key_count).
+template <class Code>
+void counting_sort(Code* codes, npy_intp n, const std::vector<uint16_t>& keys) {
+    const size_t key_count = static_cast<size_t>(*std::max_element(keys.begin(), keys.end())) + 1;
+    std::vector<npy_intp> start(key_count + 1, 0);
+    for (npy_intp i = 0; i < n; i++) start[keys[codes[i]] + 1]++;
+    for (size_t k = 0; k < key_count; k++) start[k + 1] += start[k];
+    std::vector<Code> sorted(static_cast<size_t>(n));
+    for (npy_intp i = 0; i < n; i++) sorted[start[keys[codes[i]]]++] = codes[i];
+    std::memcpy(codes, sorted.data(), sizeof(Code) * static_cast<size_t>(n));
+}
+
+template <class Code>
+int sort(void* start, npy_intp n, void* arr) {
+    const std::vector<uint16_t>& keys = g_order_keys[index_of_array(arr)];
+    Code* codes = static_cast<Code*>(start);
+    if (n > static_cast<npy_intp>(keys.size() / 4)) {
+        counting_sort(codes, n, keys);
+    } else {
+        std::stable_sort(codes, codes + n,
+                         [&keys](Code a, Code b) { return keys[a] < keys[b]; });
+    }
+    return 0;
+}
+
+template <class Code>
+int argsort(void* start, npy_intp* order, npy_intp n, void* arr) {
+    const std::vector<uint16_t>& keys = g_order_keys[index_of_array(arr)];
+    const Code* codes = static_cast<const Code*>(start);
+    std::stable_sort(order, order + n,
+                     [&](npy_intp a, npy_intp b) { return keys[codes[a]] < keys[codes[b]]; });
+    return 0;
+}
+
+// argmax: the first NaN if any (its rank is the largest), else the first maximum.
+template <class Code>
+int argmax(void* data, npy_intp n, npy_intp* out, void* arr) {
+    const std::vector<uint16_t>& keys = g_order_keys[index_of_array(arr)];
+    const Code* codes = static_cast<const Code*>(data);
+    npy_intp best = 0;
+    for (npy_intp i = 1; i < n; i++) {
+        if (keys[codes[i]] > keys[codes[best]]) best = i;
+    }
+    *out = best;
+    return 0;
+}
+
+template <class Code>
+int argmin(void* data, npy_intp n, npy_intp* out, void* arr) {
+    const int index = index_of_array(arr);
+    const FormatRuntime& rt = runtime(index);
+    const std::vector<uint16_t>& keys = g_order_keys[index];
+    const Code* codes = static_cast<const Code*>(data);
+    npy_intp best = 0;
+    for (npy_intp i = 0; i < n; i++) {
+        if (rt.format.code_is_nan(codes[i])) {
+            *out = i;
+            return 0;
+        }
+        if (keys[codes[i]] < keys[codes[best]]) best = i;
+    }
+    *out = best;
+    return 0;
+}
+
+template <class Code>
+npy_bool nonzero(void* data, void* arr) {
+    const FormatRuntime& rt = runtime(index_of_array(arr));
+    return rt.decode_f64[load<Code>(data)] != 0.0;
+}
+
+template <class Code>
+int fill(void* buffer, npy_intp length, void* arr) {
+    const FormatRuntime& rt = runtime(index_of_array(arr));
+    Code* codes = static_cast<Code*>(buffer);
+    const double start = rt.decode_f64[codes[0]];
+    const double delta = rt.decode_f64[codes[1]] - start;
+    for (npy_intp i = 2; i < length; i++) {
+        codes[i] = static_cast<Code>(
+            encode_from_double(rt.format, rt.default_specials, start + static_cast<double>(i) * delta).code);
+    }
+    return 0;
+}
+
+template <class Code>
+int fill_with_scalar(void* buffer, npy_intp length, void* value, void*) {
+    Code* codes = static_cast<Code*>(buffer);
+    const Code v = load<Code>(value);
+    for (npy_intp i = 0; i < length; i++) codes[i] = v;
+    return 0;
+}
+
+// np.dot's inner product: products and sum in float32, one rounding at the end.
+template <class Code>
+void dot(void* a, npy_intp stride_a, void* b, npy_intp stride_b, void* out, npy_intp n,
+         void* arr) {
+    const FormatRuntime& rt = runtime(index_of_array(arr));
+    const char* pa = static_cast<const char*>(a);
+    const char* pb = static_cast<const char*>(b);
+    float sum = 0.0f;
+    for (npy_intp i = 0; i < n; i++, pa += stride_a, pb += stride_b) {
+        sum += rt.decode_f32(load<Code>(pa)) * rt.decode_f32(load<Code>(pb));
+    }
+    const Code code = static_cast<Code>(encode_from_double(rt.format, rt.default_specials, sum).code);
+    std::memcpy(out, &code, sizeof code);
+}
+
+template <class Code>
+void append_slots(std::vector<PyType_Slot>& slots) {
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_compare, reinterpret_cast<void*>(compare<Code>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_sort, reinterpret_cast<void*>(sort<Code>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_argsort, reinterpret_cast<void*>(argsort<Code>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_argmax, reinterpret_cast<void*>(argmax<Code>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_argmin, reinterpret_cast<void*>(argmin<Code>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_nonzero, reinterpret_cast<void*>(nonzero<Code>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_fill, reinterpret_cast<void*>(fill<Code>)});
+    slots.push_back(
+        {NPY_DT_PyArray_ArrFuncs_fillwithscalar, reinterpret_cast<void*>(fill_with_scalar<Code>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_dotfunc, reinterpret_cast<void*>(dot<Code>)});
+}
+
+}  // namespace
+
+const std::vector<uint16_t>& order_keys(int index) { return g_order_keys[index]; }
+
+void append_array_function_slots(int index, std::vector<PyType_Slot>& slots) {
+    build_order_keys(index);
+    if (runtime(index).format.storage_bytes == 1) {
+        append_slots<uint8_t>(slots);
+    } else {
+        append_slots<uint16_t>(slots);
+    }
+}
+
+}  // namespace minifloat

@@ -1,0 +1,32 @@
+#include "bindings.h"
+
+#include "numpy_api.h"
+#include "registry.h"
+
+namespace py = pybind11;
+
+namespace minifloat {
+
+void register_bindings(py::module_& m) {
+    m.def("format_info", [](const std::string& name) {
+        for (int i = 0; i < kFormatCount; i++) {
+            const Format& f = runtime(i).format;
+            if (name != f.row->name) continue;
+            py::dict d;
+            d["name"] = f.row->name;
+            d["bits"] = f.bits;
+            d["exponent_bits"] = f.exponent_bits;
+            d["mantissa_bits"] = f.mantissa_bits;
+            d["bias"] = f.bias;
+            d["has_inf"] = f.has_inf;
+            d["has_nan"] = f.has_nan;
+            d["has_negative_zero"] = f.has_negative_zero;
+            d["is_signed"] = f.is_signed;
+            d["itemsize"] = f.storage_bytes;
+            return d;
+        }
+        throw py::value_error("unknown minifloat format: " + name);
+    });
+}
+
+}  // namespace minifloat

@@ -1,0 +1,136 @@
+// Casts between formats: a copy for the same format, a 256-entry code table
+// from 8-bit formats, and decode-to-float32 then encode from 16-bit ones
+// (every format is a subset of float32, so that is still one rounding).
+#include <cstring>
+#include <string>
+
+#include "cast_specs.h"
+#include "codec.h"
+#include "decode_blocks.h"
+#include "fp_status.h"
+#include "promotion.h"
+#include "registry.h"
+#include "strided_driver.h"
+
+namespace minifloat {
+
+namespace {
+
+// For every 8-bit source code: target code | flags << 8 (8-bit targets) or
+// target code | flags << 16 (16-bit targets).
+std::vector<uint16_t> g_narrow_tables[kFormatCount][kFormatCount];
+std::vector<uint32_t> g_wide_tables[kFormatCount][kFormatCount];
+
+void build_translation_table(int from, int to) {
+    const FormatRuntime& src = runtime(from);
+    const FormatRuntime& dst = runtime(to);
+    if (src.format.storage_bytes != 1) return;
+    for (uint32_t code = 0; code < 256; code++) {
+        const Encoded e = encode_from_double(dst.format, dst.default_specials, src.decode_f64[code]);
+        if (dst.format.storage_bytes == 1) {
+            g_narrow_tables[from][to].push_back(static_cast<uint16_t>(e.code | (e.flags << 8)));
+        } else {
+            g_wide_tables[from][to].push_back(e.code | (e.flags << 16));
+        }
+    }
+}
+
+uint32_t translate_block(const FormatRuntime& src, const FormatRuntime& dst, int from, int to,
+                         const char* in, char* out, size_t n) {
+    if (src.format.storage_bytes == 1) {
+        const uint8_t* codes = reinterpret_cast<const uint8_t*>(in);
+        if (dst.format.storage_bytes == 2) {
+            return translate_u8_to_u16(g_wide_tables[from][to].data(), codes,
+                                       reinterpret_cast<uint16_t*>(out), n);
+        }
+        return translate_u8(g_narrow_tables[from][to].data(), codes,
+                            reinterpret_cast<uint8_t*>(out), n);
+    }
+    constexpr size_t kChunk = 512;
+    float buffer[kChunk];
+    uint32_t flags = 0;
+    for (size_t start = 0; start < n; start += kChunk) {
+        const size_t count = n - start < kChunk ? n - start : kChunk;
+        decode_codes_to_f32(src, in + start * src.format.storage_bytes, buffer, count);
+        flags |= encode_f32(dst.default_plan, buffer, out + start * dst.format.storage_bytes, count);
+    }
+    return flags;
+}
+
+int format_to_format_loop(PyArrayMethod_Context* context, char* const data[],
+                          const npy_intp dimensions[], const npy_intp strides[], NpyAuxData*) {
+    const int from = format_index_of_descr(context->descriptors[0]);
+    const int to = format_index_of_descr(context->descriptors[1]);
+    const FormatRuntime& src = runtime(from);
+    const FormatRuntime& dst = runtime(to);
+    const Operand in{data[0], strides[0], static_cast<size_t>(src.format.storage_bytes),
+                     static_cast<size_t>(src.format.storage_bytes)};
+    const Operand out{data[1], strides[1], static_cast<size_t>(dst.format.storage_bytes),
+                      static_cast<size_t>(dst.format.storage_bytes)};
+    const uint32_t flags =
+        run_unary_strided(in, out, dimensions[0], [&](const char* i, char* o, size_t n) {
+            return translate_block(src, dst, from, to, i, o, n);
+        });
+    raise_fp_flags(flags);
+    return 0;
+}
+
+int copy_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+              const npy_intp strides[], NpyAuxData*) {
+    const size_t size = static_cast<size_t>(PyDataType_ELSIZE(context->descriptors[0]));
+    const char* in = data[0];
+    char* out = data[1];
+    if (strides[0] == static_cast<npy_intp>(size) && strides[1] == static_cast<npy_intp>(size)) {
+        std::memmove(out, in, size * static_cast<size_t>(dimensions[0]));
+        return 0;
+    }
+    for (npy_intp i = 0; i < dimensions[0]; i++, in += strides[0], out += strides[1]) {
+        std::memmove(out, in, size);
+    }
+    return 0;
+}
+
+NPY_CASTING same_format_resolve(PyArrayMethodObject*, PyArray_DTypeMeta* const*,
+                                PyArray_Descr* const given[], PyArray_Descr* loop[],
+                                npy_intp* view_offset) {
+    Py_INCREF(given[0]);
+    loop[0] = given[0];
+    loop[1] = given[1] != nullptr ? given[1] : given[0];
+    Py_INCREF(loop[1]);
+    *view_offset = 0;
+    return NPY_NO_CASTING;
+}
+
+std::vector<PyType_Slot> loop_slots(PyArrayMethod_StridedLoop* loop) {
+    return {{NPY_METH_strided_loop, reinterpret_cast<void*>(loop)},
+            {NPY_METH_contiguous_loop, reinterpret_cast<void*>(loop)},
+            {NPY_METH_unaligned_strided_loop, reinterpret_cast<void*>(loop)},
+            {NPY_METH_unaligned_contiguous_loop, reinterpret_cast<void*>(loop)}};
+}
+
+}  // namespace
+
+void append_minifloat_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out) {
+    const std::string name = kFormatTable[index].name;
+    std::vector<PyType_Slot> self_slots = loop_slots(copy_loop);
+    self_slots.push_back({NPY_METH_resolve_descriptors, reinterpret_cast<void*>(same_format_resolve)});
+    out.push_back(make_method_spec((name + "_to_" + name).c_str(), 1, 1, NPY_NO_CASTING,
+                                   NPY_METH_SUPPORTS_UNALIGNED, {nullptr, nullptr},
+                                   std::move(self_slots)));
+    for (int other = 0; other < index; other++) {
+        build_translation_table(index, other);
+        build_translation_table(other, index);
+        PyArray_DTypeMeta* other_dtype = &runtime(other).dtype_class;
+        const std::string other_name = kFormatTable[other].name;
+        out.push_back(make_method_spec((name + "_to_" + other_name).c_str(), 1, 1,
+                                       format_to_format_casting(index, other),
+                                       NPY_METH_SUPPORTS_UNALIGNED, {nullptr, other_dtype},
+                                       loop_slots(format_to_format_loop)));
+        out.push_back(make_method_spec((other_name + "_to_" + name).c_str(), 1, 1,
+                                       format_to_format_casting(other, index),
+                                       NPY_METH_SUPPORTS_UNALIGNED, {other_dtype, nullptr},
+                                       loop_slots(format_to_format_loop)));
+    }
+}
+
+}  // namespace minifloat

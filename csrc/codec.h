@@ -1,0 +1,232 @@
+// Exact one-value conversions between a format's codes and binary64. These
+// are the reference the bulk kernels must agree with, and they serve every
+// source that is not a plain float32/float64 array (Python ints and strings,
+// int64, long double): the caller passes the source rounded to double plus
+// the sign of what that rounding dropped, so the result is rounded once.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "format.h"
+#include "rounding.h"
+
+namespace minifloat {
+
+struct Encoded {
+    uint32_t code;
+    uint32_t flags;
+};
+
+// Value of a code, exactly (every format here fits in binary64).
+inline double decode_to_double(const Format& f, uint32_t code) {
+    code &= f.code_mask;
+    const bool negative = (code & f.sign_bit) != 0;
+    if (f.code_is_nan(code)) {
+        return negative ? -std::numeric_limits<double>::quiet_NaN()
+                        : std::numeric_limits<double>::quiet_NaN();
+    }
+    if (f.code_is_inf(code)) {
+        return negative ? -std::numeric_limits<double>::infinity()
+                        : std::numeric_limits<double>::infinity();
+    }
+    const uint32_t magnitude = code & f.magnitude_mask;
+    double value;
+    if (f.specials == Specials::unsigned_exponent_only) {
+        value = std::ldexp(1.0, static_cast<int>(magnitude) - f.bias);
+    } else {
+        const uint32_t exponent_field = magnitude >> f.mantissa_bits;
+        const uint32_t fraction = magnitude & ((1u << f.mantissa_bits) - 1u);
+        if (exponent_field == 0) {
+            value = std::ldexp(static_cast<double>(fraction),
+                               f.min_normal_exponent - f.mantissa_bits);
+        } else {
+            value = std::ldexp(static_cast<double>(fraction | (1u << f.mantissa_bits)),
+                               static_cast<int>(exponent_field) - f.bias - f.mantissa_bits);
+        }
+    }
+    return negative ? -value : value;
+}
+
+namespace detail {
+
+// Whether to add one unit to a truncated magnitude `n`, given the dropped
+// fraction (exact, in [0, 1)), the sign of the residual below double
+// precision and the rounding mode (already mapped to magnitude direction).
+enum class MagnitudeRounding : uint8_t { nearest_even, nearest_away, down, up, stochastic };
+
+inline MagnitudeRounding magnitude_rounding(Rounding mode, bool negative) {
+    switch (mode) {
+        case Rounding::nearest_even: return MagnitudeRounding::nearest_even;
+        case Rounding::nearest_away: return MagnitudeRounding::nearest_away;
+        case Rounding::toward_zero: return MagnitudeRounding::down;
+        case Rounding::up: return negative ? MagnitudeRounding::down : MagnitudeRounding::up;
+        case Rounding::down: return negative ? MagnitudeRounding::up : MagnitudeRounding::down;
+        case Rounding::stochastic: return MagnitudeRounding::stochastic;
+    }
+    return MagnitudeRounding::nearest_even;
+}
+
+// Rounds q = n + frac (+ residual) to an integer. `odd` is n's parity,
+// `uniform` a number in [0, 1) for stochastic rounding.
+inline double round_magnitude(double q, int residual, MagnitudeRounding how,
+                              double uniform) {
+    double n = std::floor(q);
+    const double frac = q - n;  // exact: q < 2^54
+    switch (how) {
+        case MagnitudeRounding::nearest_even:
+            if (frac > 0.5 || (frac == 0.5 && (residual > 0 ||
+                                               (residual == 0 && std::fmod(n, 2.0) != 0.0)))) {
+                n += 1;
+            }
+            break;
+        case MagnitudeRounding::nearest_away:
+            if (frac > 0.5 || (frac == 0.5 && residual >= 0)) n += 1;
+            break;
+        case MagnitudeRounding::down:
+            if (frac == 0.0 && residual < 0 && n > 0) n -= 1;
+            break;
+        case MagnitudeRounding::up:
+            if (frac > 0.0 || residual > 0) n += 1;
+            break;
+        case MagnitudeRounding::stochastic:
+            if (uniform < frac) n += 1;
+            break;
+    }
+    return n;
+}
+
+}  // namespace detail
+
+// Rounds `value` (+ a residual of sign `residual` below its last bit) once
+// into the format. `uniform` in [0, 1) is only read for stochastic rounding.
+inline Encoded encode_from_double(const Format& f, const SpecialCodes& specials,
+                                  double value, int residual = 0,
+                                  Rounding mode = Rounding::nearest_even,
+                                  double uniform = 0.0) {
+    const bool negative = std::signbit(value);
+    if (std::isnan(value)) {
+        return {negative ? specials.nan_negative : specials.nan_positive, specials.nan_flags};
+    }
+    if (std::isinf(value)) {
+        return {negative ? specials.inf_negative : specials.inf_positive, specials.inf_flags};
+    }
+    const int magnitude_residual = negative ? -residual : residual;
+    const double magnitude = std::fabs(value);
+    const detail::MagnitudeRounding how = detail::magnitude_rounding(mode, negative);
+
+    if (f.specials == Specials::unsigned_exponent_only) {
+        if (negative || (magnitude == 0.0 && magnitude_residual <= 0)) {
+            // Zero and negative numbers have no encoding: NaN.
+            return {f.nan_code, kFlagInvalid};
+        }
+        if (magnitude == 0.0) return {0u, 0u};
+        int exponent;
+        const double significand = 2.0 * std::frexp(magnitude, &exponent);  // [1, 2)
+        exponent -= 1;
+        bool bump = false;
+        switch (how) {
+            case detail::MagnitudeRounding::nearest_even:  // ties to the larger power
+            case detail::MagnitudeRounding::nearest_away:
+                bump = significand > 1.5 || (significand == 1.5 && magnitude_residual >= 0);
+                break;
+            case detail::MagnitudeRounding::down:
+                if (significand == 1.0 && magnitude_residual < 0) exponent -= 1;
+                break;
+            case detail::MagnitudeRounding::up:
+                bump = significand > 1.0 || magnitude_residual > 0;
+                break;
+            case detail::MagnitudeRounding::stochastic:
+                bump = uniform < significand - 1.0;
+                break;
+        }
+        long code = static_cast<long>(exponent) + (bump ? 1 : 0) + f.bias;
+        if (code < 0) code = 0;  // below 2^-127: the smallest value
+        if (code > static_cast<long>(f.max_magnitude)) {
+            return {specials.overflow_positive, specials.overflow_flags};
+        }
+        return {static_cast<uint32_t>(code), 0u};
+    }
+
+    uint32_t code_magnitude;
+    if (magnitude == 0.0) {
+        code_magnitude = 0;
+        if (magnitude_residual > 0) {
+            // A non-zero value too small for binary64: only directed modes see it.
+            if (how == detail::MagnitudeRounding::up) code_magnitude = 1;
+        }
+    } else {
+        int exponent;
+        std::frexp(magnitude, &exponent);
+        exponent -= 1;  // magnitude in [2^exponent, 2^(exponent+1))
+        if (exponent > f.max_exponent + 1) {
+            if (how == detail::MagnitudeRounding::down) {
+                return {negative ? specials.max_negative : specials.max_positive,
+                        specials.overflow_flags};
+            }
+            return {negative ? specials.overflow_negative : specials.overflow_positive,
+                    specials.overflow_flags};
+        }
+        const int scale_exponent =
+            (exponent < f.min_normal_exponent ? f.min_normal_exponent : exponent) - f.mantissa_bits;
+        const double q = std::ldexp(magnitude, -scale_exponent);  // < 2^(M+1), exact
+        const double n = detail::round_magnitude(q, magnitude_residual, how, uniform);
+        const int64_t units = static_cast<int64_t>(n);
+        const int64_t exponent_steps =
+            (exponent < f.min_normal_exponent ? 0 : exponent - f.min_normal_exponent);
+        const int64_t c = (exponent_steps << f.mantissa_bits) + units;
+        if (c > static_cast<int64_t>(f.max_magnitude)) {
+            if (how == detail::MagnitudeRounding::down) {
+                return {negative ? specials.max_negative : specials.max_positive,
+                        specials.overflow_flags};
+            }
+            return {negative ? specials.overflow_negative : specials.overflow_positive,
+                    specials.overflow_flags};
+        }
+        code_magnitude = static_cast<uint32_t>(c);
+    }
+    if (code_magnitude == 0 && specials.zero_drops_sign) return {0u, 0u};
+    return {code_magnitude | (negative ? f.sign_bit : 0u), 0u};
+}
+
+// Sign of (exact - approx) for an integer rounded to double.
+inline int residual_of_int64(int64_t exact, double approx) {
+    if (approx >= 9223372036854775808.0) return -1;  // approx is 2^63 > any int64
+    const int64_t back = static_cast<int64_t>(approx);
+    return exact > back ? 1 : (exact < back ? -1 : 0);
+}
+inline int residual_of_uint64(uint64_t exact, double approx) {
+    if (approx >= 18446744073709551616.0) return -1;
+    const uint64_t back = static_cast<uint64_t>(approx);
+    return exact > back ? 1 : (exact < back ? -1 : 0);
+}
+
+inline Encoded encode_from_int64(const Format& f, const SpecialCodes& s, int64_t v,
+                                 Rounding mode = Rounding::nearest_even, double uniform = 0.0) {
+    const double approx = static_cast<double>(v);
+    return encode_from_double(f, s, approx, residual_of_int64(v, approx), mode, uniform);
+}
+inline Encoded encode_from_uint64(const Format& f, const SpecialCodes& s, uint64_t v,
+                                  Rounding mode = Rounding::nearest_even, double uniform = 0.0) {
+    const double approx = static_cast<double>(v);
+    return encode_from_double(f, s, approx, residual_of_uint64(v, approx), mode, uniform);
+}
+inline Encoded encode_from_long_double(const Format& f, const SpecialCodes& s, long double v,
+                                       Rounding mode = Rounding::nearest_even,
+                                       double uniform = 0.0) {
+    double approx = static_cast<double>(v);
+    int residual = 0;
+    if (std::isfinite(approx)) {
+        const long double diff = v - static_cast<long double>(approx);
+        residual = diff > 0 ? 1 : (diff < 0 ? -1 : 0);
+    } else if (std::isinf(approx) && std::isfinite(v)) {
+        // Finite but beyond binary64: stands in as the largest double plus a
+        // residual, which every format treats as an overflow.
+        approx = std::copysign(std::numeric_limits<double>::max(), approx);
+        residual = approx > 0 ? 1 : -1;
+    }
+    return encode_from_double(f, s, approx, residual, mode, uniform);
+}
+
+}  // namespace minifloat

@@ -1,0 +1,39 @@
+// Floating-point status that conversions and ufunc loops report. Loops collect
+// these bits while they run (cheap, vectorizable) and raise them on the FPU
+// once at the end, which is where NumPy looks (np.errstate, warnings).
+#pragma once
+
+#include <cfenv>
+#include <cstdint>
+
+namespace minifloat {
+
+enum FpFlag : uint32_t {
+    kFlagOverflow = 1u,
+    kFlagInvalid = 2u,
+    kFlagDivideByZero = 4u,
+    kFlagUnderflow = 8u,
+};
+
+inline void raise_fp_flags(uint32_t flags) {
+    if (flags == 0) return;
+    int excepts = 0;
+    if (flags & kFlagOverflow) excepts |= FE_OVERFLOW;
+    if (flags & kFlagInvalid) excepts |= FE_INVALID;
+    if (flags & kFlagDivideByZero) excepts |= FE_DIVBYZERO;
+    if (flags & kFlagUnderflow) excepts |= FE_UNDERFLOW;
+    std::feraiseexcept(excepts);
+}
+
+// Flags the hardware raised since `feclearexcept`, as FpFlag bits.
+inline uint32_t hardware_fp_flags() {
+    int raised = std::fetestexcept(FE_OVERFLOW | FE_INVALID | FE_DIVBYZERO | FE_UNDERFLOW);
+    uint32_t flags = 0;
+    if (raised & FE_OVERFLOW) flags |= kFlagOverflow;
+    if (raised & FE_INVALID) flags |= kFlagInvalid;
+    if (raised & FE_DIVBYZERO) flags |= kFlagDivideByZero;
+    if (raised & FE_UNDERFLOW) flags |= kFlagUnderflow;
+    return flags;
+}
+
+}  // namespace minifloat

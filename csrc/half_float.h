@@ -1,0 +1,27 @@
+// IEEE binary16 (NumPy's float16) described as one more table row, so its
+// conversions reuse the same codec and kernels as the minifloat formats.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "convert_kernels.h"
+#include "format.h"
+
+namespace minifloat {
+
+struct HalfFloatCodec {
+    Format format;
+    EncodePlan plan;                 // float32/float64 -> binary16, round to nearest even
+    const uint32_t* float32_bits;    // binary16 code -> float32 bits (all 65536 codes)
+};
+
+const HalfFloatCodec& half_float_codec();
+
+inline void half_to_float(const uint16_t* in, float* out, size_t n) {
+    const uint32_t* table = half_float_codec().float32_bits;
+    uint32_t* bits = reinterpret_cast<uint32_t*>(out);
+    for (size_t i = 0; i < n; i++) bits[i] = table[in[i]];
+}
+
+}  // namespace minifloat

@@ -1,0 +1,39 @@
+// Storage for ArrayMethod specs built at import.
+#include <deque>
+#include <string>
+
+#include "cast_specs.h"
+
+namespace minifloat {
+
+namespace {
+struct OwnedSpec {
+    std::string name;
+    std::vector<PyArray_DTypeMeta*> dtypes;
+    std::vector<PyType_Slot> slots;
+    PyArrayMethod_Spec spec{};
+};
+std::deque<OwnedSpec> g_specs;  // deque: elements never move
+}  // namespace
+
+PyArrayMethod_Spec* make_method_spec(const char* name, int nin, int nout, NPY_CASTING casting,
+                                     NPY_ARRAYMETHOD_FLAGS flags,
+                                     std::vector<PyArray_DTypeMeta*> dtypes,
+                                     std::vector<PyType_Slot> slots) {
+    g_specs.emplace_back();
+    OwnedSpec& owned = g_specs.back();
+    owned.name = name;
+    owned.dtypes = std::move(dtypes);
+    owned.slots = std::move(slots);
+    owned.slots.push_back({0, nullptr});
+    owned.spec.name = owned.name.c_str();
+    owned.spec.nin = nin;
+    owned.spec.nout = nout;
+    owned.spec.casting = casting;
+    owned.spec.flags = flags;
+    owned.spec.dtypes = owned.dtypes.data();
+    owned.spec.slots = owned.slots.data();
+    return &owned.spec;
+}
+
+}  // namespace minifloat

@@ -1,0 +1,61 @@
+// The extension module minifloat._core: imports NumPy's C API, builds every
+// format's runtime state, scalar type and DType class from the format table,
+// registers casts and ufunc loops, and exposes the helper functions.
+#define MINIFLOAT_IMPORT_NUMPY
+#include "numpy_api.h"
+
+#include <pybind11/pybind11.h>
+
+#include "bindings.h"
+#include "dtype_class.h"
+#include "promotion.h"
+#include "registry.h"
+#include "scalar_type.h"
+#include "ufuncs.h"
+
+namespace py = pybind11;
+using namespace minifloat;
+
+namespace {
+
+PyMethodDef g_scalar_from_code_def = {
+    "_scalar_from_code", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(scalar_from_code)),
+    METH_FASTCALL, "Rebuild a minifloat scalar from its format name and code (pickle)."};
+
+void throw_if_failed(int status) {
+    if (status < 0) throw py::error_already_set();
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+    throw_if_failed(_import_array());
+    throw_if_failed(_import_umath());
+
+    init_format_runtimes();
+    init_promotion_facts();
+    throw_if_failed(init_scalar_types());
+    throw_if_failed(init_dtype_classes());
+    throw_if_failed(init_ufuncs());
+
+    py::object module_name = py::str("minifloat._core");
+    g_scalar_from_code_function = PyCFunction_NewEx(&g_scalar_from_code_def, nullptr, module_name.ptr());
+    if (g_scalar_from_code_function == nullptr) throw py::error_already_set();
+    m.add_object("_scalar_from_code", py::reinterpret_borrow<py::object>(g_scalar_from_code_function));
+
+    py::list names;
+    for (int i = 0; i < kFormatCount; i++) {
+        const FormatRuntime& rt = runtime(i);
+        m.add_object(rt.format.row->name,
+                     py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&runtime(i).scalar_type)));
+        m.add_object(rt.format.row->dtype_class,
+                     py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&runtime(i).dtype_class)));
+        names.append(rt.format.row->name);
+    }
+    m.add_object("FORMAT_NAMES", py::tuple(names));
+    m.add_object("floating", py::reinterpret_borrow<py::object>(
+                                 reinterpret_cast<PyObject*>(&g_abstract_scalar_type)));
+    m.add_object("MinifloatDType", py::reinterpret_borrow<py::object>(
+                                       reinterpret_cast<PyObject*>(&g_abstract_dtype)));
+    register_bindings(m);
+}

@@ -1,0 +1,231 @@
+#include "op_tables.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <vector>
+
+#include "codec.h"
+#include "op_eval.h"
+#include "registry.h"
+
+namespace minifloat {
+
+namespace {
+
+template <class Entry>
+struct LazyTable {
+    std::once_flag once;
+    std::vector<Entry> entries;
+
+    template <class Build>
+    const Entry* get(Build&& build) {
+        std::call_once(once, [&] { build(entries); });
+        return entries.data();
+    }
+};
+
+constexpr int kBinaryOps = static_cast<int>(BinaryOp::count);
+constexpr int kUnaryOps = static_cast<int>(UnaryOp::count);
+constexpr int kCompareOps = static_cast<int>(CompareOp::count);
+constexpr int kPredicates = static_cast<int>(Predicate::count);
+
+LazyTable<uint16_t> g_binary[kFormatCount][kBinaryOps];
+LazyTable<uint16_t> g_nextafter[kFormatCount];
+LazyTable<uint8_t> g_compare[kFormatCount][kCompareOps];
+LazyTable<uint32_t> g_unary[kFormatCount][kUnaryOps];
+LazyTable<uint32_t> g_spacing[kFormatCount];
+LazyTable<uint8_t> g_predicate[kFormatCount][kPredicates];
+
+// Distinct values of a format in increasing order (zero once, infinities
+// included), for stepping with nextafter.
+struct ValueLadder {
+    std::once_flag once;
+    std::vector<double> values;
+};
+ValueLadder g_ladders[kFormatCount];
+
+const std::vector<double>& ladder(int format) {
+    ValueLadder& l = g_ladders[format];
+    std::call_once(l.once, [&] {
+        const FormatRuntime& rt = runtime(format);
+        for (uint32_t code = 0; code <= rt.format.code_mask; code++) {
+            const double v = rt.decode_f64[code];
+            if (!std::isnan(v)) l.values.push_back(v == 0.0 ? 0.0 : v);
+        }
+        std::sort(l.values.begin(), l.values.end());
+        l.values.erase(std::unique(l.values.begin(), l.values.end()), l.values.end());
+    });
+    return l.values;
+}
+
+// The code of the value one step from `code` in `direction` (+1 up, -1 down).
+uint32_t step_code(int format, uint32_t code, int direction, uint32_t* flags) {
+    const FormatRuntime& rt = runtime(format);
+    const std::vector<double>& values = ladder(format);
+    const double x = rt.decode_f64[code];
+    double next;
+    if (direction > 0) {
+        auto it = std::upper_bound(values.begin(), values.end(), x);
+        if (it == values.end()) {
+            // Past the largest value: inf where the format has it, else the
+            // format's overflow result.
+            const Encoded e = encode_from_double(rt.format, rt.default_specials, 2.0 * x);
+            *flags |= kFlagOverflow;
+            return e.code;
+        }
+        next = *it;
+        if (std::isinf(next) && !std::isinf(x)) *flags |= kFlagOverflow;
+    } else {
+        auto it = std::lower_bound(values.begin(), values.end(), x);
+        if (it == values.begin()) {
+            const Encoded e = encode_from_double(rt.format, rt.default_specials,
+                                                 std::isinf(x) ? x : (x > 0 ? 0.0 : 2.0 * x));
+            *flags |= e.flags | (x > 0 ? 0u : uint32_t{kFlagOverflow});
+            return e.code;
+        }
+        next = *(it - 1);
+        if (std::isinf(next) && !std::isinf(x)) *flags |= kFlagOverflow;
+    }
+    // Stepping to zero keeps the side it came from (-min -> -0).
+    if (next == 0.0 && x < 0) next = -0.0;
+    const Encoded e = encode_from_double(rt.format, rt.default_specials, next);
+    *flags |= e.flags;
+    return e.code;
+}
+
+double truthy(double v) { return v != 0.0; }
+
+}  // namespace
+
+uint32_t next_code_toward(int format, uint32_t code, uint32_t target, uint32_t* flags) {
+    const FormatRuntime& rt = runtime(format);
+    const double x = rt.decode_f64[code];
+    const double y = rt.decode_f64[target];
+    if (std::isnan(x) || std::isnan(y)) {
+        return encode_from_double(rt.format, rt.default_specials, x + y).code;
+    }
+    if (x == y) return target;
+    return step_code(format, code, y > x ? 1 : -1, flags);
+}
+
+bool compare_values(CompareOp op, double a, double b) {
+    switch (op) {
+        case CompareOp::equal: return a == b;
+        case CompareOp::not_equal: return a != b;
+        case CompareOp::less: return std::isless(a, b);
+        case CompareOp::less_equal: return std::islessequal(a, b);
+        case CompareOp::greater: return std::isgreater(a, b);
+        case CompareOp::greater_equal: return std::isgreaterequal(a, b);
+        case CompareOp::logical_and: return truthy(a) && truthy(b);
+        case CompareOp::logical_or: return truthy(a) || truthy(b);
+        case CompareOp::logical_xor: return truthy(a) != truthy(b);
+        case CompareOp::count: break;
+    }
+    return false;
+}
+
+const uint16_t* binary_table(int format, BinaryOp op) {
+    return g_binary[format][static_cast<int>(op)].get([&](std::vector<uint16_t>& t) {
+        const FormatRuntime& rt = runtime(format);
+        t.resize(65536);
+        FpFlagScope scope;
+        for (uint32_t a = 0; a < 256; a++) {
+            for (uint32_t b = 0; b < 256; b++) {
+                const Encoded e = evaluate_binary(rt, scope, op, a, b);
+                t[a << 8 | b] = static_cast<uint16_t>(e.code | (e.flags << 8));
+            }
+        }
+    });
+}
+
+const uint16_t* nextafter_table(int format) {
+    return g_nextafter[format].get([&](std::vector<uint16_t>& t) {
+        t.resize(65536);
+        for (uint32_t a = 0; a < 256; a++) {
+            for (uint32_t b = 0; b < 256; b++) {
+                uint32_t flags = 0;
+                const uint32_t code = next_code_toward(format, a & runtime(format).format.code_mask,
+                                                       b & runtime(format).format.code_mask, &flags);
+                t[a << 8 | b] = static_cast<uint16_t>(code | (flags << 8));
+            }
+        }
+    });
+}
+
+const uint8_t* compare_table(int format, CompareOp op) {
+    return g_compare[format][static_cast<int>(op)].get([&](std::vector<uint8_t>& t) {
+        const FormatRuntime& rt = runtime(format);
+        t.resize(65536);
+        for (uint32_t a = 0; a < 256; a++) {
+            for (uint32_t b = 0; b < 256; b++) {
+                t[a << 8 | b] = compare_values(op, rt.decode_f64[a], rt.decode_f64[b]);
+            }
+        }
+    });
+}
+
+const uint32_t* unary_table(int format, UnaryOp op) {
+    return g_unary[format][static_cast<int>(op)].get([&](std::vector<uint32_t>& t) {
+        const FormatRuntime& rt = runtime(format);
+        const size_t count = rt.code_count();
+        t.resize(count);
+        FpFlagScope scope;
+        for (uint32_t a = 0; a < count; a++) {
+            const Encoded e = evaluate_unary(rt, scope, op, a);
+            t[a] = e.code | (e.flags << 16);
+        }
+    });
+}
+
+const uint32_t* spacing_table(int format) {
+    return g_spacing[format].get([&](std::vector<uint32_t>& t) {
+        const FormatRuntime& rt = runtime(format);
+        const size_t count = rt.code_count();
+        t.resize(count);
+        FpFlagScope scope;
+        for (uint32_t a = 0; a < count; a++) {
+            const double x = rt.decode_f64[a];
+            uint32_t flags = 0;
+            double spacing;
+            if (std::isnan(x)) {
+                spacing = x;
+            } else if (std::isinf(x)) {
+                spacing = std::nan("");
+                flags |= kFlagInvalid;
+            } else {
+                const uint32_t next = step_code(format, a & rt.format.code_mask,
+                                                std::signbit(x) ? -1 : 1, &flags);
+                scope.clear();
+                volatile double d = rt.decode_f64[next] - x;
+                spacing = d;
+                flags |= scope.raised();
+            }
+            const Encoded e = round_result(rt, spacing, flags);
+            t[a] = e.code | (e.flags << 16);
+        }
+    });
+}
+
+const uint8_t* predicate_table(int format, Predicate p) {
+    return g_predicate[format][static_cast<int>(p)].get([&](std::vector<uint8_t>& t) {
+        const FormatRuntime& rt = runtime(format);
+        const size_t count = rt.code_count();
+        t.resize(count);
+        for (uint32_t a = 0; a < count; a++) {
+            const double v = rt.decode_f64[a];
+            bool r = false;
+            switch (p) {
+                case Predicate::isnan: r = std::isnan(v); break;
+                case Predicate::isinf: r = std::isinf(v); break;
+                case Predicate::isfinite: r = std::isfinite(v); break;
+                case Predicate::signbit: r = std::signbit(v); break;
+                case Predicate::logical_not: r = v == 0.0; break;
+                case Predicate::count: break;
+            }
+            t[a] = r;
+        }
+    });
+}
+
+}  // namespace minifloat

@@ -1,0 +1,38 @@
+// Precomputed results of every operation on every code (pair) of a format,
+// built once on first use and shared by all threads. An 8-bit binary op is
+// a 64K table of (result code | flags << 8); a unary op covers every code
+// (256 or 65536) as (result code | flags << 16). Building a table evaluates
+// the exact rule of op_eval.h, so table lookups are correctly rounded.
+#pragma once
+
+#include <cstdint>
+
+#include "math_ops.h"
+
+namespace minifloat {
+
+enum class CompareOp : uint8_t {
+    equal, not_equal, less, less_equal, greater, greater_equal,
+    logical_and, logical_or, logical_xor,
+    count
+};
+
+enum class Predicate : uint8_t { isnan, isinf, isfinite, signbit, logical_not, count };
+
+// 65536 entries indexed by (a << 8 | b); 8-bit formats only.
+const uint16_t* binary_table(int format, BinaryOp op);
+const uint16_t* nextafter_table(int format);
+const uint8_t* compare_table(int format, CompareOp op);
+
+// One entry per code.
+const uint32_t* unary_table(int format, UnaryOp op);
+const uint32_t* spacing_table(int format);
+const uint8_t* predicate_table(int format, Predicate p);
+
+// The code one step from `code` toward `target` (NumPy's nextafter), with
+// the FpFlag bits of the step (overflow past the largest value).
+uint32_t next_code_toward(int format, uint32_t code, uint32_t target, uint32_t* flags);
+
+bool compare_values(CompareOp op, double a, double b);
+
+}  // namespace minifloat

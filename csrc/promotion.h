@@ -1,0 +1,26 @@
+// Cast safety and type promotion, derived from exact representability of
+// each format's values (computed from the table at import).
+#pragma once
+
+#include "numpy_api.h"
+
+namespace minifloat {
+
+// Fills the subset relation between formats; call after init_format_runtimes.
+void init_promotion_facts();
+
+// True when every finite value of format `a` is a value of format `b` and
+// `b` keeps a's specials (inf, NaN, -0).
+bool format_is_subset(int a, int b);
+
+// NumPy's common_dtype slot for format `index`: a new reference, or
+// Py_NotImplemented (new reference).
+PyArray_DTypeMeta* common_dtype_with(int index, PyArray_DTypeMeta* other);
+
+// Safety of casting from a builtin NumPy DType into format `index`, and
+// from the format into it.
+NPY_CASTING builtin_to_format_casting(int index, PyArray_DTypeMeta* builtin);
+NPY_CASTING format_to_builtin_casting(int index, PyArray_DTypeMeta* builtin);
+NPY_CASTING format_to_format_casting(int from, int to);
+
+}  // namespace minifloat

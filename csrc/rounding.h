@@ -1,0 +1,94 @@
+// Rounding modes and the overflow policy of a conversion into a format.
+#pragma once
+
+#include <cstdint>
+
+#include "format.h"
+#include "fp_status.h"
+
+namespace minifloat {
+
+enum class Rounding : uint8_t {
+    nearest_even,   // IEEE default; float8_e8m0fnu: ties go to the larger power of two
+    nearest_away,   // ties away from zero
+    toward_zero,
+    up,             // toward +inf
+    down,           // toward -inf
+    stochastic,     // up with probability (x - lower) / (upper - lower)
+};
+
+// What a conversion writes for the inputs the format cannot hold: NaN, +-inf
+// and finite values beyond its range. Built from a Format; saturating casts
+// only differ in these constants, so every kernel serves both.
+struct SpecialCodes {
+    uint32_t nan_positive = 0, nan_negative = 0;
+    uint32_t inf_positive = 0, inf_negative = 0;
+    uint32_t overflow_positive = 0, overflow_negative = 0;
+    uint32_t max_positive = 0, max_negative = 0;
+    uint32_t nan_flags = 0, inf_flags = 0, overflow_flags = 0;
+    bool zero_drops_sign = false;   // fnuz formats turn -0 into +0
+    bool saturate = false;
+};
+
+inline SpecialCodes make_special_codes(const Format& f, bool saturate) {
+    SpecialCodes s;
+    s.saturate = saturate;
+    s.max_positive = f.max_magnitude;
+    s.max_negative = f.max_magnitude | f.sign_bit;
+    s.zero_drops_sign = f.specials == Specials::finite_nan_negative_zero;
+    switch (f.specials) {
+        case Specials::ieee:
+            s.nan_positive = f.nan_code;
+            s.nan_negative = f.nan_code | f.sign_bit;
+            s.inf_positive = f.inf_magnitude;
+            s.inf_negative = f.inf_magnitude | f.sign_bit;
+            s.overflow_positive = f.inf_magnitude;
+            s.overflow_negative = f.inf_magnitude | f.sign_bit;
+            break;
+        case Specials::finite_nan_all_ones:
+            s.nan_positive = f.nan_code;
+            s.nan_negative = f.nan_code | f.sign_bit;
+            s.inf_positive = s.overflow_positive = s.nan_positive;
+            s.inf_negative = s.overflow_negative = s.nan_negative;
+            s.inf_flags = kFlagInvalid;
+            break;
+        case Specials::finite_nan_negative_zero:
+            s.nan_positive = s.nan_negative = f.nan_code;
+            s.inf_positive = s.inf_negative = f.nan_code;
+            s.overflow_positive = s.overflow_negative = f.nan_code;
+            s.inf_flags = kFlagInvalid;
+            break;
+        case Specials::finite_only:
+            // No NaN: ml_dtypes writes the sign-flipped zero (+NaN -> -0,
+            // -NaN -> +0); kept so existing data converts bit for bit.
+            s.nan_positive = f.sign_bit;
+            s.nan_negative = 0;
+            s.nan_flags = kFlagInvalid;
+            s.inf_positive = s.overflow_positive = s.max_positive;
+            s.inf_negative = s.overflow_negative = s.max_negative;
+            s.inf_flags = kFlagInvalid;
+            break;
+        case Specials::unsigned_exponent_only:
+            s.nan_positive = s.nan_negative = f.nan_code;
+            s.inf_positive = s.inf_negative = f.nan_code;
+            s.overflow_positive = s.overflow_negative = f.nan_code;
+            s.inf_flags = kFlagInvalid;
+            break;
+    }
+    s.overflow_flags = kFlagOverflow;
+    if (saturate) {
+        // ONNX Cast saturate=1 semantics as the issue states them: +-inf and
+        // overflow become +-max; NaN stays NaN. No warnings: clamping was asked for.
+        s.inf_positive = s.overflow_positive = s.max_positive;
+        s.inf_negative = s.overflow_negative = f.is_signed ? s.max_negative : s.max_positive;
+        if (!f.is_signed) {
+            // float8_e8m0fnu has no negative values; -inf stays invalid.
+            s.inf_negative = f.nan_code;
+        }
+        s.inf_flags = f.is_signed ? 0u : s.inf_flags;
+        s.overflow_flags = 0;
+    }
+    return s;
+}
+
+}  // namespace minifloat

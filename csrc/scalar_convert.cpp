@@ -1,0 +1,282 @@
+#include "scalar_convert.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "codec.h"
+
+namespace minifloat {
+
+namespace {
+
+// The code `approx` rounds to when the exact value is slightly above/below.
+bool residual_matters(const FormatRuntime& rt, const SpecialCodes& s, double approx,
+                      Rounding mode) {
+    if (!std::isfinite(approx)) return false;
+    return encode_from_double(rt.format, s, approx, 1, mode).code !=
+           encode_from_double(rt.format, s, approx, -1, mode).code;
+}
+
+// Sign of (exact - approx) for an object that compares exactly with floats
+// (int, Fraction, Decimal). Returns 2 on error.
+int exact_residual(PyObject* exact, double approx) {
+    PyObject* as_float = PyFloat_FromDouble(approx);
+    if (as_float == nullptr) return 2;
+    const int greater = PyObject_RichCompareBool(exact, as_float, Py_GT);
+    const int less = greater == 0 ? PyObject_RichCompareBool(exact, as_float, Py_LT) : 0;
+    Py_DECREF(as_float);
+    if (greater < 0 || less < 0) return 2;
+    return greater ? 1 : (less ? -1 : 0);
+}
+
+PyObject* fraction_from_text(PyObject* text) {
+    PyObject* fractions = PyImport_ImportModule("fractions");
+    if (fractions == nullptr) return nullptr;
+    PyObject* fraction = PyObject_CallMethod(fractions, "Fraction", "O", text);
+    Py_DECREF(fractions);
+    return fraction;
+}
+
+bool finish(const Encoded& e, uint32_t* code, uint32_t* flags) {
+    *code = e.code;
+    *flags |= e.flags;
+    return true;
+}
+
+// Rounds a Python int exactly (any size).
+bool code_from_int(const FormatRuntime& rt, const SpecialCodes& s, PyObject* value,
+                   uint32_t* code, uint32_t* flags, Rounding mode) {
+    int overflow = 0;
+    const long long small = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (small == -1 && PyErr_Occurred()) return false;
+    if (overflow == 0) {
+        return finish(encode_from_int64(rt.format, s, small, mode), code, flags);
+    }
+    double approx = PyLong_AsDouble(value);
+    int residual;
+    if (approx == -1.0 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return false;
+        PyErr_Clear();
+        // Beyond binary64: the largest double plus a residual overflows every format.
+        approx = std::copysign(std::numeric_limits<double>::max(), overflow);
+        residual = overflow;
+    } else {
+        residual = exact_residual(value, approx);
+        if (residual == 2) return false;
+    }
+    return finish(encode_from_double(rt.format, s, approx, residual, mode), code, flags);
+}
+
+// Rounds any object with an exact comparison to float and a __float__.
+bool code_from_real(const FormatRuntime& rt, const SpecialCodes& s, PyObject* value,
+                    uint32_t* code, uint32_t* flags, Rounding mode) {
+    const double approx = PyFloat_AsDouble(value);
+    if (approx == -1.0 && PyErr_Occurred()) return false;
+    int residual = 0;
+    if (residual_matters(rt, s, approx, mode)) {
+        residual = exact_residual(value, approx);
+        if (residual == 2) {
+            PyErr_Clear();
+            residual = 0;
+        }
+    }
+    return finish(encode_from_double(rt.format, s, approx, residual, mode), code, flags);
+}
+
+std::string type_name(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
+
+}  // namespace
+
+bool code_from_text(const FormatRuntime& rt, const SpecialCodes& s, PyObject* text,
+                    uint32_t* code, uint32_t* flags) {
+    PyObject* as_float = PyFloat_FromString(text);
+    if (as_float == nullptr) return false;
+    const double approx = PyFloat_AS_DOUBLE(as_float);
+    Py_DECREF(as_float);
+    int residual = 0;
+    if (residual_matters(rt, s, approx, Rounding::nearest_even)) {
+        // The decimal sits within half a binary64 ulp of a rounding boundary
+        // of the format: decide with the exact rational value of the text.
+        PyObject* str = PyBytes_Check(text) ? PyUnicode_FromEncodedObject(text, "ascii", "strict")
+                                            : (Py_INCREF(text), text);
+        PyObject* fraction = str ? fraction_from_text(str) : nullptr;
+        Py_XDECREF(str);
+        if (fraction == nullptr) {
+            PyErr_Clear();
+        } else {
+            residual = exact_residual(fraction, approx);
+            Py_DECREF(fraction);
+            if (residual == 2) {
+                PyErr_Clear();
+                residual = 0;
+            }
+        }
+    }
+    return finish(encode_from_double(rt.format, s, approx, residual), code, flags);
+}
+
+bool code_from_object(const FormatRuntime& rt, const SpecialCodes& s, PyObject* obj,
+                      uint32_t* code, uint32_t* flags, Rounding mode) {
+    const int other = format_index_of_scalar(obj);
+    if (other >= 0) {
+        const uint32_t other_code = reinterpret_cast<MinifloatScalar*>(obj)->code;
+        if (&runtime(other) == &rt && mode == Rounding::nearest_even && !s.saturate) {
+            *code = other_code;
+            return true;
+        }
+        return finish(encode_from_double(rt.format, s, runtime(other).decode_f64[other_code], 0,
+                                         mode),
+                      code, flags);
+    }
+    if (PyBool_Check(obj)) {
+        return finish(encode_from_double(rt.format, s, obj == Py_True ? 1.0 : 0.0, 0, mode), code,
+                      flags);
+    }
+    if (PyFloat_Check(obj)) {
+        return finish(encode_from_double(rt.format, s, PyFloat_AS_DOUBLE(obj), 0, mode), code,
+                      flags);
+    }
+    if (PyLong_Check(obj)) return code_from_int(rt, s, obj, code, flags, mode);
+    if (PyUnicode_Check(obj) || PyBytes_Check(obj)) {
+        if (mode != Rounding::nearest_even) {
+            PyObject* as_float = PyFloat_FromString(obj);
+            if (as_float == nullptr) return false;
+            const bool ok = code_from_real(rt, s, as_float, code, flags, mode);
+            Py_DECREF(as_float);
+            return ok;
+        }
+        return code_from_text(rt, s, obj, code, flags);
+    }
+    if (PyArray_IsScalar(obj, Bool)) {
+        return finish(encode_from_double(rt.format, s, PyObject_IsTrue(obj) ? 1.0 : 0.0, 0, mode),
+                      code, flags);
+    }
+    if (PyArray_IsScalar(obj, Integer)) {
+        PyObject* as_int = PyNumber_Index(obj);
+        if (as_int == nullptr) return false;
+        const bool ok = code_from_int(rt, s, as_int, code, flags, mode);
+        Py_DECREF(as_int);
+        return ok;
+    }
+    if (PyArray_IsScalar(obj, LongDouble)) {
+        const long double v = PyArrayScalar_VAL(obj, LongDouble);
+        return finish(encode_from_long_double(rt.format, s, v, mode), code, flags);
+    }
+    if (PyArray_IsScalar(obj, Floating)) {
+        // float16/float32 are exact in binary64 (and float64 is a Python float)
+        const double v = PyFloat_AsDouble(obj);
+        if (v == -1.0 && PyErr_Occurred()) return false;
+        return finish(encode_from_double(rt.format, s, v, 0, mode), code, flags);
+    }
+    if (PyComplex_Check(obj) || PyArray_IsScalar(obj, ComplexFloating)) {
+        PyErr_Format(PyExc_TypeError, "cannot convert complex value to %s; take .real first",
+                     rt.format.row->name);
+        return false;
+    }
+    if (obj == Py_None) {
+        PyErr_Format(PyExc_TypeError, "%s() argument must be a real number or a string, not 'NoneType'",
+                     rt.format.row->name);
+        return false;
+    }
+    if (PyArray_Check(obj) && PyArray_NDIM(reinterpret_cast<PyArrayObject*>(obj)) == 0) {
+        PyObject* item = PyArray_GETITEM(reinterpret_cast<PyArrayObject*>(obj),
+                                         PyArray_BYTES(reinterpret_cast<PyArrayObject*>(obj)));
+        if (item == nullptr) return false;
+        const bool ok = code_from_object(rt, s, item, code, flags, mode);
+        Py_DECREF(item);
+        return ok;
+    }
+    if (PyNumber_Check(obj) && !PySequence_Check(obj)) {
+        // Fractions, Decimals and other reals: __float__ plus an exact compare.
+        return code_from_real(rt, s, obj, code, flags, mode);
+    }
+    PyErr_Format(PyExc_TypeError, "%s() argument must be a real number or a string, not '%s'",
+                 rt.format.row->name, type_name(obj).c_str());
+    return false;
+}
+
+bool shortest_repr_text(const FormatRuntime& rt, uint32_t code, char* out, size_t out_size) {
+    const double value = rt.decode_f64[code & (rt.code_count() - 1)];
+    if (std::isnan(value)) {
+        std::snprintf(out, out_size, "nan");
+        return true;
+    }
+    if (std::isinf(value)) {
+        std::snprintf(out, out_size, value > 0 ? "inf" : "-inf");
+        return true;
+    }
+    if (value == 0.0) {
+        std::snprintf(out, out_size, std::signbit(value) ? "-0.0" : "0.0");
+        return true;
+    }
+    // Fewest significant digits whose decimal rounds back to this code no
+    // matter on which side of its binary64 approximation it lies.
+    char digits[40];
+    int precision = 1;
+    for (; precision <= 17; precision++) {
+        auto res = std::to_chars(digits, digits + sizeof digits - 1, value,
+                                 std::chars_format::scientific, precision - 1);
+        *res.ptr = '\0';
+        double parsed = 0.0;
+        std::from_chars(digits, res.ptr, parsed);
+        const Encoded above = encode_from_double(rt.format, rt.default_specials, parsed, 1);
+        const Encoded below = encode_from_double(rt.format, rt.default_specials, parsed, -1);
+        const Encoded exact = encode_from_double(rt.format, rt.default_specials, parsed, 0);
+        if (above.code == code && below.code == code && exact.code == code) break;
+    }
+    // digits is "-d.ddde+XX": split into sign, digit string and exponent.
+    const char* p = digits;
+    bool negative = false;
+    if (*p == '-') {
+        negative = true;
+        p++;
+    }
+    std::string mantissa;
+    for (; *p && *p != 'e'; p++) {
+        if (*p != '.') mantissa.push_back(*p);
+    }
+    int exponent = std::atoi(p + 1);
+    while (mantissa.size() > 1 && mantissa.back() == '0') mantissa.pop_back();
+    std::string text = negative ? "-" : "";
+    const int n = static_cast<int>(mantissa.size());
+    if (exponent < -4 || exponent >= 16) {
+        // Python repr style: 1e-05, 1.5e+20
+        text += mantissa[0];
+        if (n > 1) {
+            text += '.';
+            text += mantissa.substr(1);
+        }
+        char exp_text[16];
+        std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+',
+                      exponent < 0 ? -exponent : exponent);
+        text += exp_text;
+    } else if (exponent < 0) {
+        text += "0.";
+        text.append(static_cast<size_t>(-exponent - 1), '0');
+        text += mantissa;
+    } else if (exponent + 1 >= n) {
+        text += mantissa;
+        text.append(static_cast<size_t>(exponent + 1 - n), '0');
+        text += ".0";
+    } else {
+        text += mantissa.substr(0, static_cast<size_t>(exponent + 1));
+        text += '.';
+        text += mantissa.substr(static_cast<size_t>(exponent + 1));
+    }
+    if (text.size() + 1 > out_size) return false;
+    std::memcpy(out, text.c_str(), text.size() + 1);
+    return true;
+}
+
+PyObject* shortest_repr(const FormatRuntime& rt, uint32_t code) {
+    char text[64];
+    if (!shortest_repr_text(rt, code, text, sizeof text)) {
+        PyErr_SetString(PyExc_RuntimeError, "minifloat: repr buffer too small");
+        return nullptr;
+    }
+    return PyUnicode_FromString(text);
+}
+
+}  // namespace minifloat

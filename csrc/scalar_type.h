@@ -1,0 +1,23 @@
+// The Python scalar types (minifloat.float8_e4m3fn, ...), subclasses of
+// np.floating through the abstract minifloat.floating.
+#pragma once
+
+#include "numpy_api.h"
+
+namespace minifloat {
+
+// Readies the abstract scalar type and one scalar type per format.
+int init_scalar_types();
+
+// A new scalar of format `index` holding `code`. New reference.
+PyObject* new_scalar(int index, uint32_t code);
+
+// Reports FpFlag bits as NumPy's scalar-operation warnings/errors
+// ("overflow encountered in scalar add"); -1 if that raised.
+int report_scalar_fp_flags(const char* operation, uint32_t flags);
+
+// pickle support: rebuilds a scalar from its format name and code.
+PyObject* scalar_from_code(PyObject* module, PyObject* const* args, Py_ssize_t nargs);
+extern PyObject* g_scalar_from_code_function;
+
+}  // namespace minifloat

@@ -1,0 +1,15 @@
+// Run-time SIMD selection for the bulk kernels. On x86-64 with GCC or Clang,
+// each marked function is compiled for AVX-512 (x86-64-v4), AVX2+FMA
+// (x86-64-v3) and the portable baseline, and the loader picks the best clone
+// for the CPU it runs on. The kernels are written as plain loops the compiler
+// vectorizes, so every clone computes the same bits. AArch64 has NEON in its
+// baseline, so the single default build is already vectorized there.
+#pragma once
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(MINIFLOAT_NO_SIMD_CLONES) && defined(__linux__)
+#define MINIFLOAT_SIMD_CLONES \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define MINIFLOAT_SIMD_CLONES
+#endif

@@ -1,0 +1,175 @@
+#include "ufunc_accumulate.h"
+
+#include <new>
+#include <unordered_map>
+
+#include "codec.h"
+#include "decode_blocks.h"
+#include "fp_status.h"
+#include "registry.h"
+#include "ufunc_loops.h"
+
+namespace minifloat {
+
+namespace {
+
+// Set by get_reduction_initial, which NumPy calls for reductions just before
+// asking the same method for its loop; ufunc calls and ufunc.at never set it.
+thread_local const void* t_reduction_announced = nullptr;
+
+struct AccumulatorRow {
+    npy_intp stride = 0;
+    std::vector<float> values;     // running float32 results
+    std::vector<uint32_t> written; // the codes last written from them
+};
+
+struct AccumulationAux {
+    NpyAuxData base;
+    bool reduction = false;
+    std::unordered_map<char*, AccumulatorRow> rows;
+};
+
+void free_aux(NpyAuxData* aux) { delete reinterpret_cast<AccumulationAux*>(aux); }
+
+NpyAuxData* clone_aux(NpyAuxData* aux) {
+    auto* copy = new (std::nothrow) AccumulationAux(*reinterpret_cast<AccumulationAux*>(aux));
+    return copy ? &copy->base : nullptr;
+}
+
+template <BinaryOp Op>
+inline float combine(float a, float b) {
+    if constexpr (Op == BinaryOp::add) {
+        return a + b;
+    } else {
+        return a * b;
+    }
+}
+
+// A reduction step: out[j] (op)= in[j] for a row (stride != 0), or
+// out (op)= sum of all in (stride 0), continuing from the float32 value
+// kept for that output unless someone else changed the output since.
+template <BinaryOp Op>
+int reduce_into_row(const FormatRuntime& rt, AccumulationAux& aux, char* const data[], npy_intp n,
+                    const npy_intp strides[]) {
+    const bool single_output = strides[2] == 0;
+    const npy_intp length = single_output ? 1 : n;
+    AccumulatorRow& row = aux.rows[data[2]];
+    if (row.stride != strides[2] || static_cast<npy_intp>(row.values.size()) != length) {
+        row.stride = strides[2];
+        row.values.assign(static_cast<size_t>(length), 0.0f);
+        row.written.assign(static_cast<size_t>(length), ~0u);
+    }
+    for (npy_intp j = 0; j < length; j++) {
+        const uint32_t code = load_code(rt, data[2] + j * strides[2]);
+        if (code != row.written[static_cast<size_t>(j)]) row.values[static_cast<size_t>(j)] = rt.decode_f32(code);
+    }
+    if (single_output) {
+        float acc = row.values[0];
+        for (npy_intp i = 0; i < n; i++) acc = combine<Op>(acc, rt.decode_f32(load_code(rt, data[1] + i * strides[1])));
+        row.values[0] = acc;
+    } else {
+        for (npy_intp i = 0; i < n; i++) {
+            float& acc = row.values[static_cast<size_t>(i)];
+            acc = combine<Op>(acc, rt.decode_f32(load_code(rt, data[1] + i * strides[1])));
+        }
+    }
+    uint32_t flags = 0;
+    for (npy_intp j = 0; j < length; j++) {
+        const Encoded e = encode_from_double(rt.format, rt.default_specials, row.values[static_cast<size_t>(j)]);
+        store_code(rt, data[2] + j * strides[2], e.code);
+        row.written[static_cast<size_t>(j)] = e.code;
+        flags |= e.flags;
+    }
+    raise_fp_flags(flags);
+    return 0;
+}
+
+template <BinaryOp Op>
+int accumulating_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                      const npy_intp strides[], NpyAuxData* aux_base) {
+    auto* aux = reinterpret_cast<AccumulationAux*>(aux_base);
+    if (aux != nullptr && aux->reduction && data[0] == data[2] && strides[0] == strides[2]) {
+        return reduce_into_row<Op>(runtime_of(context->descriptors[0]), *aux, data, dimensions[0], strides);
+    }
+    return plain_binary_loop(Op)(context, data, dimensions, strides, aux_base);
+}
+
+template <BinaryOp Op>
+int get_loop(PyArrayMethod_Context* context, int, int, const npy_intp*,
+             PyArrayMethod_StridedLoop** out_loop, NpyAuxData** out_transferdata,
+             NPY_ARRAYMETHOD_FLAGS* flags) {
+    auto* aux = new (std::nothrow) AccumulationAux();
+    if (aux == nullptr) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    aux->base.free = free_aux;
+    aux->base.clone = clone_aux;
+    aux->reduction = t_reduction_announced == context->method;
+    t_reduction_announced = nullptr;
+    *out_loop = accumulating_loop<Op>;
+    *out_transferdata = &aux->base;
+    *flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
+    return 0;
+}
+
+template <BinaryOp Op>
+int reduction_initial(PyArrayMethod_Context* context, npy_bool reduction_is_empty, void* initial) {
+    t_reduction_announced = context->method;
+    const FormatRuntime& rt = runtime_of(context->descriptors[0]);
+    // Like NumPy's floats: a sum starts from -0 (so sum([-0.0]) is -0.0) but
+    // an empty sum is +0; products start from 1.
+    const bool negative_zero = rt.format.has_negative_zero && !reduction_is_empty;
+    const double identity = Op == BinaryOp::add ? (negative_zero ? -0.0 : 0.0) : 1.0;
+    const Encoded e = encode_from_double(rt.format, rt.default_specials, identity);
+    if (e.flags != 0) return 0;  // float8_e8m0fnu has no zero
+    store_code(rt, static_cast<char*>(initial), e.code);
+    return 1;
+}
+
+// ufunc.at: every touched element accumulates in float32 and is rounded once.
+template <BinaryOp Op>
+int indexed_loop(PyArrayMethod_Context* context, char* const* args, const npy_intp* dimensions,
+                 const npy_intp* steps, NpyAuxData*) {
+    const FormatRuntime& rt = runtime_of(context->descriptors[0]);
+    char* base = args[0];
+    const char* indices = args[1];
+    const char* values = args[2];
+    const npy_intp n = dimensions[0], shape = steps[3];
+    std::unordered_map<npy_intp, float> totals;
+    for (npy_intp i = 0; i < n; i++) {
+        npy_intp index;
+        std::memcpy(&index, indices + i * steps[1], sizeof index);
+        if (index < 0) index += shape;
+        auto it = totals.find(index);
+        if (it == totals.end()) {
+            it = totals.emplace(index, rt.decode_f32(load_code(rt, base + index * steps[0]))).first;
+        }
+        it->second = combine<Op>(it->second, rt.decode_f32(load_code(rt, values + i * steps[2])));
+    }
+    uint32_t flags = 0;
+    for (const auto& [index, total] : totals) {
+        const Encoded e = encode_from_double(rt.format, rt.default_specials, total);
+        store_code(rt, base + index * steps[0], e.code);
+        flags |= e.flags;
+    }
+    raise_fp_flags(flags);
+    return 0;
+}
+
+template <BinaryOp Op>
+std::vector<PyType_Slot> slots_for() {
+    return {{NPY_METH_get_loop, reinterpret_cast<void*>(get_loop<Op>)},
+            {NPY_METH_get_reduction_initial, reinterpret_cast<void*>(reduction_initial<Op>)},
+            {NPY_METH_contiguous_indexed_loop, reinterpret_cast<void*>(indexed_loop<Op>)}};
+}
+
+}  // namespace
+
+std::vector<PyType_Slot> accumulation_slots(BinaryOp op) {
+    if (op == BinaryOp::add) return slots_for<BinaryOp::add>();
+    if (op == BinaryOp::multiply) return slots_for<BinaryOp::multiply>();
+    return {};
+}
+
+}  // namespace minifloat

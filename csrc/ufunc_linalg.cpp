@@ -1,0 +1,173 @@
+// matmul, vecdot, matvec and vecmat (generalized ufuncs): operands are
+// decoded to float32, products are accumulated in float32, and each output
+// is rounded once. Large matrix products run through NumPy's own float32
+// matrix product (BLAS), which is why these loops hold the GIL.
+#include "ufunc_linalg.h"
+
+#include <vector>
+
+#include "codec.h"
+#include "decode_blocks.h"
+#include "fp_status.h"
+#include "registry.h"
+
+namespace minifloat {
+
+namespace {
+
+// Below this many multiply-adds a plain loop beats the cost of calling BLAS.
+constexpr npy_intp kBlasThreshold = 32 * 32 * 32;
+
+// Decodes an (rows x cols) strided operand into a dense row-major float32 matrix.
+void decode_matrix(const FormatRuntime& rt, const char* base, npy_intp rows, npy_intp cols,
+                   npy_intp row_stride, npy_intp col_stride, float* out) {
+    for (npy_intp r = 0; r < rows; r++) {
+        const char* p = base + r * row_stride;
+        for (npy_intp c = 0; c < cols; c++, p += col_stride) out[r * cols + c] = rt.decode_f32(load_code(rt, p));
+    }
+}
+
+uint32_t encode_matrix(const FormatRuntime& rt, const float* values, npy_intp rows, npy_intp cols,
+                       char* base, npy_intp row_stride, npy_intp col_stride) {
+    uint32_t flags = 0;
+    for (npy_intp r = 0; r < rows; r++) {
+        char* p = base + r * row_stride;
+        for (npy_intp c = 0; c < cols; c++, p += col_stride) {
+            const Encoded e = encode_from_double(rt.format, rt.default_specials, values[r * cols + c]);
+            store_code(rt, p, e.code);
+            flags |= e.flags;
+        }
+    }
+    return flags;
+}
+
+void small_matmul(const float* a, const float* b, float* c, npy_intp n, npy_intp k, npy_intp m) {
+    for (npy_intp i = 0; i < n * m; i++) c[i] = 0.0f;
+    for (npy_intp i = 0; i < n; i++) {
+        for (npy_intp j = 0; j < k; j++) {
+            const float aij = a[i * k + j];
+            for (npy_intp l = 0; l < m; l++) c[i * m + l] += aij * b[j * m + l];
+        }
+    }
+}
+
+// C = A @ B through NumPy's float32 matrix product (BLAS sgemm).
+int blas_matmul(float* a, float* b, float* c, npy_intp n, npy_intp k, npy_intp m) {
+    npy_intp a_shape[2] = {n, k}, b_shape[2] = {k, m}, c_shape[2] = {n, m};
+    PyObject* a_array = PyArray_SimpleNewFromData(2, a_shape, NPY_FLOAT32, a);
+    PyObject* b_array = PyArray_SimpleNewFromData(2, b_shape, NPY_FLOAT32, b);
+    PyObject* c_array = PyArray_SimpleNewFromData(2, c_shape, NPY_FLOAT32, c);
+    int status = -1;
+    if (a_array && b_array && c_array) {
+        PyObject* r = PyArray_MatrixProduct2(a_array, b_array,
+                                             reinterpret_cast<PyArrayObject*>(c_array));
+        if (r != nullptr) {
+            status = 0;
+            Py_DECREF(r);
+        }
+    }
+    Py_XDECREF(a_array);
+    Py_XDECREF(b_array);
+    Py_XDECREF(c_array);
+    return status;
+}
+
+// matmul: (n,k),(k,m)->(n,m)
+int matmul_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                const npy_intp steps[], NpyAuxData*) {
+    const FormatRuntime& rt = runtime_of(context->descriptors[0]);
+    const npy_intp outer = dimensions[0], n = dimensions[1], k = dimensions[2], m = dimensions[3];
+    const npy_intp a_n = steps[3], a_k = steps[4], b_k = steps[5], b_m = steps[6];
+    const npy_intp c_n = steps[7], c_m = steps[8];
+    std::vector<float> a(static_cast<size_t>(n * k)), b(static_cast<size_t>(k * m)),
+        c(static_cast<size_t>(n * m));
+    uint32_t flags = 0;
+    for (npy_intp o = 0; o < outer; o++) {
+        decode_matrix(rt, data[0] + o * steps[0], n, k, a_n, a_k, a.data());
+        decode_matrix(rt, data[1] + o * steps[1], k, m, b_k, b_m, b.data());
+        if (n * k * m >= kBlasThreshold) {
+            if (blas_matmul(a.data(), b.data(), c.data(), n, k, m) < 0) return -1;
+        } else {
+            small_matmul(a.data(), b.data(), c.data(), n, k, m);
+        }
+        flags |= encode_matrix(rt, c.data(), n, m, data[2] + o * steps[2], c_n, c_m);
+    }
+    raise_fp_flags(flags);
+    return 0;
+}
+
+float dot_strided(const FormatRuntime& rt, const char* a, npy_intp a_step, const char* b,
+                  npy_intp b_step, npy_intp n) {
+    float sum = 0.0f;
+    for (npy_intp i = 0; i < n; i++) {
+        sum += rt.decode_f32(load_code(rt, a + i * a_step)) * rt.decode_f32(load_code(rt, b + i * b_step));
+    }
+    return sum;
+}
+
+uint32_t store_rounded(const FormatRuntime& rt, char* out, float value) {
+    const Encoded e = encode_from_double(rt.format, rt.default_specials, value);
+    store_code(rt, out, e.code);
+    return e.flags;
+}
+
+// vecdot: (n),(n)->()
+int vecdot_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                const npy_intp steps[], NpyAuxData*) {
+    const FormatRuntime& rt = runtime_of(context->descriptors[0]);
+    uint32_t flags = 0;
+    for (npy_intp o = 0; o < dimensions[0]; o++) {
+        const float sum = dot_strided(rt, data[0] + o * steps[0], steps[3], data[1] + o * steps[1],
+                                      steps[4], dimensions[1]);
+        flags |= store_rounded(rt, data[2] + o * steps[2], sum);
+    }
+    raise_fp_flags(flags);
+    return 0;
+}
+
+// matvec: (m,n),(n)->(m)
+int matvec_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                const npy_intp steps[], NpyAuxData*) {
+    const FormatRuntime& rt = runtime_of(context->descriptors[0]);
+    const npy_intp m = dimensions[1], n = dimensions[2];
+    uint32_t flags = 0;
+    for (npy_intp o = 0; o < dimensions[0]; o++) {
+        for (npy_intp r = 0; r < m; r++) {
+            const float sum = dot_strided(rt, data[0] + o * steps[0] + r * steps[3], steps[4],
+                                          data[1] + o * steps[1], steps[5], n);
+            flags |= store_rounded(rt, data[2] + o * steps[2] + r * steps[6], sum);
+        }
+    }
+    raise_fp_flags(flags);
+    return 0;
+}
+
+// vecmat: (n),(n,m)->(m)
+int vecmat_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                const npy_intp steps[], NpyAuxData*) {
+    const FormatRuntime& rt = runtime_of(context->descriptors[0]);
+    const npy_intp n = dimensions[1], m = dimensions[2];
+    uint32_t flags = 0;
+    for (npy_intp o = 0; o < dimensions[0]; o++) {
+        for (npy_intp col = 0; col < m; col++) {
+            const float sum = dot_strided(rt, data[0] + o * steps[0], steps[3],
+                                          data[1] + o * steps[1] + col * steps[5], steps[4], n);
+            flags |= store_rounded(rt, data[2] + o * steps[2] + col * steps[6], sum);
+        }
+    }
+    raise_fp_flags(flags);
+    return 0;
+}
+
+}  // namespace
+
+std::vector<LinalgLoop> linalg_loops() {
+    return {
+        {"matmul", matmul_loop, true},
+        {"vecdot", vecdot_loop, false},
+        {"matvec", matvec_loop, false},
+        {"vecmat", vecmat_loop, false},
+    };
+}
+
+}  // namespace minifloat

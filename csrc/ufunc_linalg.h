@@ -1,0 +1,19 @@
+// Loops of the linear-algebra generalized ufuncs (matmul, vecdot, matvec,
+// vecmat): T, T -> T with float32 accumulation.
+#pragma once
+
+#include <vector>
+
+#include "numpy_api.h"
+
+namespace minifloat {
+
+struct LinalgLoop {
+    const char* ufunc;
+    PyArrayMethod_StridedLoop* loop;
+    bool needs_python;  // calls NumPy's BLAS-backed product under the GIL
+};
+
+std::vector<LinalgLoop> linalg_loops();
+
+}  // namespace minifloat

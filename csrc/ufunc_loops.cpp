@@ -1,0 +1,466 @@
+#include "ufunc_loops.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "codec.h"
+#include "decode_blocks.h"
+#include "fp_status.h"
+#include "op_tables.h"
+#include "registry.h"
+
+namespace minifloat {
+
+namespace {
+
+constexpr npy_intp kChunk = 512;
+
+const FormatRuntime& format_of(PyArrayMethod_Context* context, int operand, int* index) {
+    *index = format_index_of_descr(context->descriptors[operand]);
+    return runtime(*index);
+}
+
+npy_intp chunk_size(npy_intp n, npy_intp start) { return n - start < kChunk ? n - start : kChunk; }
+
+// Loads `count` codes of a strided operand into a contiguous buffer.
+void gather_codes(const FormatRuntime& rt, const char* base, npy_intp stride, npy_intp start,
+                  npy_intp count, uint16_t* codes) {
+    const char* p = base + start * stride;
+    for (npy_intp i = 0; i < count; i++, p += stride) codes[i] = static_cast<uint16_t>(load_code(rt, p));
+}
+
+void scatter_codes(const FormatRuntime& rt, char* base, npy_intp stride, npy_intp start,
+                   npy_intp count, const uint16_t* codes) {
+    char* p = base + start * stride;
+    for (npy_intp i = 0; i < count; i++, p += stride) store_code(rt, p, codes[i]);
+}
+
+void decode_to_f32(const FormatRuntime& rt, const uint16_t* codes, float* out, npy_intp count) {
+    for (npy_intp i = 0; i < count; i++) out[i] = rt.decode_f32(codes[i]);
+}
+
+// ---- sums and products: float32 accumulation, one rounding -------------
+
+template <BinaryOp Op>
+inline float combine(float a, float b) {
+    if constexpr (Op == BinaryOp::add) {
+        return a + b;
+    } else {
+        return a * b;
+    }
+}
+
+// Folds n values into `initial` with 16 float32 partial results (vectorizable).
+template <BinaryOp Op>
+float fold(const FormatRuntime& rt, const char* data, npy_intp stride, npy_intp n, float initial) {
+    constexpr int kLanes = 16;
+    const float identity = Op == BinaryOp::add ? 0.0f : 1.0f;
+    float lanes[kLanes];
+    for (float& l : lanes) l = identity;
+    npy_intp i = 0;
+    const npy_intp item = rt.format.storage_bytes;
+    if (stride == item && item == 1) {
+        const uint8_t* codes = reinterpret_cast<const uint8_t*>(data);
+        const uint32_t* table = rt.decode_f32_bits.data();
+        for (; i + kLanes <= n; i += kLanes) {
+            for (int l = 0; l < kLanes; l++) {
+                float v;
+                std::memcpy(&v, &table[codes[i + l]], sizeof v);
+                lanes[l] = combine<Op>(lanes[l], v);
+            }
+        }
+    }
+    float result = initial;
+    for (; i < n; i++) result = combine<Op>(result, rt.decode_f32(load_code(rt, data + i * stride)));
+    // pairwise combination of the partial results
+    for (int width = kLanes / 2; width >= 1; width /= 2) {
+        for (int l = 0; l < width; l++) lanes[l] = combine<Op>(lanes[l], lanes[l + width]);
+    }
+    return combine<Op>(result, lanes[0]);
+}
+
+// Handles NumPy's reduce (out is in0, both with stride 0) and accumulate
+// (out is in0 shifted by one element) calls of add and multiply.
+template <BinaryOp Op>
+bool reduce_or_accumulate(const FormatRuntime& rt, char* const data[], npy_intp n,
+                          const npy_intp strides[]) {
+    if (data[0] == data[2] && strides[0] == 0 && strides[2] == 0) {
+        const float total = fold<Op>(rt, data[1], strides[1], n, rt.decode_f32(load_code(rt, data[0])));
+        const Encoded e = encode_from_double(rt.format, rt.default_specials, total);
+        store_code(rt, data[2], e.code);
+        raise_fp_flags(e.flags);
+        return true;
+    }
+    if (n > 0 && strides[0] == strides[2] && strides[0] != 0 && data[2] == data[0] + strides[0]) {
+        float running = rt.decode_f32(load_code(rt, data[0]));
+        uint32_t flags = 0;
+        for (npy_intp i = 0; i < n; i++) {
+            running = combine<Op>(running, rt.decode_f32(load_code(rt, data[1] + i * strides[1])));
+            const Encoded e = encode_from_double(rt.format, rt.default_specials, running);
+            store_code(rt, data[2] + i * strides[2], e.code);
+            flags |= e.flags;
+        }
+        raise_fp_flags(flags);
+        return true;
+    }
+    return false;
+}
+
+// ---- table-driven element-wise loops (8-bit formats) ---------------------
+
+uint32_t table_binary(const uint16_t* table, char* const data[], npy_intp n,
+                      const npy_intp s[]) {
+    const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
+    const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);
+    uint8_t* out = reinterpret_cast<uint8_t*>(data[2]);
+    uint32_t flags = 0;
+    if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
+        for (npy_intp i = 0; i < n; i++) {
+            const uint16_t e = table[a[i] << 8 | b[i]];
+            out[i] = static_cast<uint8_t>(e);
+            flags |= e;
+        }
+    } else if (s[0] == 1 && s[1] == 0 && s[2] == 1) {
+        const uint16_t* column = table + b[0];
+        for (npy_intp i = 0; i < n; i++) {
+            const uint16_t e = column[a[i] << 8];
+            out[i] = static_cast<uint8_t>(e);
+            flags |= e;
+        }
+    } else if (s[0] == 0 && s[1] == 1 && s[2] == 1) {
+        const uint16_t* row = table + (a[0] << 8);
+        for (npy_intp i = 0; i < n; i++) {
+            const uint16_t e = row[b[i]];
+            out[i] = static_cast<uint8_t>(e);
+            flags |= e;
+        }
+    } else {
+        for (npy_intp i = 0; i < n; i++) {
+            const uint16_t e = table[a[i * s[0]] << 8 | b[i * s[1]]];
+            out[i * s[2]] = static_cast<uint8_t>(e);
+            flags |= e;
+        }
+    }
+    return flags >> 8;
+}
+
+uint32_t table_unary(const FormatRuntime& rt, const uint32_t* table, char* const data[],
+                     npy_intp n, const npy_intp s[]) {
+    uint32_t flags = 0;
+    if (rt.format.storage_bytes == 1 && s[0] == 1 && s[1] == 1) {
+        const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
+        uint8_t* out = reinterpret_cast<uint8_t*>(data[1]);
+        for (npy_intp i = 0; i < n; i++) {
+            const uint32_t e = table[a[i]];
+            out[i] = static_cast<uint8_t>(e);
+            flags |= e;
+        }
+        return flags >> 16;
+    }
+    for (npy_intp i = 0; i < n; i++) {
+        const uint32_t e = table[load_code(rt, data[0] + i * s[0])];
+        store_code(rt, data[1] + i * s[1], e & 0xFFFFu);
+        flags |= e;
+    }
+    return flags >> 16;
+}
+
+// ---- 16-bit formats: decode, compute, encode -----------------------------
+
+template <BinaryOp Op>
+uint32_t wide_binary(const FormatRuntime& rt, char* const data[], npy_intp n, const npy_intp s[]) {
+    // + - * / are exact enough in float32 for 16-bit formats (24 >= 2*8+2)
+    constexpr bool in_float32 = Op == BinaryOp::add || Op == BinaryOp::subtract ||
+                                Op == BinaryOp::multiply || Op == BinaryOp::divide;
+    uint16_t ca[kChunk], cb[kChunk], cr[kChunk];
+    float fa[kChunk], fb[kChunk], fr[kChunk];
+    double dr[kChunk];
+    uint32_t flags = 0;
+    for (npy_intp start = 0; start < n; start += kChunk) {
+        const npy_intp count = chunk_size(n, start);
+        gather_codes(rt, data[0], s[0], start, count, ca);
+        gather_codes(rt, data[1], s[1], start, count, cb);
+        decode_to_f32(rt, ca, fa, count);
+        decode_to_f32(rt, cb, fb, count);
+        if constexpr (in_float32) {
+            for (npy_intp i = 0; i < count; i++) {
+                if constexpr (Op == BinaryOp::add) fr[i] = fa[i] + fb[i];
+                if constexpr (Op == BinaryOp::subtract) fr[i] = fa[i] - fb[i];
+                if constexpr (Op == BinaryOp::multiply) fr[i] = fa[i] * fb[i];
+                if constexpr (Op == BinaryOp::divide) fr[i] = fa[i] / fb[i];
+            }
+            flags |= encode_f32(rt.default_plan, fr, cr, static_cast<size_t>(count));
+        } else {
+            for (npy_intp i = 0; i < count; i++) dr[i] = apply_binary(Op, fa[i], fb[i]);
+            flags |= encode_f64(rt.default_plan, dr, cr, static_cast<size_t>(count));
+        }
+        scatter_codes(rt, data[2], s[2], start, count, cr);
+    }
+    return flags;
+}
+
+template <BinaryOp Op>
+int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                const npy_intp strides[], NpyAuxData*) {
+    int index;
+    const FormatRuntime& rt = format_of(context, 0, &index);
+    const npy_intp n = dimensions[0];
+    if constexpr (Op == BinaryOp::add || Op == BinaryOp::multiply) {
+        if (reduce_or_accumulate<Op>(rt, data, n, strides)) return 0;
+    }
+    const uint32_t flags = rt.format.storage_bytes == 1
+                               ? table_binary(binary_table(index, Op), data, n, strides)
+                               : wide_binary<Op>(rt, data, n, strides);
+    raise_fp_flags(flags);
+    return 0;
+}
+
+template <UnaryOp Op>
+int unary_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+               const npy_intp strides[], NpyAuxData*) {
+    int index;
+    const FormatRuntime& rt = format_of(context, 0, &index);
+    raise_fp_flags(table_unary(rt, unary_table(index, Op), data, dimensions[0], strides));
+    return 0;
+}
+
+int spacing_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                 const npy_intp strides[], NpyAuxData*) {
+    int index;
+    const FormatRuntime& rt = format_of(context, 0, &index);
+    raise_fp_flags(table_unary(rt, spacing_table(index), data, dimensions[0], strides));
+    return 0;
+}
+
+template <CompareOp Op>
+int compare_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                 const npy_intp s[], NpyAuxData*) {
+    int index;
+    const FormatRuntime& rt = format_of(context, 0, &index);
+    const npy_intp n = dimensions[0];
+    npy_bool* out = reinterpret_cast<npy_bool*>(data[2]);
+    if (rt.format.storage_bytes == 1) {
+        const uint8_t* table = compare_table(index, Op);
+        const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
+        const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);
+        if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
+            for (npy_intp i = 0; i < n; i++) out[i] = table[a[i] << 8 | b[i]];
+        } else {
+            for (npy_intp i = 0; i < n; i++) {
+                *reinterpret_cast<npy_bool*>(data[2] + i * s[2]) = table[a[i * s[0]] << 8 | b[i * s[1]]];
+            }
+        }
+        return 0;
+    }
+    for (npy_intp i = 0; i < n; i++) {
+        const double x = rt.decode_f64[load_code(rt, data[0] + i * s[0])];
+        const double y = rt.decode_f64[load_code(rt, data[1] + i * s[1])];
+        *reinterpret_cast<npy_bool*>(data[2] + i * s[2]) = compare_values(Op, x, y);
+    }
+    return 0;
+}
+
+template <Predicate P>
+int predicate_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                   const npy_intp s[], NpyAuxData*) {
+    int index;
+    const FormatRuntime& rt = format_of(context, 0, &index);
+    const uint8_t* table = predicate_table(index, P);
+    for (npy_intp i = 0; i < dimensions[0]; i++) {
+        *reinterpret_cast<npy_bool*>(data[1] + i * s[1]) = table[load_code(rt, data[0] + i * s[0])];
+    }
+    return 0;
+}
+
+int nextafter_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                   const npy_intp s[], NpyAuxData*) {
+    int index;
+    const FormatRuntime& rt = format_of(context, 0, &index);
+    const npy_intp n = dimensions[0];
+    uint32_t flags = 0;
+    if (rt.format.storage_bytes == 1) {
+        flags = table_binary(nextafter_table(index), data, n, s);
+    } else {
+        for (npy_intp i = 0; i < n; i++) {
+            const uint32_t a = load_code(rt, data[0] + i * s[0]);
+            const uint32_t b = load_code(rt, data[1] + i * s[1]);
+            store_code(rt, data[2] + i * s[2], next_code_toward(index, a, b, &flags));
+        }
+    }
+    raise_fp_flags(flags);
+    return 0;
+}
+
+int divmod_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                const npy_intp s[], NpyAuxData* aux) {
+    char* const quotient_args[3] = {data[0], data[1], data[2]};
+    const npy_intp quotient_strides[3] = {s[0], s[1], s[2]};
+    char* const remainder_args[3] = {data[0], data[1], data[3]};
+    const npy_intp remainder_strides[3] = {s[0], s[1], s[3]};
+    if (binary_loop<BinaryOp::floor_divide>(context, quotient_args, dimensions, quotient_strides, aux) < 0) {
+        return -1;
+    }
+    return binary_loop<BinaryOp::remainder>(context, remainder_args, dimensions, remainder_strides, aux);
+}
+
+int modf_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+              const npy_intp s[], NpyAuxData* aux) {
+    char* const fraction_args[2] = {data[0], data[1]};
+    const npy_intp fraction_strides[2] = {s[0], s[1]};
+    char* const whole_args[2] = {data[0], data[2]};
+    const npy_intp whole_strides[2] = {s[0], s[2]};
+    if (unary_loop<UnaryOp::modf_fraction>(context, fraction_args, dimensions, fraction_strides, aux) < 0) {
+        return -1;
+    }
+    return unary_loop<UnaryOp::trunc>(context, whole_args, dimensions, whole_strides, aux);
+}
+
+int frexp_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+               const npy_intp s[], NpyAuxData*) {
+    int index;
+    const FormatRuntime& rt = format_of(context, 0, &index);
+    for (npy_intp i = 0; i < dimensions[0]; i++) {
+        const double x = rt.decode_f64[load_code(rt, data[0] + i * s[0])];
+        int exponent = 0;
+        const double mantissa = std::isfinite(x) ? std::frexp(x, &exponent) : x;
+        const Encoded e = encode_from_double(rt.format, rt.default_specials, mantissa);
+        store_code(rt, data[1] + i * s[1], e.code);
+        const npy_int exponent_out = exponent;
+        std::memcpy(data[2] + i * s[2], &exponent_out, sizeof exponent_out);
+    }
+    return 0;
+}
+
+template <class Int>
+int ldexp_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+               const npy_intp s[], NpyAuxData*) {
+    int index;
+    const FormatRuntime& rt = format_of(context, 0, &index);
+    uint32_t flags = 0;
+    for (npy_intp i = 0; i < dimensions[0]; i++) {
+        const double x = rt.decode_f64[load_code(rt, data[0] + i * s[0])];
+        Int exponent;
+        std::memcpy(&exponent, data[1] + i * s[1], sizeof exponent);
+        // Any exponent beyond +-2200 over- or underflows every format anyway.
+        const int e = exponent > 2200 ? 2200 : (exponent < -2200 ? -2200 : static_cast<int>(exponent));
+        const Encoded r = encode_from_double(rt.format, rt.default_specials, std::ldexp(x, e));
+        store_code(rt, data[2] + i * s[2], r.code);
+        flags |= r.flags;
+    }
+    raise_fp_flags(flags);
+    return 0;
+}
+
+// clip(x, low, high) as NumPy defines it for floats: NaN in x, then in low,
+// then in high propagates; otherwise min(max(x, low), high). The result is
+// always one of the inputs, so its code is copied unchanged.
+int clip_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+              const npy_intp s[], NpyAuxData*) {
+    int index;
+    const FormatRuntime& rt = format_of(context, 0, &index);
+    for (npy_intp i = 0; i < dimensions[0]; i++) {
+        const uint32_t x = load_code(rt, data[0] + i * s[0]);
+        const uint32_t low = load_code(rt, data[1] + i * s[1]);
+        const uint32_t high = load_code(rt, data[2] + i * s[2]);
+        const double vx = rt.decode_f64[x], vl = rt.decode_f64[low], vh = rt.decode_f64[high];
+        uint32_t r = std::isnan(vx) || std::isgreater(vx, vl) ? x : low;
+        const double vr = rt.decode_f64[r];
+        if (!std::isnan(vr) && !std::isless(vr, vh)) r = high;
+        store_code(rt, data[3] + i * s[3], r);
+    }
+    return 0;
+}
+
+}  // namespace
+
+PyArrayMethod_StridedLoop* plain_binary_loop(BinaryOp op) {
+    return op == BinaryOp::add ? binary_loop<BinaryOp::add> : binary_loop<BinaryOp::multiply>;
+}
+
+std::vector<UfuncLoop> elementwise_loops() {
+    using K = LoopKind;
+    return {
+        {"add", K::binary, binary_loop<BinaryOp::add>, true, true},
+        {"subtract", K::binary, binary_loop<BinaryOp::subtract>, false},
+        {"multiply", K::binary, binary_loop<BinaryOp::multiply>, true, true},
+        {"divide", K::binary, binary_loop<BinaryOp::divide>, false},
+        {"floor_divide", K::binary, binary_loop<BinaryOp::floor_divide>, false},
+        {"remainder", K::binary, binary_loop<BinaryOp::remainder>, false},
+        {"fmod", K::binary, binary_loop<BinaryOp::fmod>, false},
+        {"power", K::binary, binary_loop<BinaryOp::power>, false},
+        {"float_power", K::binary, binary_loop<BinaryOp::float_power>, false},
+        {"copysign", K::binary, binary_loop<BinaryOp::copysign>, false},
+        {"arctan2", K::binary, binary_loop<BinaryOp::arctan2>, false},
+        {"hypot", K::binary, binary_loop<BinaryOp::hypot>, false},
+        {"logaddexp", K::binary, binary_loop<BinaryOp::logaddexp>, false},
+        {"logaddexp2", K::binary, binary_loop<BinaryOp::logaddexp2>, false},
+        {"heaviside", K::binary, binary_loop<BinaryOp::heaviside>, false},
+        {"maximum", K::binary, binary_loop<BinaryOp::maximum>, true},
+        {"minimum", K::binary, binary_loop<BinaryOp::minimum>, true},
+        {"fmax", K::binary, binary_loop<BinaryOp::fmax>, true},
+        {"fmin", K::binary, binary_loop<BinaryOp::fmin>, true},
+        {"nextafter", K::binary, nextafter_loop, false},
+        {"divmod", K::binary_two_outputs, divmod_loop, false},
+        {"clip", K::ternary, clip_loop, false},
+
+        {"negative", K::unary, unary_loop<UnaryOp::negative>, false},
+        {"positive", K::unary, unary_loop<UnaryOp::positive>, false},
+        {"absolute", K::unary, unary_loop<UnaryOp::absolute>, false},
+        {"fabs", K::unary, unary_loop<UnaryOp::absolute>, false},
+        {"conjugate", K::unary, unary_loop<UnaryOp::positive>, false},
+        {"sign", K::unary, unary_loop<UnaryOp::sign>, false},
+        {"reciprocal", K::unary, unary_loop<UnaryOp::reciprocal>, false},
+        {"square", K::unary, unary_loop<UnaryOp::square>, false},
+        {"sqrt", K::unary, unary_loop<UnaryOp::sqrt>, false},
+        {"cbrt", K::unary, unary_loop<UnaryOp::cbrt>, false},
+        {"rint", K::unary, unary_loop<UnaryOp::rint>, false},
+        {"floor", K::unary, unary_loop<UnaryOp::floor>, false},
+        {"ceil", K::unary, unary_loop<UnaryOp::ceil>, false},
+        {"trunc", K::unary, unary_loop<UnaryOp::trunc>, false},
+        {"exp", K::unary, unary_loop<UnaryOp::exp>, false},
+        {"exp2", K::unary, unary_loop<UnaryOp::exp2>, false},
+        {"expm1", K::unary, unary_loop<UnaryOp::expm1>, false},
+        {"log", K::unary, unary_loop<UnaryOp::log>, false},
+        {"log2", K::unary, unary_loop<UnaryOp::log2>, false},
+        {"log10", K::unary, unary_loop<UnaryOp::log10>, false},
+        {"log1p", K::unary, unary_loop<UnaryOp::log1p>, false},
+        {"sin", K::unary, unary_loop<UnaryOp::sin>, false},
+        {"cos", K::unary, unary_loop<UnaryOp::cos>, false},
+        {"tan", K::unary, unary_loop<UnaryOp::tan>, false},
+        {"arcsin", K::unary, unary_loop<UnaryOp::arcsin>, false},
+        {"arccos", K::unary, unary_loop<UnaryOp::arccos>, false},
+        {"arctan", K::unary, unary_loop<UnaryOp::arctan>, false},
+        {"sinh", K::unary, unary_loop<UnaryOp::sinh>, false},
+        {"cosh", K::unary, unary_loop<UnaryOp::cosh>, false},
+        {"tanh", K::unary, unary_loop<UnaryOp::tanh>, false},
+        {"arcsinh", K::unary, unary_loop<UnaryOp::arcsinh>, false},
+        {"arccosh", K::unary, unary_loop<UnaryOp::arccosh>, false},
+        {"arctanh", K::unary, unary_loop<UnaryOp::arctanh>, false},
+        {"deg2rad", K::unary, unary_loop<UnaryOp::deg2rad>, false},
+        {"radians", K::unary, unary_loop<UnaryOp::deg2rad>, false},
+        {"rad2deg", K::unary, unary_loop<UnaryOp::rad2deg>, false},
+        {"degrees", K::unary, unary_loop<UnaryOp::rad2deg>, false},
+        {"spacing", K::unary, spacing_loop, false},
+        {"modf", K::unary_two_outputs, modf_loop, false},
+        {"frexp", K::frexp, frexp_loop, false},
+        {"ldexp", K::ldexp_int32, ldexp_loop<npy_int>, false},
+        {"ldexp", K::ldexp_int64, ldexp_loop<npy_long>, false},
+
+        {"equal", K::compare, compare_loop<CompareOp::equal>, false},
+        {"not_equal", K::compare, compare_loop<CompareOp::not_equal>, false},
+        {"less", K::compare, compare_loop<CompareOp::less>, false},
+        {"less_equal", K::compare, compare_loop<CompareOp::less_equal>, false},
+        {"greater", K::compare, compare_loop<CompareOp::greater>, false},
+        {"greater_equal", K::compare, compare_loop<CompareOp::greater_equal>, false},
+        {"logical_and", K::compare, compare_loop<CompareOp::logical_and>, true},
+        {"logical_or", K::compare, compare_loop<CompareOp::logical_or>, true},
+        {"logical_xor", K::compare, compare_loop<CompareOp::logical_xor>, true},
+        {"logical_not", K::predicate, predicate_loop<Predicate::logical_not>, false},
+        {"isnan", K::predicate, predicate_loop<Predicate::isnan>, false},
+        {"isinf", K::predicate, predicate_loop<Predicate::isinf>, false},
+        {"isfinite", K::predicate, predicate_loop<Predicate::isfinite>, false},
+        {"signbit", K::predicate, predicate_loop<Predicate::signbit>, false},
+    };
+}
+
+}  // namespace minifloat

@@ -1,0 +1,232 @@
+// Adds every format's loops to NumPy's ufuncs and registers promoters, so
+// mixed operands follow the promotion rules of promotion.cpp: promoters
+// are keyed on the abstract MinifloatDType, which all formats subclass.
+#include "ufuncs.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cast_specs.h"
+#include "registry.h"
+#include "ufunc_accumulate.h"
+#include "ufunc_linalg.h"
+#include "ufunc_loops.h"
+
+namespace minifloat {
+
+namespace {
+
+// The ufunc objects themselves (np.clip, for one, is a Python wrapper).
+PyObject* numpy_attr(const char* name) {
+    PyObject* numpy = PyImport_ImportModule("numpy._core.umath");
+    if (numpy == nullptr) return nullptr;
+    PyObject* attr = PyObject_GetAttrString(numpy, name);
+    Py_DECREF(numpy);
+    return attr;
+}
+
+PyArray_DTypeMeta* new_ref(PyArray_DTypeMeta* d) {
+    Py_XINCREF(d);
+    return d;
+}
+
+// The common DType of the given (non-NULL) DTypes; new reference.
+PyArray_DTypeMeta* common_of(PyArray_DTypeMeta* const dtypes[], int count) {
+    PyArray_DTypeMeta* present[8];
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+        if (dtypes[i] != nullptr) present[n++] = dtypes[i];
+    }
+    if (n == 0) {
+        PyErr_SetString(PyExc_TypeError, "minifloat: no operand DTypes to promote");
+        return nullptr;
+    }
+    return PyArray_PromoteDTypeSequence(n, present);
+}
+
+// Operands and results share one type (add, maximum, matmul, divmod, ...).
+// An explicit signature or dtype= decides it, otherwise the inputs' common
+// type does.
+int homogeneous_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[],
+                         PyArray_DTypeMeta* const signature[], PyArray_DTypeMeta* new_op_dtypes[]) {
+    const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
+    bool has_signature = false;
+    for (int i = 0; i < u->nargs; i++) has_signature |= signature[i] != nullptr;
+    PyArray_DTypeMeta* common =
+        has_signature ? common_of(signature, u->nargs) : common_of(op_dtypes, u->nin);
+    if (common == nullptr) return -1;
+    for (int i = 0; i < u->nargs; i++) new_op_dtypes[i] = new_ref(common);
+    Py_DECREF(common);
+    return 0;
+}
+
+// Inputs share a type; outputs keep what they are (bool for comparisons).
+int comparison_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[],
+                        PyArray_DTypeMeta* const signature[], PyArray_DTypeMeta* new_op_dtypes[]) {
+    const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
+    bool has_input_signature = false;
+    for (int i = 0; i < u->nin; i++) has_input_signature |= signature[i] != nullptr;
+    PyArray_DTypeMeta* common =
+        has_input_signature ? common_of(signature, u->nin) : common_of(op_dtypes, u->nin);
+    if (common == nullptr) return -1;
+    for (int i = 0; i < u->nin; i++) new_op_dtypes[i] = new_ref(common);
+    for (int i = u->nin; i < u->nargs; i++) new_op_dtypes[i] = new_ref(signature[i]);
+    Py_DECREF(common);
+    return 0;
+}
+
+// ldexp(T, integer): the exponent becomes int64 (int32 stays int32).
+int ldexp_promoter(PyObject*, PyArray_DTypeMeta* const op_dtypes[],
+                   PyArray_DTypeMeta* const signature[], PyArray_DTypeMeta* new_op_dtypes[]) {
+    PyArray_DTypeMeta* mantissa = signature[0] != nullptr ? signature[0] : op_dtypes[0];
+    PyArray_DTypeMeta* exponent = op_dtypes[1] == &PyArray_IntDType ? &PyArray_IntDType
+                                                                     : &PyArray_LongDType;
+    new_op_dtypes[0] = new_ref(mantissa);
+    new_op_dtypes[1] = new_ref(exponent);
+    new_op_dtypes[2] = new_ref(signature[2] != nullptr ? signature[2] : mantissa);
+    return 0;
+}
+
+int add_promoter(PyObject* ufunc, std::vector<PyObject*> pattern,
+                 PyArrayMethod_PromoterFunction* promoter) {
+    PyObject* key = PyTuple_New(static_cast<Py_ssize_t>(pattern.size()));
+    if (key == nullptr) return -1;
+    for (size_t i = 0; i < pattern.size(); i++) {
+        Py_INCREF(pattern[i]);
+        PyTuple_SET_ITEM(key, static_cast<Py_ssize_t>(i), pattern[i]);
+    }
+    PyObject* capsule = PyCapsule_New(reinterpret_cast<void*>(promoter), "numpy._ufunc_promoter", nullptr);
+    if (capsule == nullptr) {
+        Py_DECREF(key);
+        return -1;
+    }
+    const int status = PyUFunc_AddPromoter(ufunc, key, capsule);
+    Py_DECREF(key);
+    Py_DECREF(capsule);
+    return status;
+}
+
+// Promoters for every pattern of minifloat inputs (M marks a minifloat
+// input, * anything): most specific first, e.g. (M, M) before (M, *) and
+// (*, M), because NumPy keeps the first of two equally good matches and
+// would call (M, *) and (*, M) ambiguous for two minifloat inputs.
+int add_input_promoters(PyObject* ufunc, PyArrayMethod_PromoterFunction* promoter) {
+    const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
+    PyObject* abstract = reinterpret_cast<PyObject*>(&g_abstract_dtype);
+    const int nin = u->nin;
+    std::vector<unsigned> masks;
+    for (unsigned mask = 1; mask < (1u << nin); mask++) masks.push_back(mask);
+    std::stable_sort(masks.begin(), masks.end(), [](unsigned a, unsigned b) {
+        return __builtin_popcount(a) > __builtin_popcount(b);
+    });
+    for (unsigned mask : masks) {
+        std::vector<PyObject*> pattern;
+        for (int i = 0; i < nin; i++) pattern.push_back((mask >> i) & 1u ? abstract : Py_None);
+        pattern.resize(static_cast<size_t>(u->nargs), Py_None);
+        if (add_promoter(ufunc, pattern, promoter) < 0) return -1;
+    }
+    return 0;
+}
+
+std::vector<PyArray_DTypeMeta*> operand_dtypes(LoopKind kind, PyArray_DTypeMeta* t) {
+    switch (kind) {
+        case LoopKind::binary: return {t, t, t};
+        case LoopKind::binary_two_outputs: return {t, t, t, t};
+        case LoopKind::ternary: return {t, t, t, t};
+        case LoopKind::unary: return {t, t};
+        case LoopKind::unary_two_outputs: return {t, t, t};
+        case LoopKind::compare: return {t, t, &PyArray_BoolDType};
+        case LoopKind::predicate: return {t, &PyArray_BoolDType};
+        case LoopKind::frexp: return {t, t, &PyArray_IntDType};
+        case LoopKind::ldexp_int32: return {t, &PyArray_IntDType, t};
+        case LoopKind::ldexp_int64: return {t, &PyArray_LongDType, t};
+    }
+    return {};
+}
+
+int add_loop(PyObject* ufunc, const std::string& name, std::vector<PyArray_DTypeMeta*> dtypes,
+             PyArrayMethod_StridedLoop* loop, NPY_ARRAYMETHOD_FLAGS flags,
+             std::vector<PyType_Slot> extra_slots = {}) {
+    const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
+    std::vector<PyType_Slot> slots = {{NPY_METH_strided_loop, reinterpret_cast<void*>(loop)}};
+    slots.insert(slots.end(), extra_slots.begin(), extra_slots.end());
+    PyArrayMethod_Spec* spec = make_method_spec(name.c_str(), u->nin, u->nout, NPY_NO_CASTING, flags,
+                                                std::move(dtypes), std::move(slots));
+    return PyUFunc_AddLoopFromSpec(ufunc, spec);
+}
+
+int register_elementwise() {
+    std::set<std::string> promoted;
+    for (const UfuncLoop& entry : elementwise_loops()) {
+        PyObject* ufunc = numpy_attr(entry.ufunc);
+        if (ufunc == nullptr) return -1;
+        int status = 0;
+        const NPY_ARRAYMETHOD_FLAGS flags =
+            entry.reorderable ? NPY_METH_IS_REORDERABLE : static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
+        for (int i = 0; i < kFormatCount && status == 0; i++) {
+            const std::string name = std::string(kFormatTable[i].name) + "_" + entry.ufunc;
+            status = add_loop(ufunc, name, operand_dtypes(entry.kind, &runtime(i).dtype_class),
+                              entry.loop, flags,
+                              entry.accumulates ? accumulation_slots(entry.ufunc == std::string("add")
+                                                                         ? BinaryOp::add
+                                                                         : BinaryOp::multiply)
+                                                : std::vector<PyType_Slot>{});
+        }
+        if (status == 0 && promoted.insert(entry.ufunc).second) {
+            switch (entry.kind) {
+                case LoopKind::binary:
+                case LoopKind::binary_two_outputs:
+                case LoopKind::ternary:
+                    status = add_input_promoters(ufunc, homogeneous_promoter);
+                    break;
+                case LoopKind::compare:
+                    status = add_input_promoters(ufunc, comparison_promoter);
+                    break;
+                case LoopKind::ldexp_int32:
+                case LoopKind::ldexp_int64: {
+                    PyObject* abstract = reinterpret_cast<PyObject*>(&g_abstract_dtype);
+                    status = add_promoter(ufunc, {abstract, Py_None, Py_None}, ldexp_promoter);
+                    break;
+                }
+                default:
+                    break;
+            }
+        }
+        Py_DECREF(ufunc);
+        if (status < 0) return -1;
+    }
+    return 0;
+}
+
+int register_linalg() {
+    for (const LinalgLoop& entry : linalg_loops()) {
+        PyObject* ufunc = numpy_attr(entry.ufunc);
+        if (ufunc == nullptr) {
+            // vecdot/matvec/vecmat need NumPy >= 2.2 (always true for >= 2.4)
+            return -1;
+        }
+        int status = 0;
+        const NPY_ARRAYMETHOD_FLAGS flags =
+            entry.needs_python ? NPY_METH_REQUIRES_PYAPI : static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
+        for (int i = 0; i < kFormatCount && status == 0; i++) {
+            PyArray_DTypeMeta* t = &runtime(i).dtype_class;
+            status = add_loop(ufunc, std::string(kFormatTable[i].name) + "_" + entry.ufunc,
+                              {t, t, t}, entry.loop, flags);
+        }
+        if (status == 0) status = add_input_promoters(ufunc, homogeneous_promoter);
+        Py_DECREF(ufunc);
+        if (status < 0) return -1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+int init_ufuncs() {
+    if (register_elementwise() < 0) return -1;
+    return register_linalg();
+}
+
+}  // namespace minifloat

@@ -1,0 +1,98 @@
+"""minifloat: low-precision floating-point formats as real NumPy dtypes.
+
+Every format is a NumPy dtype (kind 'f') with a scalar type subclassing
+``np.floating``::
+
+    >>> import numpy as np, minifloat as mf
+    >>> x = np.array([0.1, 1.5, 200.0], dtype=mf.float8_e4m3fnuz)
+    >>> x.astype(np.float32)
+    array([1.015625e-01, 1.500000e+00, 1.920000e+02], dtype=float32)
+    >>> np.finfo(mf.float4_e2m1fn).max
+    6.0
+"""
+import numpy as _np
+
+from . import _core
+from ._core import (
+    FORMAT_NAMES,
+    BFloat16DType,
+    Float4E2M1FNDType,
+    Float6E2M3FNDType,
+    Float6E3M2FNDType,
+    Float8E3M4DType,
+    Float8E4M3B11FNUZDType,
+    Float8E4M3DType,
+    Float8E4M3FNDType,
+    Float8E4M3FNUZDType,
+    Float8E5M2DType,
+    Float8E5M2FNUZDType,
+    Float8E8M0FNUDType,
+    MinifloatDType,
+    bfloat16,
+    float4_e2m1fn,
+    float6_e2m3fn,
+    float6_e3m2fn,
+    float8_e3m4,
+    float8_e4m3,
+    float8_e4m3b11fnuz,
+    float8_e4m3fn,
+    float8_e4m3fnuz,
+    float8_e5m2,
+    float8_e5m2fnuz,
+    float8_e8m0fnu,
+    floating,
+)
+from . import _numpy_compat
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "FORMAT_NAMES",
+    "MinifloatDType",
+    "bfloat16",
+    "finfo",
+    "float4_e2m1fn",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float8_e3m4",
+    "float8_e4m3",
+    "float8_e4m3b11fnuz",
+    "float8_e4m3fn",
+    "float8_e4m3fnuz",
+    "float8_e5m2",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "floating",
+    "format_info",
+]
+
+
+def format_info(dtype):
+    """The format's table row: bits, exponent/mantissa bits, bias, specials."""
+    return _core.format_info(_np.dtype(dtype).name)
+
+
+def finfo(dtype):
+    """Machine limits of a format; the same object as ``np.finfo(dtype)``."""
+    return _np.finfo(dtype)
+
+
+def _register():
+    for name in FORMAT_NAMES:
+        scalar_type = getattr(_core, name)
+        # np.dtype("float8_e4m3fn") resolves through NumPy's name table.
+        _np.sctypeDict[name] = scalar_type
+        # np.finfo caches one object per dtype; some fields need the format
+        # itself: the real width (storage is a whole byte for FP6/FP4),
+        # epsneg (NumPy derives it as eps/2, which FP4 cannot hold) and
+        # resolution (NumPy computes 10**-precision in the format, where
+        # float8_e8m0fnu has no zero for the exponent 0).
+        info = _np.finfo(scalar_type)
+        info.bits = _core.format_info(name)["bits"]
+        one = scalar_type(1.0)
+        info.epsneg = one - _np.nextafter(one, scalar_type(0.5))
+        info.resolution = scalar_type(10.0 ** -info.precision)
+
+
+_register()
+_numpy_compat.install()
