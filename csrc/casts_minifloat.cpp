@@ -8,6 +8,7 @@
 #include "codec.h"
 #include "decode_blocks.h"
 #include "fp_status.h"
+#include "lookup_kernels.h"
 #include "promotion.h"
 #include "registry.h"
 #include "strided_driver.h"
@@ -16,9 +17,13 @@ namespace minifloat {
 
 namespace {
 
-// For every 8-bit source code: target code | flags << 8 (8-bit targets) or
-// target code | flags << 16 (16-bit targets).
-std::vector<uint16_t> g_narrow_tables[kFormatCount][kFormatCount];
+// For every 8-bit source code: the target code and flags (8-bit targets),
+// or target code | flags << 16 (16-bit targets).
+struct NarrowTable {
+    uint8_t codes[256];
+    uint8_t flags[256];
+};
+NarrowTable g_narrow_tables[kFormatCount][kFormatCount];
 std::vector<uint32_t> g_wide_tables[kFormatCount][kFormatCount];
 
 void build_translation_table(int from, int to) {
@@ -28,7 +33,8 @@ void build_translation_table(int from, int to) {
     for (uint32_t code = 0; code < 256; code++) {
         const Encoded e = encode_from_double(dst.format, dst.default_specials, src.decode_f64[code]);
         if (dst.format.storage_bytes == 1) {
-            g_narrow_tables[from][to].push_back(static_cast<uint16_t>(e.code | (e.flags << 8)));
+            g_narrow_tables[from][to].codes[code] = static_cast<uint8_t>(e.code);
+            g_narrow_tables[from][to].flags[code] = static_cast<uint8_t>(e.flags);
         } else {
             g_wide_tables[from][to].push_back(e.code | (e.flags << 16));
         }
@@ -40,11 +46,12 @@ uint32_t translate_block(const FormatRuntime& src, const FormatRuntime& dst, int
     if (src.format.storage_bytes == 1) {
         const uint8_t* codes = reinterpret_cast<const uint8_t*>(in);
         if (dst.format.storage_bytes == 2) {
-            return translate_u8_to_u16(g_wide_tables[from][to].data(), codes,
-                                       reinterpret_cast<uint16_t*>(out), n);
+            return lookup_wide_with_flags(g_wide_tables[from][to].data(), codes,
+                                          reinterpret_cast<uint16_t*>(out), n);
         }
-        return translate_u8(g_narrow_tables[from][to].data(), codes,
-                            reinterpret_cast<uint8_t*>(out), n);
+        const NarrowTable& table = g_narrow_tables[from][to];
+        return lookup_bytes_with_flags(table.codes, table.flags, codes,
+                                       reinterpret_cast<uint8_t*>(out), n);
     }
     constexpr size_t kChunk = 512;
     float buffer[kChunk];

@@ -144,7 +144,9 @@ inline Encoded encode_from_double(const Format& f, const SpecialCodes& specials,
         long code = static_cast<long>(exponent) + (bump ? 1 : 0) + f.bias;
         if (code < 0) code = 0;  // below 2^-127: the smallest value
         if (code > static_cast<long>(f.max_magnitude)) {
-            return {specials.overflow_positive, specials.overflow_flags};
+            const bool toward_zero = how == detail::MagnitudeRounding::down;
+            return {toward_zero ? specials.max_positive : specials.overflow_positive,
+                    specials.overflow_flags};
         }
         return {static_cast<uint32_t>(code), 0u};
     }

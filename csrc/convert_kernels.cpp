@@ -1,8 +1,14 @@
-// Branch-free conversion kernels. Every loop body is a sequence of integer
-// operations and selects so the compiler can vectorize it for each clone in
-// simd_dispatch.h; codec.h holds the exact scalar rules these must match.
+// Branch-free conversion kernels. Loop bodies are integer operations and
+// mask selects only (no branches, no bool logic the vectorizer cannot
+// if-convert), so the compiler vectorizes them for every clone listed in
+// simd_dispatch.h. codec.h holds the exact scalar rules these must match.
 #include "convert_kernels.h"
 
+#include "codec.h"
+#include "encode_fast.h"
+#include "lookup_kernels.h"
+
+#include <cmath>
 #include <cstring>
 
 #include "simd_dispatch.h"
@@ -14,141 +20,386 @@ namespace {
 template <class Float> struct IeeeTraits;
 template <> struct IeeeTraits<float> {
     using Bits = uint32_t;
-    static constexpr int fraction_bits = 23;
-    static constexpr int bias = 127;
-    static constexpr int total_bits = 32;
+    static constexpr Bits fraction_bits = 23;
+    static constexpr Bits bias = 127;
+    static constexpr Bits sign_shift = 31;
+    static constexpr Bits abs_mask = 0x7FFFFFFFu;
+    static constexpr Bits inf_bits = 0x7F800000u;
 };
 template <> struct IeeeTraits<double> {
     using Bits = uint64_t;
-    static constexpr int fraction_bits = 52;
-    static constexpr int bias = 1023;
-    static constexpr int total_bits = 64;
+    static constexpr Bits fraction_bits = 52;
+    static constexpr Bits bias = 1023;
+    static constexpr Bits sign_shift = 63;
+    static constexpr Bits abs_mask = 0x7FFFFFFFFFFFFFFFull;
+    static constexpr Bits inf_bits = 0x7FF0000000000000ull;
 };
 
 template <class To, class From>
-inline To bit_cast(const From& from) {
+MINIFLOAT_KERNEL_INLINE To bit_cast(const From& from) {
     static_assert(sizeof(To) == sizeof(From), "size mismatch");
     To to;
     std::memcpy(&to, &from, sizeof(To));
     return to;
 }
 
-template <class Float>
-IeeeEncodeConstants<typename IeeeTraits<Float>::Bits> make_constants(const Format& f,
-                                                                     const SpecialCodes& s) {
-    using T = IeeeTraits<Float>;
-    using Bits = typename T::Bits;
-    IeeeEncodeConstants<Bits> k;
-    if (f.specials == Specials::unsigned_exponent_only) return k;
-    k.shift = static_cast<Bits>(T::fraction_bits - f.mantissa_bits);
-    k.half_minus_one = (Bits{1} << (k.shift - 1)) - 1;
-    k.rebias = static_cast<Bits>(T::bias - f.bias) << f.mantissa_bits;
-    k.normal_threshold = static_cast<Bits>(f.min_normal_exponent + T::bias) << T::fraction_bits;
-    // A value whose ulp equals the target's subnormal spacing 2^(emin - M):
-    // adding it to a tiny magnitude rounds that magnitude to a whole number of
-    // subnormal steps with the FPU's own round-to-nearest-even.
-    k.subnormal_magic =
-        static_cast<Bits>(f.min_normal_exponent - f.mantissa_bits + T::fraction_bits + T::bias)
-        << T::fraction_bits;
-    k.inf_bits = static_cast<Bits>((Bits{1} << (T::total_bits - 1 - T::fraction_bits)) - 1)
-                 << T::fraction_bits;
-    k.max_magnitude = f.max_magnitude;
-    k.sign_bit = f.sign_bit;
-    k.nan_positive = s.nan_positive;
-    k.nan_negative = s.nan_negative;
-    k.inf_positive = s.inf_positive;
-    k.inf_negative = s.inf_negative;
-    k.overflow_positive = s.overflow_positive;
-    k.overflow_negative = s.overflow_negative;
-    k.nan_flags = s.nan_flags;
-    k.inf_flags = s.inf_flags;
-    k.overflow_flags = s.overflow_flags;
-    k.zero_drops_sign = s.zero_drops_sign ? 1 : 0;
-    return k;
+// All-ones when `condition`, else zero; and a select on such masks.
+template <class Bits>
+MINIFLOAT_KERNEL_INLINE Bits mask_if(bool condition) {
+    return Bits{0} - static_cast<Bits>(condition);
+}
+template <class Bits>
+MINIFLOAT_KERNEL_INLINE Bits select(Bits mask, Bits if_set, Bits if_clear) {
+    return (if_set & mask) | (if_clear & ~mask);
 }
 
-// Round-to-nearest-even of one IEEE value into a code (see codec.h).
-template <class Float>
-inline typename IeeeTraits<Float>::Bits encode_one_rne(
-        const IeeeEncodeConstants<typename IeeeTraits<Float>::Bits>& k, Float x,
-        uint32_t& flags) {
+// The plan's fields as locals of the source's lane width.
+template <class Bits>
+struct LaneConstants {
+    Bits mantissa_bits, emin_field, fraction_shift, max_magnitude, sign_bit;
+    Bits nan_positive, nan_negative, inf_positive, inf_negative;
+    Bits overflow_positive, overflow_negative, max_positive, max_negative;
+    Bits nan_flags, inf_flags, overflow_flags, zero_drops_sign;
+
+    template <class Float>
+    static LaneConstants make(const EncodePlan& p) {
+        using T = IeeeTraits<Float>;
+        LaneConstants c;
+        c.mantissa_bits = p.mantissa_bits;
+        // Source exponent field of the target's smallest normal value.
+        c.emin_field = static_cast<Bits>(p.min_normal_exponent + static_cast<int32_t>(T::bias));
+        c.fraction_shift = T::fraction_bits - p.mantissa_bits;
+        c.max_magnitude = p.max_magnitude;
+        c.sign_bit = p.sign_bit;
+        c.nan_positive = p.nan_positive;
+        c.nan_negative = p.nan_negative;
+        c.inf_positive = p.inf_positive;
+        c.inf_negative = p.inf_negative;
+        c.overflow_positive = p.overflow_positive;
+        c.overflow_negative = p.overflow_negative;
+        c.max_positive = p.max_positive;
+        c.max_negative = p.max_negative;
+        c.nan_flags = p.nan_flags;
+        c.inf_flags = p.inf_flags;
+        c.overflow_flags = p.overflow_flags;
+        c.zero_drops_sign = mask_if<Bits>(p.zero_drops_sign);
+        return c;
+    }
+};
+
+// One value of an IEEE source into a sign-magnitude format, any rounding.
+// The magnitude is the source significand shifted right by `shift` (more
+// for results below the target's normal range), plus a rounding increment.
+template <class Float, Rounding Mode>
+MINIFLOAT_KERNEL_INLINE typename IeeeTraits<Float>::Bits encode_one(
+        const LaneConstants<typename IeeeTraits<Float>::Bits>& k, Float x, uint64_t random,
+        typename IeeeTraits<Float>::Bits& flags) {
     using T = IeeeTraits<Float>;
     using Bits = typename T::Bits;
     const Bits u = bit_cast<Bits>(x);
-    const Bits negative = u >> (T::total_bits - 1);
-    const Bits a = u & ~(Bits{1} << (T::total_bits - 1));
-    const bool is_nan = a > k.inf_bits;
-    const bool is_inf = a == k.inf_bits;
-    const bool is_normal = a >= k.normal_threshold;
+    const Bits negative = mask_if<Bits>((u >> T::sign_shift) != 0);
+    const Bits a = u & T::abs_mask;
+    const Bits exponent = a >> T::fraction_bits;
+    const Bits source_subnormal = mask_if<Bits>(exponent == 0);
+    const Bits exponent_eff = select<Bits>(source_subnormal, Bits{1}, exponent);
+    const Bits significand = (a & ((Bits{1} << T::fraction_bits) - 1)) |
+                             (~source_subnormal & (Bits{1} << T::fraction_bits));
+    const Bits below_normal = mask_if<Bits>(k.emin_field > exponent_eff);
+    const Bits extra = below_normal & (k.emin_field - exponent_eff);
+    const Bits true_shift = k.fraction_shift + extra;
+    constexpr Bits kMaxShift = sizeof(Bits) * 8 - 1;
+    const Bits shift = select<Bits>(mask_if<Bits>(true_shift > kMaxShift), kMaxShift, true_shift);
+    const Bits quotient = significand >> shift;
+    // The dropped bits as a fraction of one unit, left-aligned in the lane
+    // (constants shifted by a per-lane amount do not vectorize for 64-bit
+    // lanes with GCC 12, so the remainder is derived from the quotient).
+    constexpr Bits kLaneBits = sizeof(Bits) * 8;
+    constexpr Bits kHalf = Bits{1} << (kLaneBits - 1);
+    const Bits remainder = significand - (quotient << shift);
+    const Bits fraction = remainder << (kLaneBits - shift);
 
-    const Bits rounded = a + k.half_minus_one + ((a >> k.shift) & 1);
-    const Bits normal_code = (rounded >> k.shift) - k.rebias;
-    const Float tiny = bit_cast<Float>(is_normal ? Bits{0} : a);
-    const Bits subnormal_code =
-        bit_cast<Bits>(static_cast<Float>(tiny + bit_cast<Float>(k.subnormal_magic))) -
-        k.subnormal_magic;
-    const Bits magnitude = is_normal ? normal_code : subnormal_code;
-    const bool finite = !is_nan && !is_inf;
-    const bool overflow = finite && magnitude > k.max_magnitude;
+    Bits increment;
+    Bits rounds_down_magnitude;  // directed rounding toward zero for this sign
+    if constexpr (Mode == Rounding::nearest_even) {
+        increment = (mask_if<Bits>(fraction > kHalf) |
+                     (mask_if<Bits>(fraction == kHalf) & (Bits{0} - (quotient & 1)))) & 1;
+        rounds_down_magnitude = 0;
+    } else if constexpr (Mode == Rounding::nearest_away) {
+        increment = mask_if<Bits>(fraction >= kHalf) & 1;
+        rounds_down_magnitude = 0;
+    } else if constexpr (Mode == Rounding::toward_zero) {
+        increment = 0;
+        rounds_down_magnitude = ~Bits{0};
+    } else if constexpr (Mode == Rounding::up || Mode == Rounding::down) {
+        const Bits away = Mode == Rounding::up ? ~negative : negative;
+        increment = away & mask_if<Bits>(remainder != 0) & 1;
+        rounds_down_magnitude = ~away;
+    } else {
+        // P(round up) = exact fraction, compared on 64 bits: the draw is
+        // below floor(fraction * 2^64).
+        const uint64_t s = static_cast<uint64_t>(true_shift);
+        const uint64_t sig64 = static_cast<uint64_t>(significand);
+        const uint64_t threshold =
+            s <= kMaxShift ? static_cast<uint64_t>(fraction) << (64 - kLaneBits)
+                           : (s - 64 > 63 ? 0 : (s >= 64 ? sig64 >> (s - 64) : sig64 << (64 - s)));
+        increment = static_cast<Bits>(random < threshold);
+        rounds_down_magnitude = 0;
+    }
 
-    Bits code = magnitude | (negative ? k.sign_bit : Bits{0});
-    code = (magnitude == 0 && k.zero_drops_sign) ? Bits{0} : code;
-    code = overflow ? (negative ? k.overflow_negative : k.overflow_positive) : code;
-    code = is_inf ? (negative ? k.inf_negative : k.inf_positive) : code;
-    code = is_nan ? (negative ? k.nan_negative : k.nan_positive) : code;
-    flags |= (overflow ? k.overflow_flags : 0u) | (is_inf ? k.inf_flags : 0u) |
-             (is_nan ? k.nan_flags : 0u);
+    const Bits steps = ~below_normal & (exponent_eff - k.emin_field);
+    const Bits magnitude = (steps << k.mantissa_bits) + quotient + increment;
+    const Bits is_nan = mask_if<Bits>(a > T::inf_bits);
+    const Bits is_inf = mask_if<Bits>(a == T::inf_bits);
+    const Bits overflow = ~is_nan & ~is_inf & mask_if<Bits>(magnitude > k.max_magnitude);
+
+    Bits code = magnitude | (negative & k.sign_bit);
+    code = select<Bits>(mask_if<Bits>(magnitude == 0) & k.zero_drops_sign, Bits{0}, code);
+    const Bits overflow_code = select<Bits>(
+        rounds_down_magnitude, select<Bits>(negative, k.max_negative, k.max_positive),
+        select<Bits>(negative, k.overflow_negative, k.overflow_positive));
+    code = select<Bits>(overflow, overflow_code, code);
+    code = select<Bits>(is_inf, select<Bits>(negative, k.inf_negative, k.inf_positive), code);
+    code = select<Bits>(is_nan, select<Bits>(negative, k.nan_negative, k.nan_positive), code);
+    flags |= (overflow & k.overflow_flags) | (is_inf & k.inf_flags) | (is_nan & k.nan_flags);
     return code;
 }
 
-// float8_e8m0fnu: the result is the source exponent, bumped when the
-// fraction is at least one half (ties go to the larger power of two).
-template <class Float>
-inline uint32_t encode_one_e8m0(const EncodePlan& p, Float x, uint32_t& flags) {
+// float8_e8m0fnu: the source exponent, moved to bias 127 and bumped by the
+// rounding of the fraction (ties go to the larger power of two); zero and
+// negative inputs are NaN, values below 2^-127 become 2^-127.
+template <class Float, Rounding Mode>
+MINIFLOAT_KERNEL_INLINE uint32_t encode_one_e8m0(const EncodePlan& p, Float x, uint64_t random, uint32_t& flags) {
     using T = IeeeTraits<Float>;
     using Bits = typename T::Bits;
     const Bits u = bit_cast<Bits>(x);
-    const bool negative = (u >> (T::total_bits - 1)) != 0;
-    const Bits a = u & ~(Bits{1} << (T::total_bits - 1));
-    const Bits inf_bits = static_cast<Bits>((Bits{1} << (T::total_bits - 1 - T::fraction_bits)) - 1)
-                          << T::fraction_bits;
+    const bool negative = (u >> T::sign_shift) != 0;
+    const Bits a = u & T::abs_mask;
     const Bits fraction = a & ((Bits{1} << T::fraction_bits) - 1);
-    const int64_t exponent_field = static_cast<int64_t>(a >> T::fraction_bits);
-    const bool round_up = fraction >= (Bits{1} << (T::fraction_bits - 1));
-    int64_t code = exponent_field - T::bias + 127 + (round_up ? 1 : 0);
-    // Source subnormals: only float32 reaches e8m0's range (2^-127 is a
-    // float32 subnormal); 2^-127 * 1.5 is the tie up to 2^-126.
-    const bool source_subnormal = exponent_field == 0;
-    const Bits subnormal_tie = (T::bias == 127) ? (Bits{3} << (T::fraction_bits - 2)) : Bits{0};
-    const int64_t subnormal_code =
-        (T::bias == 127 && fraction >= subnormal_tie) ? 1 : 0;
-    code = source_subnormal ? subnormal_code : code;
+    const int64_t exponent = static_cast<int64_t>(a >> T::fraction_bits);
+    // A float32 subnormal at or above 2^-127 sits in [2^-127, 2^-126), with
+    // its fraction one bit shorter; below that everything clamps to 2^-127.
+    const bool subnormal = exponent == 0;
+    constexpr Bits kSubnormalOne = Bits{1} << (T::fraction_bits - 1);
+    const bool in_last_binade = subnormal && T::bias == 127 && fraction >= kSubnormalOne;
+    const Bits binade_fraction = subnormal ? ((fraction - kSubnormalOne) << 1) : fraction;
+    const Bits half = Bits{1} << (T::fraction_bits - 1);
+    bool bump;
+    if constexpr (Mode == Rounding::nearest_even || Mode == Rounding::nearest_away) {
+        bump = binade_fraction >= half;
+    } else if constexpr (Mode == Rounding::up) {
+        bump = binade_fraction != 0;
+    } else if constexpr (Mode == Rounding::toward_zero || Mode == Rounding::down) {
+        bump = false;
+    } else {
+        const uint64_t threshold = static_cast<uint64_t>(binade_fraction) << (64 - T::fraction_bits);
+        bump = random < threshold;
+    }
+    int64_t code = exponent - static_cast<int64_t>(T::bias) + 127;
+    code = subnormal ? (in_last_binade ? 0 : -1) : code;
+    code += (subnormal && !in_last_binade) ? 0 : (bump ? 1 : 0);
     code = code < 0 ? 0 : code;
-    const bool is_nan = a > inf_bits;
-    const bool is_inf = a == inf_bits;
+    const bool is_nan = a > T::inf_bits;
+    const bool is_inf = a == T::inf_bits;
     const bool invalid = negative || a == 0;
     const bool overflow = !is_nan && !is_inf && !invalid && code > 254;
     uint32_t out = static_cast<uint32_t>(code);
-    out = overflow ? p.e8m0_overflow : out;
-    out = is_inf ? p.e8m0_inf : out;
-    out = (invalid || is_nan) ? p.e8m0_nan : out;
-    flags |= (overflow ? p.e8m0_overflow_flags : 0u) |
-             ((is_inf && !negative) ? p.e8m0_inf_flags : 0u) |
+    const bool saturate_down = Mode == Rounding::toward_zero || Mode == Rounding::down;
+    out = overflow ? (saturate_down ? p.max_positive : p.overflow_positive) : out;
+    out = is_inf ? p.inf_positive : out;
+    out = (invalid || is_nan) ? p.nan_positive : out;
+    flags |= (overflow ? p.overflow_flags : 0u) | ((is_inf && !negative) ? p.inf_flags : 0u) |
              ((invalid && !is_nan) ? uint32_t{kFlagInvalid} : 0u);
     return out;
 }
 
-template <class Float, class Out>
-inline uint32_t encode_loop(const EncodePlan& p,
-                            const IeeeEncodeConstants<typename IeeeTraits<Float>::Bits>& k,
-                            const Float* in, Out* out, size_t n) {
+template <class Float, Rounding Mode, class Out>
+MINIFLOAT_KERNEL_INLINE uint32_t encode_loop(const EncodePlan& plan, const Float* __restrict in,
+                            const uint64_t* __restrict random, Out* __restrict out, size_t n) {
     uint32_t flags = 0;
-    if (p.exponent_only) {
-        for (size_t i = 0; i < n; i++) out[i] = static_cast<Out>(encode_one_e8m0(p, in[i], flags));
+    if (plan.exponent_only) {
+        const EncodePlan p = plan;
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t r = Mode == Rounding::stochastic ? random[i] : 0;
+            out[i] = static_cast<Out>(encode_one_e8m0<Float, Mode>(p, in[i], r, flags));
+        }
+        return flags;
+    }
+    // Copied to locals: `out` may alias anything (char-sized), and reloads
+    // through `plan` every element would stop vectorization.
+    const auto k = LaneConstants<typename IeeeTraits<Float>::Bits>::template make<Float>(plan);
+    typename IeeeTraits<Float>::Bits lane_flags = 0;  // lane width: keeps the OR vectorizable
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = Mode == Rounding::stochastic ? random[i] : 0;
+        out[i] = static_cast<Out>(encode_one<Float, Mode>(k, in[i], r, lane_flags));
+    }
+    return flags | static_cast<uint32_t>(lane_flags);
+}
+
+// The common case of round-to-nearest-even, for blocks without inf or NaN:
+// the target's normal range is a rebias and a rounded shift; its subnormal
+// range comes from adding a value whose ulp is the target's subnormal step
+// (the FPU rounds to nearest even); zeros and tiny values fall out of the
+// same addition; magnitudes from `overflow_from` on take the overflow code.
+template <class Float>
+FastConstants<typename IeeeTraits<Float>::Bits, Float> make_fast_constants(const EncodePlan& p) {
+    using T = IeeeTraits<Float>;
+    using Bits = typename T::Bits;
+    FastConstants<Bits, Float> c;
+    const int32_t source_bias = static_cast<int32_t>(T::bias);
+    c.shift = T::fraction_bits - p.mantissa_bits;
+    c.half_minus_one = (Bits{1} << (c.shift - 1)) - 1;
+    c.rebias = static_cast<Bits>(source_bias - p.bias) << p.mantissa_bits;
+    c.normal_from = static_cast<Bits>(p.min_normal_exponent + source_bias) << T::fraction_bits;
+    c.magic_bits = static_cast<Bits>(p.min_normal_exponent - static_cast<int32_t>(p.mantissa_bits) +
+                                     static_cast<int32_t>(T::fraction_bits) + source_bias)
+                   << T::fraction_bits;
+    c.magic = bit_cast<Float>(c.magic_bits);
+    if constexpr (sizeof(Float) == 4) {
+        c.overflow_from = p.f32_special_from;
     } else {
-        for (size_t i = 0; i < n; i++) out[i] = static_cast<Out>(encode_one_rne<Float>(k, in[i], flags));
+        c.overflow_from = p.f64_special_from;
+    }
+    c.inf_bits = T::inf_bits;
+    c.sign_bit = p.sign_bit;
+    c.sign_shift = T::sign_shift - static_cast<Bits>(__builtin_ctz(p.sign_bit ? p.sign_bit : 1));
+    c.zero_drops_sign = mask_if<Bits>(p.zero_drops_sign);
+    c.overflow_code = p.overflow_positive;
+    // The overflow codes differ by the sign bit (inf, fn NaN, FP6/FP4 max) or
+    // not at all (fnuz NaN).
+    c.overflow_sign = p.overflow_negative != p.overflow_positive ? p.sign_bit : 0;
+    c.overflow_flags = p.overflow_flags;
+    return c;
+}
+
+// Returns false when the block holds an inf or NaN: the caller then redoes
+// it with the general kernel.
+template <class Float, class Out>
+MINIFLOAT_KERNEL_INLINE bool encode_block_fast(const FastConstants<typename IeeeTraits<Float>::Bits, Float>& k,
+                                               const Float* __restrict in, Out* __restrict out, size_t n,
+                                               uint32_t& flags) {
+    using T = IeeeTraits<Float>;
+    using Bits = typename T::Bits;
+    const Bits* bits = reinterpret_cast<const Bits*>(in);
+    Bits outside = 0, overflowed = 0;
+    for (size_t i = 0; i < n; i++) {
+        const Bits u = bits[i];
+        const Bits a = u & T::abs_mask;
+        const Bits is_normal = mask_if<Bits>(a >= k.normal_from);
+        const Bits rounded = a + k.half_minus_one + ((a >> k.shift) & 1);
+        const Bits normal = (rounded >> k.shift) - k.rebias;
+        const Float tiny = bit_cast<Float>(a & ~is_normal);
+        const Bits subnormal = bit_cast<Bits>(static_cast<Float>(tiny + k.magic)) - k.magic_bits;
+        const Bits magnitude = select<Bits>(is_normal, normal, subnormal);
+        const Bits sign = (u >> k.sign_shift) & k.sign_bit;
+        Bits code = magnitude | sign;
+        code = select<Bits>(mask_if<Bits>(magnitude == 0) & k.zero_drops_sign, Bits{0}, code);
+        const Bits overflow = mask_if<Bits>(a >= k.overflow_from);
+        code = select<Bits>(overflow, k.overflow_code | (sign & k.overflow_sign), code);
+        out[i] = static_cast<Out>(code);
+        overflowed |= overflow;
+        outside |= mask_if<Bits>(a >= k.inf_bits);
+    }
+    if (overflowed != 0) flags |= k.overflow_flags;
+    return outside == 0;
+}
+
+template <class Float, class Out>
+MINIFLOAT_KERNEL_INLINE uint32_t encode_nearest_even(const EncodePlan& plan, const Float* in, Out* out,
+                                                     size_t n) {
+    if (plan.exponent_only) return encode_loop<Float, Rounding::nearest_even>(plan, in, nullptr, out, n);
+    constexpr size_t kBlock = 256;
+    const auto k = make_fast_constants<Float>(plan);
+    uint32_t flags = 0;
+    for (size_t start = 0; start < n; start += kBlock) {
+        const size_t count = n - start < kBlock ? n - start : kBlock;
+        bool done;
+        if constexpr (sizeof(Float) == 4 && sizeof(Out) == 1) {
+            done = encode_f32_u8_block_avx512(k, in + start, out + start, count, flags) ||
+                   encode_block_fast(k, in + start, out + start, count, flags);
+        } else {
+            done = encode_block_fast(k, in + start, out + start, count, flags);
+        }
+        if (!done) {
+            flags |= encode_loop<Float, Rounding::nearest_even>(plan, in + start, nullptr, out + start, count);
+        }
     }
     return flags;
+}
+
+template <class Float, Rounding Mode>
+MINIFLOAT_KERNEL_INLINE uint32_t encode_any(const EncodePlan& plan, const Float* in, const uint64_t* random, void* out,
+                    size_t n) {
+    if (plan.storage_bytes == 1) {
+        return encode_loop<Float, Mode>(plan, in, random, static_cast<uint8_t*>(out), n);
+    }
+    return encode_loop<Float, Mode>(plan, in, random, static_cast<uint16_t*>(out), n);
+}
+
+template <class Float>
+MINIFLOAT_KERNEL_INLINE uint32_t encode_with_mode(const EncodePlan& plan, Rounding mode, const Float* in,
+                          const uint64_t* random, void* out, size_t n) {
+    switch (mode) {
+        case Rounding::nearest_even: return encode_any<Float, Rounding::nearest_even>(plan, in, random, out, n);
+        case Rounding::nearest_away: return encode_any<Float, Rounding::nearest_away>(plan, in, random, out, n);
+        case Rounding::toward_zero: return encode_any<Float, Rounding::toward_zero>(plan, in, random, out, n);
+        case Rounding::up: return encode_any<Float, Rounding::up>(plan, in, random, out, n);
+        case Rounding::down: return encode_any<Float, Rounding::down>(plan, in, random, out, n);
+        case Rounding::stochastic: return encode_any<Float, Rounding::stochastic>(plan, in, random, out, n);
+    }
+    return 0;
+}
+
+// Arithmetic decode of one code to float32 bits (every value of every
+// format here is a normal or zero float32, except float8_e8m0fnu's 2^-127).
+template <class Code>
+MINIFLOAT_KERNEL_INLINE uint32_t decode_one(const DecodePlan& d, Code raw) {
+    const uint32_t code = static_cast<uint32_t>(raw) & d.code_mask;
+    const uint32_t sign = (code & d.sign_bit) << d.sign_shift;
+    const uint32_t magnitude = code & d.magnitude_mask;
+    const uint32_t normal = (magnitude << (23 - d.mantissa_bits)) + d.exponent_rebias;
+    const float tiny = static_cast<float>(static_cast<int32_t>(magnitude)) * d.subnormal_scale;
+    const uint32_t subnormal = bit_cast<uint32_t>(tiny);
+    uint32_t bits = select<uint32_t>(mask_if<uint32_t>((magnitude >> d.mantissa_bits) == 0), subnormal, normal);
+    bits = select<uint32_t>(mask_if<uint32_t>(magnitude == d.inf_magnitude), 0x7F800000u, bits);
+    const uint32_t nan = mask_if<uint32_t>(magnitude >= d.nan_magnitude_from) |
+                         mask_if<uint32_t>(code == d.nan_code);
+    bits = select<uint32_t>(nan, 0x7FC00000u, bits);
+    return bits | sign;
+}
+
+MINIFLOAT_KERNEL_INLINE uint32_t decode_one_e8m0(uint32_t code) {
+    // 2^(code - 127); code 0 is 2^-127, a float32 subnormal; 0xFF is NaN.
+    const uint32_t bits = select<uint32_t>(mask_if<uint32_t>(code == 0), 0x00400000u, code << 23);
+    return select<uint32_t>(mask_if<uint32_t>(code == 0xFF), 0x7FC00000u, bits);
+}
+
+template <class Code>
+MINIFLOAT_KERNEL_INLINE void decode_loop(const DecodePlan& plan, const Code* __restrict in, uint32_t* __restrict out, size_t n) {
+    if (plan.float32_prefix) {
+        for (size_t i = 0; i < n; i++) out[i] = static_cast<uint32_t>(in[i]) << 16;
+    } else if (plan.exponent_only) {
+        for (size_t i = 0; i < n; i++) out[i] = decode_one_e8m0(static_cast<uint32_t>(in[i]) & 0xFFu);
+    } else {
+        const DecodePlan d = plan;
+        for (size_t i = 0; i < n; i++) out[i] = decode_one<Code>(d, in[i]);
+    }
+}
+
+// Smallest magnitude (source bits) whose round-to-nearest-even result is
+// not an ordinary finite code: RNE is monotonic, so bisect with the codec.
+template <class Float>
+typename IeeeTraits<Float>::Bits special_threshold(const Format& f) {
+    using Bits = typename IeeeTraits<Float>::Bits;
+    const SpecialCodes s = make_special_codes(f, false);  // overflow is flagged here
+    Bits low = 0, high = IeeeTraits<Float>::inf_bits;  // high is always special
+    while (high - low > 1) {
+        const Bits mid = low + (high - low) / 2;
+        const double value = static_cast<double>(bit_cast<Float>(mid));
+        const Encoded e = encode_from_double(f, s, value);
+        const bool special = e.flags != 0 || (e.code & f.magnitude_mask) > f.max_magnitude;
+        (special ? high : low) = mid;
+    }
+    return high;
 }
 
 }  // namespace
@@ -157,77 +408,112 @@ EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
     EncodePlan p;
     p.exponent_only = f.specials == Specials::unsigned_exponent_only;
     p.storage_bytes = f.storage_bytes;
-    p.from_f32 = make_constants<float>(f, s);
-    p.from_f64 = make_constants<double>(f, s);
-    p.e8m0_nan = f.nan_code;
-    p.e8m0_overflow = s.overflow_positive;
-    p.e8m0_inf = s.inf_positive;
-    p.e8m0_overflow_flags = s.overflow_flags;
-    p.e8m0_inf_flags = s.inf_flags;
+    p.mantissa_bits = static_cast<uint32_t>(f.mantissa_bits);
+    p.min_normal_exponent = f.min_normal_exponent;
+    p.bias = f.bias;
+    p.max_magnitude = f.max_magnitude;
+    p.sign_bit = f.sign_bit;
+    p.nan_positive = s.nan_positive;
+    p.nan_negative = s.nan_negative;
+    p.inf_positive = s.inf_positive;
+    p.inf_negative = s.inf_negative;
+    p.overflow_positive = s.overflow_positive;
+    p.overflow_negative = s.overflow_negative;
+    p.max_positive = s.max_positive;
+    p.max_negative = s.max_negative;
+    p.nan_flags = s.nan_flags;
+    p.inf_flags = s.inf_flags;
+    p.overflow_flags = s.overflow_flags;
+    p.zero_drops_sign = s.zero_drops_sign;
+    if (!p.exponent_only) {
+        p.f32_special_from = special_threshold<float>(f);
+        p.f64_special_from = special_threshold<double>(f);
+    }
     return p;
+}
+
+DecodePlan make_decode_plan(const Format& f) {
+    DecodePlan d;
+    d.exponent_only = f.specials == Specials::unsigned_exponent_only;
+    d.float32_prefix = f.specials == Specials::ieee && f.exponent_bits == 8 && f.bias == 127 &&
+                       f.bits == 16 && f.mantissa_bits == 7;
+    d.storage_bytes = f.storage_bytes;
+    d.code_mask = f.code_mask;
+    d.sign_bit = f.sign_bit;
+    d.sign_shift = f.sign_bit ? static_cast<uint32_t>(32 - f.bits) : 0u;
+    d.magnitude_mask = f.magnitude_mask;
+    d.mantissa_bits = static_cast<uint32_t>(f.mantissa_bits);
+    d.exponent_rebias = static_cast<uint32_t>(127 - f.bias) << 23;
+    d.subnormal_scale = std::ldexp(1.0f, f.min_normal_exponent - f.mantissa_bits);
+    switch (f.specials) {
+        case Specials::ieee:
+            d.inf_magnitude = f.inf_magnitude;
+            d.nan_magnitude_from = f.inf_magnitude + 1;
+            break;
+        case Specials::finite_nan_all_ones: d.nan_magnitude_from = f.magnitude_mask; break;
+        case Specials::finite_nan_negative_zero: d.nan_code = f.sign_bit; break;
+        default: break;
+    }
+    if (f.storage_bytes == 1) {
+        d.has_byte_tables = true;
+        for (uint32_t code = 0; code < 256; code++) {
+            const uint32_t bits = d.exponent_only ? decode_one_e8m0(code) : decode_one<uint8_t>(d, static_cast<uint8_t>(code));
+            d.has_byte_tables &= (bits & 0xFFFFu) == 0;
+            d.byte2[code] = static_cast<uint8_t>(bits >> 16);
+            d.byte3[code] = static_cast<uint8_t>(bits >> 24);
+        }
+    }
+    return d;
 }
 
 MINIFLOAT_SIMD_CLONES
 uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n) {
-    if (plan.storage_bytes == 1) {
-        return encode_loop<float>(plan, plan.from_f32, in, static_cast<uint8_t*>(out), n);
-    }
-    return encode_loop<float>(plan, plan.from_f32, in, static_cast<uint16_t*>(out), n);
+    if (plan.storage_bytes == 1) return encode_nearest_even(plan, in, static_cast<uint8_t*>(out), n);
+    return encode_nearest_even(plan, in, static_cast<uint16_t*>(out), n);
 }
 
 MINIFLOAT_SIMD_CLONES
 uint32_t encode_f64(const EncodePlan& plan, const double* in, void* out, size_t n) {
+    if (plan.storage_bytes == 1) return encode_nearest_even(plan, in, static_cast<uint8_t*>(out), n);
+    return encode_nearest_even(plan, in, static_cast<uint16_t*>(out), n);
+}
+
+MINIFLOAT_SIMD_CLONES
+uint32_t encode_f32_rounding(const EncodePlan& plan, Rounding mode, const float* in,
+                             const uint64_t* random, void* out, size_t n) {
+    return encode_with_mode<float>(plan, mode, in, random, out, n);
+}
+
+MINIFLOAT_SIMD_CLONES
+uint32_t encode_f64_rounding(const EncodePlan& plan, Rounding mode, const double* in,
+                             const uint64_t* random, void* out, size_t n) {
+    return encode_with_mode<double>(plan, mode, in, random, out, n);
+}
+
+MINIFLOAT_SIMD_CLONES
+void decode_to_f32(const DecodePlan& plan, const void* in, float* out, size_t n) {
+    if (plan.has_byte_tables &&
+        decode_bytes_to_f32(plan.byte2, plan.byte3, static_cast<const uint8_t*>(in), out, n)) {
+        return;
+    }
+    uint32_t* bits = reinterpret_cast<uint32_t*>(out);
     if (plan.storage_bytes == 1) {
-        return encode_loop<double>(plan, plan.from_f64, in, static_cast<uint8_t*>(out), n);
-    }
-    return encode_loop<double>(plan, plan.from_f64, in, static_cast<uint16_t*>(out), n);
-}
-
-MINIFLOAT_SIMD_CLONES
-void decode_u8_to_f32(const uint32_t* table256, const uint8_t* in, float* out, size_t n) {
-    uint32_t* bits = reinterpret_cast<uint32_t*>(out);
-    for (size_t i = 0; i < n; i++) bits[i] = table256[in[i]];
-}
-
-MINIFLOAT_SIMD_CLONES
-void decode_u8_to_f64(const double* table256, const uint8_t* in, double* out, size_t n) {
-    for (size_t i = 0; i < n; i++) out[i] = table256[in[i]];
-}
-
-MINIFLOAT_SIMD_CLONES
-void decode_bf16_to_f32(const uint16_t* in, float* out, size_t n) {
-    uint32_t* bits = reinterpret_cast<uint32_t*>(out);
-    for (size_t i = 0; i < n; i++) bits[i] = static_cast<uint32_t>(in[i]) << 16;
-}
-
-MINIFLOAT_SIMD_CLONES
-void decode_bf16_to_f64(const uint16_t* in, double* out, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        out[i] = static_cast<double>(bit_cast<float>(static_cast<uint32_t>(in[i]) << 16));
+        decode_loop(plan, static_cast<const uint8_t*>(in), bits, n);
+    } else {
+        decode_loop(plan, static_cast<const uint16_t*>(in), bits, n);
     }
 }
 
 MINIFLOAT_SIMD_CLONES
-uint32_t translate_u8(const uint16_t* table256, const uint8_t* in, uint8_t* out, size_t n) {
-    uint32_t flags = 0;
-    for (size_t i = 0; i < n; i++) {
-        const uint16_t entry = table256[in[i]];
-        out[i] = static_cast<uint8_t>(entry);
-        flags |= entry >> 8;
+void decode_to_f64(const DecodePlan& plan, const void* in, double* out, size_t n) {
+    constexpr size_t kChunk = 1024;
+    alignas(64) float buffer[kChunk];
+    const size_t item = static_cast<size_t>(plan.storage_bytes);
+    for (size_t start = 0; start < n; start += kChunk) {
+        const size_t count = n - start < kChunk ? n - start : kChunk;
+        decode_to_f32(plan, static_cast<const char*>(in) + start * item, buffer, count);
+        for (size_t i = 0; i < count; i++) out[start + i] = static_cast<double>(buffer[i]);
     }
-    return flags;
-}
-
-MINIFLOAT_SIMD_CLONES
-uint32_t translate_u8_to_u16(const uint32_t* table256, const uint8_t* in, uint16_t* out,
-                             size_t n) {
-    uint32_t flags = 0;
-    for (size_t i = 0; i < n; i++) {
-        const uint32_t entry = table256[in[i]];
-        out[i] = static_cast<uint16_t>(entry);
-        flags |= entry >> 16;
-    }
-    return flags;
 }
 
 }  // namespace minifloat

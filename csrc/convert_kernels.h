@@ -1,6 +1,6 @@
 // Bulk conversions between minifloat codes and binary32/binary64 arrays, on
-// contiguous buffers. Cast loops and ufuncs call these; strided data is
-// staged through small contiguous buffers first.
+// contiguous buffers. Cast loops, ufuncs and mf.cast call these; strided
+// data is staged through small contiguous buffers first.
 #pragma once
 
 #include <cstddef>
@@ -11,49 +11,68 @@
 
 namespace minifloat {
 
-// Constants of the round-to-nearest-even encoder for one IEEE source type,
-// precomputed from a Format and its SpecialCodes.
-template <class Bits>
-struct IeeeEncodeConstants {
-    Bits shift = 0;            // source fraction bits minus target fraction bits
-    Bits half_minus_one = 0;   // rounding increment below a tie
-    Bits rebias = 0;           // exponent bias difference, in target code units
-    Bits normal_threshold = 0; // source bits of the target's smallest normal
-    Bits subnormal_magic = 0;  // source bits of a value whose ulp is the target's subnormal step
-    Bits inf_bits = 0;         // source bits of +inf
-    Bits max_magnitude = 0;
-    Bits sign_bit = 0;
-    Bits nan_positive = 0, nan_negative = 0;
-    Bits inf_positive = 0, inf_negative = 0;
-    Bits overflow_positive = 0, overflow_negative = 0;
-    uint32_t nan_flags = 0, inf_flags = 0, overflow_flags = 0;
-    Bits zero_drops_sign = 0;  // 1 for fnuz formats
-};
-
+// Everything an encoder needs about the target, as plain integers (the
+// kernels copy these into locals so the compiler can vectorize).
 struct EncodePlan {
-    bool exponent_only = false;  // float8_e8m0fnu has its own kernel
+    bool exponent_only = false;   // float8_e8m0fnu has its own kernel
     int storage_bytes = 1;
-    IeeeEncodeConstants<uint32_t> from_f32;
-    IeeeEncodeConstants<uint64_t> from_f64;
-    // float8_e8m0fnu
-    uint32_t e8m0_nan = 0, e8m0_overflow = 0, e8m0_inf = 0;
-    uint32_t e8m0_overflow_flags = 0, e8m0_inf_flags = 0;
+    uint32_t mantissa_bits = 0;
+    int32_t min_normal_exponent = 0;
+    int32_t bias = 0;
+    uint32_t max_magnitude = 0;
+    uint32_t sign_bit = 0;
+    uint32_t nan_positive = 0, nan_negative = 0;
+    uint32_t inf_positive = 0, inf_negative = 0;
+    uint32_t overflow_positive = 0, overflow_negative = 0;
+    uint32_t max_positive = 0, max_negative = 0;
+    uint32_t nan_flags = 0, inf_flags = 0, overflow_flags = 0;
+    bool zero_drops_sign = false;
+    // Magnitudes (source bits without sign) from which round-to-nearest
+    // overflows or the input is inf/NaN; below them the fast path applies.
+    uint32_t f32_special_from = 0;
+    uint64_t f64_special_from = 0;
 };
 
 EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s);
 
-// Each returns the FpFlag bits raised by the conversion.
+// Round-to-nearest-even (the default cast); return the FpFlag bits raised.
 uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n);
 uint32_t encode_f64(const EncodePlan& plan, const double* in, void* out, size_t n);
 
-// Decoding through per-format tables (8-bit codes) or bit shifts (bfloat16).
-void decode_u8_to_f32(const uint32_t* table256, const uint8_t* in, float* out, size_t n);
-void decode_u8_to_f64(const double* table256, const uint8_t* in, double* out, size_t n);
-void decode_bf16_to_f32(const uint16_t* in, float* out, size_t n);
-void decode_bf16_to_f64(const uint16_t* in, double* out, size_t n);
+// Any rounding mode. `random` holds one uint64 draw per element and is only
+// read for Rounding::stochastic: an element rounds up iff its draw is below
+// floor(fraction * 2^64), fraction being the exact distance to the lower
+// neighbour over the gap.
+uint32_t encode_f32_rounding(const EncodePlan& plan, Rounding mode, const float* in,
+                             const uint64_t* random, void* out, size_t n);
+uint32_t encode_f64_rounding(const EncodePlan& plan, Rounding mode, const double* in,
+                             const uint64_t* random, void* out, size_t n);
 
-// Code-to-code conversion through a 256-entry table; returns raised flags.
-uint32_t translate_u8(const uint16_t* table256, const uint8_t* in, uint8_t* out, size_t n);
-uint32_t translate_u8_to_u16(const uint32_t* table256, const uint8_t* in, uint16_t* out, size_t n);
+// Decoding: per-format constants for the arithmetic decoder.
+struct DecodePlan {
+    bool exponent_only = false;
+    bool float32_prefix = false;   // bfloat16: the code is float32's top half
+    int storage_bytes = 1;
+    uint32_t code_mask = 0;
+    uint32_t sign_bit = 0;
+    uint32_t sign_shift = 0;       // moves the sign bit to bit 31
+    uint32_t magnitude_mask = 0;
+    uint32_t mantissa_bits = 0;
+    uint32_t exponent_rebias = 0;  // (127 - bias) << 23
+    float subnormal_scale = 0;     // 2^(emin - M)
+    uint32_t nan_magnitude_from = 0xFFFFFFFFu;  // magnitudes >= this are NaN
+    uint32_t nan_code = 0xFFFFFFFFu;            // this exact code is NaN
+    uint32_t inf_magnitude = 0xFFFFFFFFu;
+    // 8-bit formats whose float32 values have zero low halves (all of them
+    // here): the two upper bytes per code, for the byte-permute decoder.
+    bool has_byte_tables = false;
+    uint8_t byte2[256] = {};
+    uint8_t byte3[256] = {};
+};
+
+DecodePlan make_decode_plan(const Format& f);
+
+void decode_to_f32(const DecodePlan& plan, const void* in, float* out, size_t n);
+void decode_to_f64(const DecodePlan& plan, const void* in, double* out, size_t n);
 
 }  // namespace minifloat

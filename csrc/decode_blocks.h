@@ -10,26 +10,11 @@
 namespace minifloat {
 
 inline void decode_codes_to_f32(const FormatRuntime& rt, const void* in, float* out, size_t n) {
-    if (rt.format.storage_bytes == 1) {
-        decode_u8_to_f32(rt.decode_f32_bits.data(), static_cast<const uint8_t*>(in), out, n);
-    } else if (rt.is_float32_prefix) {
-        decode_bf16_to_f32(static_cast<const uint16_t*>(in), out, n);
-    } else {
-        const uint16_t* codes = static_cast<const uint16_t*>(in);
-        uint32_t* bits = reinterpret_cast<uint32_t*>(out);
-        for (size_t i = 0; i < n; i++) bits[i] = rt.decode_f32_bits[codes[i]];
-    }
+    decode_to_f32(rt.decode_plan, in, out, n);
 }
 
 inline void decode_codes_to_f64(const FormatRuntime& rt, const void* in, double* out, size_t n) {
-    if (rt.format.storage_bytes == 1) {
-        decode_u8_to_f64(rt.decode_f64.data(), static_cast<const uint8_t*>(in), out, n);
-    } else if (rt.is_float32_prefix) {
-        decode_bf16_to_f64(static_cast<const uint16_t*>(in), out, n);
-    } else {
-        const uint16_t* codes = static_cast<const uint16_t*>(in);
-        for (size_t i = 0; i < n; i++) out[i] = rt.decode_f64[codes[i]];
-    }
+    decode_to_f64(rt.decode_plan, in, out, n);
 }
 
 inline uint32_t load_code(const FormatRuntime& rt, const char* p) {

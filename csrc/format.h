@@ -62,6 +62,7 @@ struct Format {
     bool code_is_inf(uint32_t code) const {
         return has_inf && (code & magnitude_mask) == inf_magnitude;
     }
+    bool row_is_exponent_only() const { return specials == Specials::unsigned_exponent_only; }
     bool code_is_negative(uint32_t code) const {
         return sign_bit != 0 && (code & sign_bit) != 0 && !code_is_nan(code);
     }

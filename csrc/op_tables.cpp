@@ -36,6 +36,17 @@ LazyTable<uint8_t> g_compare[kFormatCount][kCompareOps];
 LazyTable<uint32_t> g_unary[kFormatCount][kUnaryOps];
 LazyTable<uint32_t> g_spacing[kFormatCount];
 LazyTable<uint8_t> g_predicate[kFormatCount][kPredicates];
+LazyTable<uint8_t> g_unary_bytes[kFormatCount][kUnaryOps];
+LazyTable<uint8_t> g_spacing_bytes[kFormatCount];
+LazyTable<uint8_t> g_order_keys[kFormatCount];
+
+void split_entries(const uint32_t* entries, std::vector<uint8_t>& map) {
+    map.resize(512);
+    for (int code = 0; code < 256; code++) {
+        map[code] = static_cast<uint8_t>(entries[code]);
+        map[256 + code] = static_cast<uint8_t>(entries[code] >> 16);
+    }
+}
 
 // Distinct values of a format in increasing order (zero once, infinities
 // included), for stepping with nextafter.
@@ -224,6 +235,35 @@ const uint8_t* predicate_table(int format, Predicate p) {
                 case Predicate::count: break;
             }
             t[a] = r;
+        }
+    });
+}
+
+}  // namespace minifloat
+
+namespace minifloat {
+
+const uint8_t* unary_byte_map(int format, UnaryOp op) {
+    return g_unary_bytes[format][static_cast<int>(op)].get(
+        [&](std::vector<uint8_t>& map) { split_entries(unary_table(format, op), map); });
+}
+
+const uint8_t* spacing_byte_map(int format) {
+    return g_spacing_bytes[format].get(
+        [&](std::vector<uint8_t>& map) { split_entries(spacing_table(format), map); });
+}
+
+const uint8_t* order_key_bytes(int format) {
+    return g_order_keys[format].get([&](std::vector<uint8_t>& keys) {
+        const FormatRuntime& rt = runtime(format);
+        const std::vector<double>& values = ladder(format);  // distinct non-NaN values, sorted
+        keys.resize(256);
+        for (int code = 0; code < 256; code++) {
+            const double v = rt.decode_f64[code];
+            keys[code] = std::isnan(v) ? 255
+                                       : static_cast<uint8_t>(std::lower_bound(values.begin(), values.end(),
+                                                                                v == 0.0 ? 0.0 : v) -
+                                                              values.begin());
         }
     });
 }

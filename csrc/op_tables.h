@@ -29,6 +29,14 @@ const uint32_t* unary_table(int format, UnaryOp op);
 const uint32_t* spacing_table(int format);
 const uint8_t* predicate_table(int format, Predicate p);
 
+// 8-bit formats: the same results split into 256 result codes followed by
+// 256 flag bytes, for the byte-map kernels.
+const uint8_t* unary_byte_map(int format, UnaryOp op);
+const uint8_t* spacing_byte_map(int format);
+
+// 8-bit formats: order key per code (NaN 255, equal values equal keys).
+const uint8_t* order_key_bytes(int format);
+
 // The code one step from `code` toward `target` (NumPy's nextafter), with
 // the FpFlag bits of the step (overflow past the largest value).
 uint32_t next_code_toward(int format, uint32_t code, uint32_t target, uint32_t* flags);

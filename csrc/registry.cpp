@@ -46,18 +46,28 @@ void init_format_runtimes() {
         rt.saturating_specials = make_special_codes(rt.format, true);
         rt.default_plan = make_encode_plan(rt.format, rt.default_specials);
         rt.saturating_plan = make_encode_plan(rt.format, rt.saturating_specials);
-        rt.is_float32_prefix = row.specials == Specials::ieee && row.exponent_bits == 8 &&
-                               row.bias == 127 && row.bits == 16 && row.mantissa_bits == 7;
+        rt.decode_plan = make_decode_plan(rt.format);
         const size_t count = rt.code_count();
+        // The tables come from the bulk decoder, so scalar and array paths
+        // agree bit for bit (bfloat16 NaN payloads included).
+        std::vector<uint16_t> codes(count);
+        std::vector<uint8_t> narrow_codes(count);
+        for (size_t code = 0; code < count; code++) {
+            codes[code] = static_cast<uint16_t>(code);
+            narrow_codes[code] = static_cast<uint8_t>(code);
+        }
+        std::vector<float> values(count);
+        decode_to_f32(rt.decode_plan,
+                      rt.format.storage_bytes == 1 ? static_cast<const void*>(narrow_codes.data())
+                                                   : static_cast<const void*>(codes.data()),
+                      values.data(), count);
         rt.decode_f32_bits.resize(count);
         rt.decode_f64.resize(count);
         bool fits16 = true;
         for (size_t code = 0; code < count; code++) {
-            const double v = decode_to_double(rt.format, static_cast<uint32_t>(code));
-            rt.decode_f64[code] = v;
-            const float f = static_cast<float>(v);  // exact: every format fits binary32
-            std::memcpy(&rt.decode_f32_bits[code], &f, sizeof f);
-            if (code <= rt.format.code_mask && !ieee_holds(v, 11, -14, 15)) fits16 = false;
+            std::memcpy(&rt.decode_f32_bits[code], &values[code], sizeof(float));
+            rt.decode_f64[code] = static_cast<double>(values[code]);
+            if (code <= rt.format.code_mask && !ieee_holds(rt.decode_f64[code], 11, -14, 15)) fits16 = false;
         }
         rt.fits_float16 = fits16;
         rt.scalar_name = std::string("minifloat.") + row.name;

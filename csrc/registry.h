@@ -33,7 +33,7 @@ struct FormatRuntime {
     SpecialCodes saturating_specials;
     EncodePlan default_plan;
     EncodePlan saturating_plan;
-    bool is_float32_prefix = false;        // codes are the top bits of float32 (bfloat16)
+    DecodePlan decode_plan;
     std::vector<uint32_t> decode_f32_bits; // code -> float32 bits, every code
     std::vector<double> decode_f64;        // code -> value, every code
 

@@ -13,3 +13,11 @@
 #else
 #define MINIFLOAT_SIMD_CLONES
 #endif
+
+// Helpers called from a cloned kernel must be inlined into it: an
+// out-of-line helper would be compiled for the baseline ISA only.
+#if defined(__GNUC__) || defined(__clang__)
+#define MINIFLOAT_KERNEL_INLINE inline __attribute__((always_inline))
+#else
+#define MINIFLOAT_KERNEL_INLINE inline
+#endif

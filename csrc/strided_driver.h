@@ -25,23 +25,38 @@ struct Operand {
     }
 };
 
+template <class Item>
+inline void copy_strided(const char* src, npy_intp src_stride, char* dst, npy_intp dst_stride, size_t n) {
+    for (size_t i = 0; i < n; i++, src += src_stride, dst += dst_stride) {
+        Item v;
+        std::memcpy(&v, src, sizeof v);
+        std::memcpy(dst, &v, sizeof v);
+    }
+}
+
+// Copies n items between strided places; fixed-size copies for the common
+// item sizes so the compiler emits plain loads and stores.
+inline void copy_items(const char* src, npy_intp src_stride, char* dst, npy_intp dst_stride,
+                       size_t n, size_t itemsize) {
+    switch (itemsize) {
+        case 1: return copy_strided<uint8_t>(src, src_stride, dst, dst_stride, n);
+        case 2: return copy_strided<uint16_t>(src, src_stride, dst, dst_stride, n);
+        case 4: return copy_strided<uint32_t>(src, src_stride, dst, dst_stride, n);
+        case 8: return copy_strided<uint64_t>(src, src_stride, dst, dst_stride, n);
+        default:
+            for (size_t i = 0; i < n; i++, src += src_stride, dst += dst_stride) std::memcpy(dst, src, itemsize);
+    }
+}
+
 // Gathers `n` items starting at element `first` into `buffer` (contiguous).
 inline void gather(const Operand& op, npy_intp first, size_t n, char* buffer) {
-    const char* src = op.data + first * op.stride;
-    if (op.stride == static_cast<npy_intp>(op.itemsize)) {
-        std::memcpy(buffer, src, n * op.itemsize);
-        return;
-    }
-    for (size_t i = 0; i < n; i++, src += op.stride) std::memcpy(buffer + i * op.itemsize, src, op.itemsize);
+    copy_items(op.data + first * op.stride, op.stride, buffer, static_cast<npy_intp>(op.itemsize), n,
+               op.itemsize);
 }
 
 inline void scatter(const Operand& op, npy_intp first, size_t n, const char* buffer) {
-    char* dst = op.data + first * op.stride;
-    if (op.stride == static_cast<npy_intp>(op.itemsize)) {
-        std::memcpy(dst, buffer, n * op.itemsize);
-        return;
-    }
-    for (size_t i = 0; i < n; i++, dst += op.stride) std::memcpy(dst, buffer + i * op.itemsize, op.itemsize);
+    copy_items(buffer, static_cast<npy_intp>(op.itemsize), op.data + first * op.stride, op.stride, n,
+               op.itemsize);
 }
 
 // `kernel(const char* in, char* out, size_t n) -> uint32_t flags` must accept

@@ -64,9 +64,16 @@ int reduce_into_row(const FormatRuntime& rt, AccumulationAux& aux, char* const d
         if (code != row.written[static_cast<size_t>(j)]) row.values[static_cast<size_t>(j)] = rt.decode_f32(code);
     }
     if (single_output) {
-        float acc = row.values[0];
-        for (npy_intp i = 0; i < n; i++) acc = combine<Op>(acc, rt.decode_f32(load_code(rt, data[1] + i * strides[1])));
-        row.values[0] = acc;
+        row.values[0] = fold_codes(Op, rt, data[1], strides[1], n, row.values[0]);
+    } else if (strides[1] == rt.format.storage_bytes) {
+        constexpr npy_intp kChunk = 1024;
+        alignas(64) float values[kChunk];
+        for (npy_intp start = 0; start < n; start += kChunk) {
+            const npy_intp count = n - start < kChunk ? n - start : kChunk;
+            decode_codes_to_f32(rt, data[1] + start * strides[1], values, static_cast<size_t>(count));
+            float* acc = row.values.data() + start;
+            for (npy_intp i = 0; i < count; i++) acc[i] = combine<Op>(acc[i], values[i]);
+        }
     } else {
         for (npy_intp i = 0; i < n; i++) {
             float& acc = row.values[static_cast<size_t>(i)];

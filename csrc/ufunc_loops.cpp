@@ -6,6 +6,7 @@
 #include "codec.h"
 #include "decode_blocks.h"
 #include "fp_status.h"
+#include "lookup_kernels.h"
 #include "op_tables.h"
 #include "registry.h"
 
@@ -35,7 +36,8 @@ void scatter_codes(const FormatRuntime& rt, char* base, npy_intp stride, npy_int
     for (npy_intp i = 0; i < count; i++, p += stride) store_code(rt, p, codes[i]);
 }
 
-void decode_to_f32(const FormatRuntime& rt, const uint16_t* codes, float* out, npy_intp count) {
+// Decodes staged codes (always held as uint16) of any format.
+void decode_staged(const FormatRuntime& rt, const uint16_t* codes, float* out, npy_intp count) {
     for (npy_intp i = 0; i < count; i++) out[i] = rt.decode_f32(codes[i]);
 }
 
@@ -50,33 +52,35 @@ inline float combine(float a, float b) {
     }
 }
 
-// Folds n values into `initial` with 16 float32 partial results (vectorizable).
+// Folds n values into `initial`: decoded a chunk at a time, combined into 16
+// float32 partial results (vectorizable), which are combined pairwise.
 template <BinaryOp Op>
 float fold(const FormatRuntime& rt, const char* data, npy_intp stride, npy_intp n, float initial) {
     constexpr int kLanes = 16;
     const float identity = Op == BinaryOp::add ? 0.0f : 1.0f;
     float lanes[kLanes];
     for (float& l : lanes) l = identity;
-    npy_intp i = 0;
+    alignas(64) float values[kChunk];
+    alignas(64) uint16_t codes[kChunk];
     const npy_intp item = rt.format.storage_bytes;
-    if (stride == item && item == 1) {
-        const uint8_t* codes = reinterpret_cast<const uint8_t*>(data);
-        const uint32_t* table = rt.decode_f32_bits.data();
-        for (; i + kLanes <= n; i += kLanes) {
-            for (int l = 0; l < kLanes; l++) {
-                float v;
-                std::memcpy(&v, &table[codes[i + l]], sizeof v);
-                lanes[l] = combine<Op>(lanes[l], v);
-            }
+    for (npy_intp start = 0; start < n; start += kChunk) {
+        const npy_intp count = chunk_size(n, start);
+        if (stride == item) {
+            decode_codes_to_f32(rt, data + start * stride, values, static_cast<size_t>(count));
+        } else {
+            gather_codes(rt, data, stride, start, count, codes);
+            decode_staged(rt, codes, values, count);
         }
+        npy_intp i = 0;
+        for (; i + kLanes <= count; i += kLanes) {
+            for (int l = 0; l < kLanes; l++) lanes[l] = combine<Op>(lanes[l], values[i + l]);
+        }
+        for (; i < count; i++) lanes[i % kLanes] = combine<Op>(lanes[i % kLanes], values[i]);
     }
-    float result = initial;
-    for (; i < n; i++) result = combine<Op>(result, rt.decode_f32(load_code(rt, data + i * stride)));
-    // pairwise combination of the partial results
     for (int width = kLanes / 2; width >= 1; width /= 2) {
         for (int l = 0; l < width; l++) lanes[l] = combine<Op>(lanes[l], lanes[l + width]);
     }
-    return combine<Op>(result, lanes[0]);
+    return combine<Op>(initial, lanes[0]);
 }
 
 // Handles NumPy's reduce (out is in0, both with stride 0) and accumulate
@@ -113,14 +117,11 @@ uint32_t table_binary(const uint16_t* table, char* const data[], npy_intp n,
     const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
     const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);
     uint8_t* out = reinterpret_cast<uint8_t*>(data[2]);
-    uint32_t flags = 0;
     if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
-        for (npy_intp i = 0; i < n; i++) {
-            const uint16_t e = table[a[i] << 8 | b[i]];
-            out[i] = static_cast<uint8_t>(e);
-            flags |= e;
-        }
-    } else if (s[0] == 1 && s[1] == 0 && s[2] == 1) {
+        return lookup_pairs(table, a, b, out, static_cast<size_t>(n));
+    }
+    uint32_t flags = 0;
+    if (s[0] == 1 && s[1] == 0 && s[2] == 1) {
         const uint16_t* column = table + b[0];
         for (npy_intp i = 0; i < n; i++) {
             const uint16_t e = column[a[i] << 8];
@@ -144,19 +145,15 @@ uint32_t table_binary(const uint16_t* table, char* const data[], npy_intp n,
     return flags >> 8;
 }
 
-uint32_t table_unary(const FormatRuntime& rt, const uint32_t* table, char* const data[],
-                     npy_intp n, const npy_intp s[]) {
-    uint32_t flags = 0;
-    if (rt.format.storage_bytes == 1 && s[0] == 1 && s[1] == 1) {
-        const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
-        uint8_t* out = reinterpret_cast<uint8_t*>(data[1]);
-        for (npy_intp i = 0; i < n; i++) {
-            const uint32_t e = table[a[i]];
-            out[i] = static_cast<uint8_t>(e);
-            flags |= e;
-        }
-        return flags >> 16;
+// `byte_map` (8-bit formats: 256 codes then 256 flags) serves contiguous data.
+uint32_t table_unary(const FormatRuntime& rt, const uint32_t* table, const uint8_t* byte_map,
+                     char* const data[], npy_intp n, const npy_intp s[]) {
+    if (byte_map != nullptr && s[0] == 1 && s[1] == 1) {
+        return lookup_bytes_with_flags(byte_map, byte_map + 256,
+                                       reinterpret_cast<const uint8_t*>(data[0]),
+                                       reinterpret_cast<uint8_t*>(data[1]), static_cast<size_t>(n));
     }
+    uint32_t flags = 0;
     for (npy_intp i = 0; i < n; i++) {
         const uint32_t e = table[load_code(rt, data[0] + i * s[0])];
         store_code(rt, data[1] + i * s[1], e & 0xFFFFu);
@@ -165,36 +162,66 @@ uint32_t table_unary(const FormatRuntime& rt, const uint32_t* table, char* const
     return flags >> 16;
 }
 
-// ---- 16-bit formats: decode, compute, encode -----------------------------
+// ---- decode, compute in float, encode ------------------------------------
+
+// + - * / and the NaN-aware max/min are exact enough in float32 for every
+// format here (24 >= 2p + 2) and cannot overflow float32 for the 8-bit
+// formats except float8_e8m0fnu, whose 2^+-127 products can.
+template <BinaryOp Op>
+constexpr bool computed_in_float32() {
+    return Op == BinaryOp::add || Op == BinaryOp::subtract || Op == BinaryOp::multiply ||
+           Op == BinaryOp::divide || Op == BinaryOp::maximum || Op == BinaryOp::minimum ||
+           Op == BinaryOp::fmax || Op == BinaryOp::fmin;
+}
 
 template <BinaryOp Op>
-uint32_t wide_binary(const FormatRuntime& rt, char* const data[], npy_intp n, const npy_intp s[]) {
-    // + - * / are exact enough in float32 for 16-bit formats (24 >= 2*8+2)
-    constexpr bool in_float32 = Op == BinaryOp::add || Op == BinaryOp::subtract ||
-                                Op == BinaryOp::multiply || Op == BinaryOp::divide;
-    uint16_t ca[kChunk], cb[kChunk], cr[kChunk];
-    float fa[kChunk], fb[kChunk], fr[kChunk];
-    double dr[kChunk];
+inline float apply_float32(float a, float b) {
+    if constexpr (Op == BinaryOp::add) return a + b;
+    if constexpr (Op == BinaryOp::subtract) return a - b;
+    if constexpr (Op == BinaryOp::multiply) return a * b;
+    if constexpr (Op == BinaryOp::divide) return a / b;
+    // NumPy's float16 rules (see math_ops.h): NaN wins or loses, ties keep a.
+    if constexpr (Op == BinaryOp::maximum) return a != a ? a : (b != b ? b : (a >= b ? a : b));
+    if constexpr (Op == BinaryOp::minimum) return a != a ? a : (b != b ? b : (a <= b ? a : b));
+    if constexpr (Op == BinaryOp::fmax) return b != b ? a : (a != a ? b : (a >= b ? a : b));
+    if constexpr (Op == BinaryOp::fmin) return b != b ? a : (a != a ? b : (a <= b ? a : b));
+    return a;
+}
+
+// Decodes `count` values of operand `k` starting at `start` into `out`.
+void load_operand(const FormatRuntime& rt, const char* base, npy_intp stride, npy_intp start,
+                  npy_intp count, float* out, uint16_t* scratch) {
+    if (stride == rt.format.storage_bytes) {
+        decode_codes_to_f32(rt, base + start * stride, out, static_cast<size_t>(count));
+    } else if (stride == 0) {
+        const float v = rt.decode_f32(load_code(rt, base));
+        for (npy_intp i = 0; i < count; i++) out[i] = v;
+    } else {
+        gather_codes(rt, base, stride, start, count, scratch);
+        decode_staged(rt, scratch, out, count);
+    }
+}
+
+template <BinaryOp Op>
+uint32_t float_binary(const FormatRuntime& rt, char* const data[], npy_intp n, const npy_intp s[]) {
+    alignas(64) float fa[kChunk], fb[kChunk], fr[kChunk];
+    alignas(64) double dr[kChunk];
+    alignas(64) uint16_t scratch[kChunk], codes[kChunk];
+    const bool direct_out = s[2] == rt.format.storage_bytes;
     uint32_t flags = 0;
     for (npy_intp start = 0; start < n; start += kChunk) {
         const npy_intp count = chunk_size(n, start);
-        gather_codes(rt, data[0], s[0], start, count, ca);
-        gather_codes(rt, data[1], s[1], start, count, cb);
-        decode_to_f32(rt, ca, fa, count);
-        decode_to_f32(rt, cb, fb, count);
-        if constexpr (in_float32) {
-            for (npy_intp i = 0; i < count; i++) {
-                if constexpr (Op == BinaryOp::add) fr[i] = fa[i] + fb[i];
-                if constexpr (Op == BinaryOp::subtract) fr[i] = fa[i] - fb[i];
-                if constexpr (Op == BinaryOp::multiply) fr[i] = fa[i] * fb[i];
-                if constexpr (Op == BinaryOp::divide) fr[i] = fa[i] / fb[i];
-            }
-            flags |= encode_f32(rt.default_plan, fr, cr, static_cast<size_t>(count));
+        load_operand(rt, data[0], s[0], start, count, fa, scratch);
+        load_operand(rt, data[1], s[1], start, count, fb, scratch);
+        void* out = direct_out ? static_cast<void*>(data[2] + start * s[2]) : static_cast<void*>(codes);
+        if constexpr (computed_in_float32<Op>()) {
+            for (npy_intp i = 0; i < count; i++) fr[i] = apply_float32<Op>(fa[i], fb[i]);
+            flags |= encode_f32(rt.default_plan, fr, out, static_cast<size_t>(count));
         } else {
             for (npy_intp i = 0; i < count; i++) dr[i] = apply_binary(Op, fa[i], fb[i]);
-            flags |= encode_f64(rt.default_plan, dr, cr, static_cast<size_t>(count));
+            flags |= encode_f64(rt.default_plan, dr, out, static_cast<size_t>(count));
         }
-        scatter_codes(rt, data[2], s[2], start, count, cr);
+        if (!direct_out) scatter_codes(rt, data[2], s[2], start, count, codes);
     }
     return flags;
 }
@@ -208,9 +235,12 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
     if constexpr (Op == BinaryOp::add || Op == BinaryOp::multiply) {
         if (reduce_or_accumulate<Op>(rt, data, n, strides)) return 0;
     }
-    const uint32_t flags = rt.format.storage_bytes == 1
-                               ? table_binary(binary_table(index, Op), data, n, strides)
-                               : wide_binary<Op>(rt, data, n, strides);
+    // 8-bit formats look results up in a 64K table, except the cheap float32
+    // operations (vectorized decode/compute/encode is faster than a lookup).
+    const bool in_float = rt.format.storage_bytes == 2 ||
+                          (computed_in_float32<Op>() && !rt.format.row_is_exponent_only());
+    const uint32_t flags = in_float ? float_binary<Op>(rt, data, n, strides)
+                                    : table_binary(binary_table(index, Op), data, n, strides);
     raise_fp_flags(flags);
     return 0;
 }
@@ -220,7 +250,9 @@ int unary_loop(PyArrayMethod_Context* context, char* const data[], const npy_int
                const npy_intp strides[], NpyAuxData*) {
     int index;
     const FormatRuntime& rt = format_of(context, 0, &index);
-    raise_fp_flags(table_unary(rt, unary_table(index, Op), data, dimensions[0], strides));
+    const bool bytes = rt.format.storage_bytes == 1;
+    raise_fp_flags(table_unary(rt, unary_table(index, Op), bytes ? unary_byte_map(index, Op) : nullptr,
+                               data, dimensions[0], strides));
     return 0;
 }
 
@@ -228,8 +260,24 @@ int spacing_loop(PyArrayMethod_Context* context, char* const data[], const npy_i
                  const npy_intp strides[], NpyAuxData*) {
     int index;
     const FormatRuntime& rt = format_of(context, 0, &index);
-    raise_fp_flags(table_unary(rt, spacing_table(index), data, dimensions[0], strides));
+    const bool bytes = rt.format.storage_bytes == 1;
+    raise_fp_flags(table_unary(rt, spacing_table(index), bytes ? spacing_byte_map(index) : nullptr,
+                               data, dimensions[0], strides));
     return 0;
+}
+
+// The order-key comparison computing Op, or -1 (logical ops).
+template <CompareOp Op>
+constexpr int key_comparison() {
+    switch (Op) {
+        case CompareOp::equal: return static_cast<int>(KeyComparison::equal);
+        case CompareOp::not_equal: return static_cast<int>(KeyComparison::not_equal);
+        case CompareOp::less: return static_cast<int>(KeyComparison::less);
+        case CompareOp::less_equal: return static_cast<int>(KeyComparison::less_equal);
+        case CompareOp::greater: return static_cast<int>(KeyComparison::greater);
+        case CompareOp::greater_equal: return static_cast<int>(KeyComparison::greater_equal);
+        default: return -1;
+    }
 }
 
 template <CompareOp Op>
@@ -243,8 +291,9 @@ int compare_loop(PyArrayMethod_Context* context, char* const data[], const npy_i
         const uint8_t* table = compare_table(index, Op);
         const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
         const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);
-        if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
-            for (npy_intp i = 0; i < n; i++) out[i] = table[a[i] << 8 | b[i]];
+        if (s[0] == 1 && s[1] == 1 && s[2] == 1 && key_comparison<Op>() >= 0) {
+            compare_by_keys(static_cast<KeyComparison>(key_comparison<Op>()), order_key_bytes(index),
+                            a, b, reinterpret_cast<uint8_t*>(out), static_cast<size_t>(n));
         } else {
             for (npy_intp i = 0; i < n; i++) {
                 *reinterpret_cast<npy_bool*>(data[2] + i * s[2]) = table[a[i * s[0]] << 8 | b[i * s[1]]];
@@ -266,6 +315,11 @@ int predicate_loop(PyArrayMethod_Context* context, char* const data[], const npy
     int index;
     const FormatRuntime& rt = format_of(context, 0, &index);
     const uint8_t* table = predicate_table(index, P);
+    if (rt.format.storage_bytes == 1 && s[0] == 1 && s[1] == 1) {
+        lookup_bytes(table, reinterpret_cast<const uint8_t*>(data[0]),
+                     reinterpret_cast<uint8_t*>(data[1]), static_cast<size_t>(dimensions[0]));
+        return 0;
+    }
     for (npy_intp i = 0; i < dimensions[0]; i++) {
         *reinterpret_cast<npy_bool*>(data[1] + i * s[1]) = table[load_code(rt, data[0] + i * s[0])];
     }
@@ -372,6 +426,12 @@ int clip_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp
 }
 
 }  // namespace
+
+float fold_codes(BinaryOp op, const FormatRuntime& rt, const char* data, npy_intp stride, npy_intp n,
+                 float initial) {
+    return op == BinaryOp::add ? fold<BinaryOp::add>(rt, data, stride, n, initial)
+                               : fold<BinaryOp::multiply>(rt, data, stride, n, initial);
+}
 
 PyArrayMethod_StridedLoop* plain_binary_loop(BinaryOp op) {
     return op == BinaryOp::add ? binary_loop<BinaryOp::add> : binary_loop<BinaryOp::multiply>;

@@ -34,6 +34,13 @@ struct UfuncLoop {
 
 std::vector<UfuncLoop> elementwise_loops();
 
+struct FormatRuntime;
+
+// Sum (add) or product (multiply) of n codes folded into `initial`, in
+// float32 with 16 partial results (vectorized decoding and combining).
+float fold_codes(BinaryOp op, const FormatRuntime& rt, const char* data, npy_intp stride, npy_intp n,
+                 float initial);
+
 // The element-wise loop of add or multiply (also handles single-call
 // reductions and accumulations in float32).
 PyArrayMethod_StridedLoop* plain_binary_loop(BinaryOp op);

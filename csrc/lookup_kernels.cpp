@@ -1,0 +1,232 @@
+#include "lookup_kernels.h"
+
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define MINIFLOAT_HAVE_VBMI_PATH 1
+#endif
+
+namespace minifloat {
+
+namespace {
+
+bool key_compare(KeyComparison op, uint8_t ka, uint8_t kb) {
+    constexpr uint8_t kNaN = 255;
+    switch (op) {
+        case KeyComparison::equal: return ka == kb && ka != kNaN;
+        case KeyComparison::not_equal: return !(ka == kb && ka != kNaN);
+        case KeyComparison::less: return ka < kb && kb != kNaN;
+        case KeyComparison::less_equal: return ka <= kb && kb != kNaN;
+        case KeyComparison::greater: return ka > kb && ka != kNaN;
+        case KeyComparison::greater_equal: return ka >= kb && ka != kNaN;
+    }
+    return false;
+}
+
+void lookup_bytes_scalar(const uint8_t* table, const uint8_t* in, uint8_t* out, size_t n) {
+    for (size_t i = 0; i < n; i++) out[i] = table[in[i]];
+}
+
+uint32_t lookup_bytes_with_flags_scalar(const uint8_t* codes, const uint8_t* flags,
+                                        const uint8_t* in, uint8_t* out, size_t n) {
+    uint32_t any = 0;
+    for (size_t i = 0; i < n; i++) {
+        out[i] = codes[in[i]];
+        any |= flags[in[i]];
+    }
+    return any;
+}
+
+void compare_by_keys_scalar(KeyComparison op, const uint8_t* keys, const uint8_t* a,
+                            const uint8_t* b, uint8_t* out, size_t n) {
+    for (size_t i = 0; i < n; i++) out[i] = key_compare(op, keys[a[i]], keys[b[i]]);
+}
+
+#ifdef MINIFLOAT_HAVE_VBMI_PATH
+#define MINIFLOAT_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+
+struct ByteTable {
+    __m512i quarter[4];
+};
+
+MINIFLOAT_VBMI inline ByteTable load_table(const uint8_t* table) {
+    ByteTable t;
+    for (int q = 0; q < 4; q++) t.quarter[q] = _mm512_loadu_si512(table + 64 * q);
+    return t;
+}
+
+// 64 lookups: bits 0-6 pick a byte of one 128-byte half, bit 7 the half.
+MINIFLOAT_VBMI inline __m512i lookup64(const ByteTable& t, __m512i index) {
+    const __m512i low = _mm512_permutex2var_epi8(t.quarter[0], index, t.quarter[1]);
+    const __m512i high = _mm512_permutex2var_epi8(t.quarter[2], index, t.quarter[3]);
+    return _mm512_mask_blend_epi8(_mm512_movepi8_mask(index), low, high);
+}
+
+MINIFLOAT_VBMI void lookup_bytes_vbmi(const uint8_t* table, const uint8_t* in, uint8_t* out, size_t n) {
+    const ByteTable t = load_table(table);
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        _mm512_storeu_si512(out + i, lookup64(t, _mm512_loadu_si512(in + i)));
+    }
+    lookup_bytes_scalar(table, in + i, out + i, n - i);
+}
+
+MINIFLOAT_VBMI uint32_t lookup_bytes_with_flags_vbmi(const uint8_t* codes, const uint8_t* flags,
+                                                     const uint8_t* in, uint8_t* out, size_t n) {
+    const ByteTable tc = load_table(codes);
+    const ByteTable tf = load_table(flags);
+    __m512i any = _mm512_setzero_si512();
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        const __m512i index = _mm512_loadu_si512(in + i);
+        _mm512_storeu_si512(out + i, lookup64(tc, index));
+        any = _mm512_or_si512(any, lookup64(tf, index));
+    }
+    alignas(64) uint8_t lanes[64];
+    _mm512_store_si512(lanes, any);
+    uint32_t result = lookup_bytes_with_flags_scalar(codes, flags, in + i, out + i, n - i);
+    for (uint8_t lane : lanes) result |= lane;
+    return result;
+}
+
+MINIFLOAT_VBMI void compare_by_keys_vbmi(KeyComparison op, const uint8_t* keys, const uint8_t* a,
+                                         const uint8_t* b, uint8_t* out, size_t n) {
+    const ByteTable t = load_table(keys);
+    const __m512i nan = _mm512_set1_epi8(static_cast<char>(255));
+    const __m512i one = _mm512_set1_epi8(1);
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        const __m512i ka = lookup64(t, _mm512_loadu_si512(a + i));
+        const __m512i kb = lookup64(t, _mm512_loadu_si512(b + i));
+        const __mmask64 a_ok = _mm512_cmpneq_epu8_mask(ka, nan);
+        const __mmask64 b_ok = _mm512_cmpneq_epu8_mask(kb, nan);
+        __mmask64 r = 0;
+        switch (op) {
+            case KeyComparison::equal: r = _mm512_cmpeq_epu8_mask(ka, kb) & a_ok; break;
+            case KeyComparison::not_equal: r = ~(_mm512_cmpeq_epu8_mask(ka, kb) & a_ok); break;
+            case KeyComparison::less: r = _mm512_cmplt_epu8_mask(ka, kb) & b_ok; break;
+            case KeyComparison::less_equal: r = _mm512_cmple_epu8_mask(ka, kb) & b_ok; break;
+            case KeyComparison::greater: r = _mm512_cmpgt_epu8_mask(ka, kb) & a_ok; break;
+            case KeyComparison::greater_equal: r = _mm512_cmpge_epu8_mask(ka, kb) & a_ok; break;
+        }
+        _mm512_storeu_si512(out + i, _mm512_maskz_mov_epi8(r, one));
+    }
+    compare_by_keys_scalar(op, keys, a + i, b + i, out + i, n - i);
+}
+
+// Each output vector of 16 floats takes its two upper bytes per lane from
+// the looked-up byte vectors with one two-source permute (lower bytes zero).
+MINIFLOAT_VBMI void decode_bytes_to_f32_vbmi(const uint8_t* byte2_table, const uint8_t* byte3_table,
+                                             const uint8_t* in, float* out, size_t n) {
+    const ByteTable t2 = load_table(byte2_table);
+    const ByteTable t3 = load_table(byte3_table);
+    alignas(64) uint8_t pattern_bytes[4][64];
+    for (int q = 0; q < 4; q++) {
+        for (int lane = 0; lane < 16; lane++) {
+            pattern_bytes[q][4 * lane + 0] = 0;
+            pattern_bytes[q][4 * lane + 1] = 0;
+            pattern_bytes[q][4 * lane + 2] = static_cast<uint8_t>(16 * q + lane);       // from byte2s
+            pattern_bytes[q][4 * lane + 3] = static_cast<uint8_t>(64 + 16 * q + lane);  // from byte3s
+        }
+    }
+    __m512i pattern[4];
+    for (int q = 0; q < 4; q++) pattern[q] = _mm512_load_si512(pattern_bytes[q]);
+    const __mmask64 upper_halves = 0xCCCCCCCCCCCCCCCCull;
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        const __m512i index = _mm512_loadu_si512(in + i);
+        const __m512i b2 = lookup64(t2, index);
+        const __m512i b3 = lookup64(t3, index);
+        for (int q = 0; q < 4; q++) {
+            _mm512_storeu_si512(out + i + 16 * q,
+                                _mm512_maskz_permutex2var_epi8(upper_halves, b2, pattern[q], b3));
+        }
+    }
+    uint32_t* bits = reinterpret_cast<uint32_t*>(out);
+    for (; i < n; i++) {
+        bits[i] = static_cast<uint32_t>(byte3_table[in[i]]) << 24 | static_cast<uint32_t>(byte2_table[in[i]]) << 16;
+    }
+}
+
+bool cpu_has_vbmi() {
+    static const bool has = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
+    return has;
+}
+#endif
+
+}  // namespace
+
+void lookup_bytes(const uint8_t* table256, const uint8_t* in, uint8_t* out, size_t n) {
+#ifdef MINIFLOAT_HAVE_VBMI_PATH
+    if (cpu_has_vbmi()) return lookup_bytes_vbmi(table256, in, out, n);
+#endif
+    lookup_bytes_scalar(table256, in, out, n);
+}
+
+uint32_t lookup_bytes_with_flags(const uint8_t* codes256, const uint8_t* flags256,
+                                 const uint8_t* in, uint8_t* out, size_t n) {
+#ifdef MINIFLOAT_HAVE_VBMI_PATH
+    if (cpu_has_vbmi()) return lookup_bytes_with_flags_vbmi(codes256, flags256, in, out, n);
+#endif
+    return lookup_bytes_with_flags_scalar(codes256, flags256, in, out, n);
+}
+
+void compare_by_keys(KeyComparison op, const uint8_t* keys256, const uint8_t* a, const uint8_t* b,
+                     uint8_t* out, size_t n) {
+#ifdef MINIFLOAT_HAVE_VBMI_PATH
+    if (cpu_has_vbmi()) return compare_by_keys_vbmi(op, keys256, a, b, out, n);
+#endif
+    compare_by_keys_scalar(op, keys256, a, b, out, n);
+}
+
+bool decode_bytes_to_f32(const uint8_t* byte2_table, const uint8_t* byte3_table, const uint8_t* in,
+                         float* out, size_t n) {
+#ifdef MINIFLOAT_HAVE_VBMI_PATH
+    if (cpu_has_vbmi()) {
+        decode_bytes_to_f32_vbmi(byte2_table, byte3_table, in, out, n);
+        return true;
+    }
+#endif
+    (void)byte2_table, (void)byte3_table, (void)in, (void)out, (void)n;
+    return false;
+}
+
+uint32_t lookup_wide_with_flags(const uint32_t* table256, const uint8_t* in, uint16_t* out, size_t n) {
+    uint32_t any = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t entry = table256[in[i]];
+        out[i] = static_cast<uint16_t>(entry);
+        any |= entry;
+    }
+    return any >> 16;
+}
+
+uint32_t lookup_pairs(const uint16_t* table64k, const uint8_t* a, const uint8_t* b, uint8_t* out,
+                      size_t n) {
+    // Eight pairs per step from 64-bit loads: fewer loads, one store.
+    uint32_t any = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t wa, wb;
+        std::memcpy(&wa, a + i, 8);
+        std::memcpy(&wb, b + i, 8);
+        uint64_t result = 0;
+        for (int k = 0; k < 8; k++) {
+            const uint32_t index = static_cast<uint32_t>(((wa >> (8 * k)) & 0xFF) << 8 |
+                                                         ((wb >> (8 * k)) & 0xFF));
+            const uint16_t entry = table64k[index];
+            result |= static_cast<uint64_t>(entry & 0xFF) << (8 * k);
+            any |= entry;
+        }
+        std::memcpy(out + i, &result, 8);
+    }
+    for (; i < n; i++) {
+        const uint16_t entry = table64k[a[i] << 8 | b[i]];
+        out[i] = static_cast<uint8_t>(entry);
+        any |= entry;
+    }
+    return any >> 8;
+}
+
+}  // namespace minifloat

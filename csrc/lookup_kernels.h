@@ -1,0 +1,39 @@
+// Table lookups over 8-bit codes: 256-entry byte maps (casts between
+// formats, unary ops, predicates, ordering keys) and 64K-entry pair tables
+// (binary ops). With AVX-512 VBMI a 256-entry map is two permutes per 64
+// codes; elsewhere a scalar loop.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace minifloat {
+
+// out[i] = table[in[i]]
+void lookup_bytes(const uint8_t* table256, const uint8_t* in, uint8_t* out, size_t n);
+
+// out[i] = codes[in[i]]; returns the OR of flags[in[i]].
+uint32_t lookup_bytes_with_flags(const uint8_t* codes256, const uint8_t* flags256,
+                                 const uint8_t* in, uint8_t* out, size_t n);
+
+// out[i] = entry & 0xFFFF for entry = table[in[i]]; returns the OR of entry >> 16.
+uint32_t lookup_wide_with_flags(const uint32_t* table256, const uint8_t* in, uint16_t* out, size_t n);
+
+// out[i] = entry & 0xFF for entry = table[a[i] << 8 | b[i]]; returns the OR
+// of entry >> 8 (the flags).
+uint32_t lookup_pairs(const uint16_t* table64k, const uint8_t* a, const uint8_t* b, uint8_t* out,
+                      size_t n);
+
+// 8-bit codes to float32 whose low 16 bits are always zero: the result is
+// (byte3[code] << 24 | byte2[code] << 16). Returns false (doing nothing)
+// when the CPU lacks the byte-permute instructions this is fast with.
+bool decode_bytes_to_f32(const uint8_t* byte2_table, const uint8_t* byte3_table, const uint8_t* in,
+                         float* out, size_t n);
+
+// Comparisons on order keys (NaN has key 255, every other value a smaller
+// key, equal values equal keys): out[i] is 0 or 1.
+enum class KeyComparison : uint8_t { equal, not_equal, less, less_equal, greater, greater_equal };
+void compare_by_keys(KeyComparison op, const uint8_t* keys256, const uint8_t* a, const uint8_t* b,
+                     uint8_t* out, size_t n);
+
+}  // namespace minifloat
