@@ -472,10 +472,39 @@ uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n
     return encode_nearest_even(plan, in, static_cast<uint16_t*>(out), n);
 }
 
+// float64 sources: with AVX-512, round to odd into float32 first (one
+// rounding is preserved, see encode_fast.h) and reuse the float32 kernels.
+static uint32_t encode_f64_via_f32(const EncodePlan& plan, Rounding mode, const double* in, void* out,
+                            size_t n, bool* handled) {
+    constexpr size_t kChunk = 1024;
+    alignas(64) float narrowed[kChunk];
+    uint32_t flags = 0;
+    const size_t item = static_cast<size_t>(plan.storage_bytes);
+    for (size_t start = 0; start < n; start += kChunk) {
+        const size_t count = n - start < kChunk ? n - start : kChunk;
+        if (!round_to_odd_f32_avx512(in + start, narrowed, count)) {
+            *handled = false;
+            return 0;
+        }
+        void* block_out = static_cast<char*>(out) + start * item;
+        flags |= mode == Rounding::nearest_even
+                     ? encode_f32(plan, narrowed, block_out, count)
+                     : encode_f32_rounding(plan, mode, narrowed, nullptr, block_out, count);
+    }
+    *handled = true;
+    return flags;
+}
+
 MINIFLOAT_SIMD_CLONES
-uint32_t encode_f64(const EncodePlan& plan, const double* in, void* out, size_t n) {
+static uint32_t encode_f64_direct(const EncodePlan& plan, const double* in, void* out, size_t n) {
     if (plan.storage_bytes == 1) return encode_nearest_even(plan, in, static_cast<uint8_t*>(out), n);
     return encode_nearest_even(plan, in, static_cast<uint16_t*>(out), n);
+}
+
+uint32_t encode_f64(const EncodePlan& plan, const double* in, void* out, size_t n) {
+    bool handled = false;
+    const uint32_t flags = encode_f64_via_f32(plan, Rounding::nearest_even, in, out, n, &handled);
+    return handled ? flags : encode_f64_direct(plan, in, out, n);
 }
 
 MINIFLOAT_SIMD_CLONES
@@ -485,9 +514,19 @@ uint32_t encode_f32_rounding(const EncodePlan& plan, Rounding mode, const float*
 }
 
 MINIFLOAT_SIMD_CLONES
+static uint32_t encode_f64_rounding_direct(const EncodePlan& plan, Rounding mode, const double* in,
+                                    const uint64_t* random, void* out, size_t n) {
+    return encode_with_mode<double>(plan, mode, in, random, out, n);
+}
+
 uint32_t encode_f64_rounding(const EncodePlan& plan, Rounding mode, const double* in,
                              const uint64_t* random, void* out, size_t n) {
-    return encode_with_mode<double>(plan, mode, in, random, out, n);
+    if (mode != Rounding::stochastic) {  // stochastic needs the exact fraction
+        bool handled = false;
+        const uint32_t flags = encode_f64_via_f32(plan, mode, in, out, n, &handled);
+        if (handled) return flags;
+    }
+    return encode_f64_rounding_direct(plan, mode, in, random, out, n);
 }
 
 MINIFLOAT_SIMD_CLONES

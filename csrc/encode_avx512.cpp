@@ -11,7 +11,7 @@ namespace minifloat {
 
 namespace {
 
-#define MINIFLOAT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+#define MINIFLOAT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
 
 struct Vectors {
     __m512i abs_mask, half_minus_one, one, rebias, normal_from, magic_bits, overflow_from, inf_bits,
@@ -102,8 +102,36 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
     return true;
 }
 
+MINIFLOAT_AVX512 void round_to_odd(const double* in, float* out, size_t n) {
+    const __m256i one = _mm256_set1_epi32(1);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m512d x = _mm512_loadu_pd(in + i);
+        const __m256 truncated = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        const __m512d back = _mm512_cvtps_pd(truncated);
+        // inexact (NaN compares unequal to itself but stays NaN: its last
+        // mantissa bit is part of the payload, and a quiet NaN stays quiet)
+        const __mmask8 inexact = _mm512_cmp_pd_mask(back, x, _CMP_NEQ_UQ);
+        const __m256i bits = _mm256_mask_or_epi32(_mm256_castps_si256(truncated), inexact,
+                                                  _mm256_castps_si256(truncated), one);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), bits);
+    }
+    for (; i < n; i++) {
+        const __m128d x = _mm_set_sd(in[i]);
+        const __m128 truncated = _mm_cvt_roundsd_ss(_mm_setzero_ps(), x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        float f = _mm_cvtss_f32(truncated);
+        if (static_cast<double>(f) != in[i] && in[i] == in[i]) {
+            uint32_t b;
+            __builtin_memcpy(&b, &f, 4);
+            b |= 1u;
+            __builtin_memcpy(&f, &b, 4);
+        }
+        out[i] = f;
+    }
+}
+
 bool cpu_supported() {
-    static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+    static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
                            __builtin_cpu_supports("avx512vbmi");
     return ok;
 }
@@ -116,6 +144,12 @@ bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>& k, const f
     return encode_block(k, in, out, n, flags);
 }
 
+bool round_to_odd_f32_avx512(const double* in, float* out, size_t n) {
+    if (!cpu_supported()) return false;
+    round_to_odd(in, out, n);
+    return true;
+}
+
 }  // namespace minifloat
 
 #else
@@ -125,6 +159,7 @@ bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>&, const flo
                                 uint32_t&) {
     return false;
 }
+bool round_to_odd_f32_avx512(const double*, float*, size_t) { return false; }
 }  // namespace minifloat
 
 #endif

@@ -22,4 +22,12 @@ struct FastConstants {
 bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>& k, const float* in, uint8_t* out,
                                 size_t n, uint32_t& flags);
 
+// float64 -> float32 rounded to odd (truncate, then set the last bit when
+// anything was dropped; beyond float32's range: the largest float32). A
+// later single rounding of the float32 into any format with at most 22
+// significand bits and a subnormal step of at least 2^-147 equals the
+// rounding of the float64 itself, for every rounding direction. Returns
+// false when the CPU lacks AVX-512.
+bool round_to_odd_f32_avx512(const double* in, float* out, size_t n);
+
 }  // namespace minifloat
