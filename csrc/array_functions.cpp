@@ -161,7 +161,8 @@ void dot(void* a, npy_intp stride_a, void* b, npy_intp stride_b, void* out, npy_
     for (npy_intp i = 0; i < n; i++, pa += stride_a, pb += stride_b) {
         sum += rt.decode_f32(load<Code>(pa)) * rt.decode_f32(load<Code>(pb));
     }
-    const Code code = static_cast<Code>(encode_from_double(rt.format, rt.default_specials, sum).code);
+    const Code code = static_cast<Code>(
+        encode_from_double(rt.format, rt.default_specials, accumulated_value(rt, sum)).code);
     std::memcpy(out, &code, sizeof code);
 }
 

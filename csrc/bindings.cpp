@@ -1,6 +1,9 @@
 #include "bindings.h"
 
 #include "numpy_api.h"
+#include "cast_array.h"
+#include "dlpack_interop.h"
+#include "mx_quantize.h"
 #include "registry.h"
 
 namespace py = pybind11;
@@ -8,6 +11,9 @@ namespace py = pybind11;
 namespace minifloat {
 
 void register_bindings(py::module_& m) {
+    register_cast_bindings(m);
+    register_mx_bindings(m);
+    register_dlpack_bindings(m);
     m.def("format_info", [](const std::string& name) {
         for (int i = 0; i < kFormatCount; i++) {
             const Format& f = runtime(i).format;

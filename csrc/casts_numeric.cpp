@@ -25,6 +25,17 @@ constexpr size_t kChunk = 512;
 
 using BlockFn = uint32_t (*)(const FormatRuntime&, const char* in, char* out, size_t n);
 
+// NumPy's bool, as a type of its own (npy_bool is the same C type as npy_ubyte).
+struct Bool {
+    npy_bool value;
+};
+
+// NumPy's float16, as a type of its own (npy_half is the same C type as npy_ushort).
+struct Half {
+    npy_half bits;
+};
+static_assert(sizeof(Half) == sizeof(npy_half), "Half must alias npy_half storage");
+
 // ---- into a format -------------------------------------------------------
 
 template <class Src>
@@ -42,18 +53,18 @@ uint32_t encode_block(const FormatRuntime& rt, const char* in_bytes, char* out, 
             store_code(rt, out + i * out_size, e.code);
             flags |= e.flags;
         }
-    } else if constexpr (std::is_same_v<Src, npy_half>) {
+    } else if constexpr (std::is_same_v<Src, Half>) {
         float buffer[kChunk];
         for (size_t start = 0; start < n; start += kChunk) {
             const size_t count = n - start < kChunk ? n - start : kChunk;
-            half_to_float(in + start, buffer, count);
+            half_to_float(&in[start].bits, buffer, count);
             flags |= encode_f32(rt.default_plan, buffer, out + start * out_size, count);
         }
-    } else if constexpr (std::is_same_v<Src, npy_bool>) {
+    } else if constexpr (std::is_same_v<Src, Bool>) {
         float buffer[kChunk];
         for (size_t start = 0; start < n; start += kChunk) {
             const size_t count = n - start < kChunk ? n - start : kChunk;
-            for (size_t i = 0; i < count; i++) buffer[i] = in[start + i] ? 1.0f : 0.0f;
+            for (size_t i = 0; i < count; i++) buffer[i] = in[start + i].value ? 1.0f : 0.0f;
             flags |= encode_f32(rt.default_plan, buffer, out + start * out_size, count);
         }
     } else {
@@ -121,13 +132,13 @@ Int double_to_integer(double d, uint32_t& flags) {
         }
         return static_cast<Int>(static_cast<int32_t>(d));
     } else if constexpr (std::is_signed_v<Int> || sizeof(Int) == 4) {
-        if (!(d > -9223372036854775809.0 && d < 9223372036854775808.0)) {
+        if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
             flags |= kFlagInvalid;
             return static_cast<Int>(std::numeric_limits<int64_t>::min());
         }
         return static_cast<Int>(static_cast<int64_t>(d));
     } else {
-        if (d > -9223372036854775809.0 && d < 9223372036854775808.0) {
+        if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
             return static_cast<Int>(static_cast<int64_t>(d));
         }
         if (d >= 9223372036854775808.0 && d < 18446744073709551616.0) {
@@ -147,19 +158,21 @@ uint32_t decode_block(const FormatRuntime& rt, const char* in, char* out_bytes, 
         decode_codes_to_f32(rt, in, out, n);
     } else if constexpr (std::is_same_v<Dst, double>) {
         decode_codes_to_f64(rt, in, out, n);
-    } else if constexpr (std::is_same_v<Dst, npy_half>) {
+    } else if constexpr (std::is_same_v<Dst, Half>) {
         float buffer[kChunk];
         for (size_t start = 0; start < n; start += kChunk) {
             const size_t count = n - start < kChunk ? n - start : kChunk;
             decode_codes_to_f32(rt, in + start * in_size, buffer, count);
-            flags |= encode_f32(half_float_codec().plan, buffer, out + start, count);
+            flags |= encode_f32(half_float_codec().plan, buffer, reinterpret_cast<char*>(out + start), count);
         }
-    } else if constexpr (std::is_same_v<Dst, npy_bool>) {
+    } else if constexpr (std::is_same_v<Dst, Bool>) {
         float buffer[kChunk];
         for (size_t start = 0; start < n; start += kChunk) {
             const size_t count = n - start < kChunk ? n - start : kChunk;
             decode_codes_to_f32(rt, in + start * in_size, buffer, count);
-            for (size_t i = 0; i < count; i++) out[start + i] = buffer[i] != 0.0f;
+            // on the bits: a float compare would flag bfloat16's signaling NaNs
+            const uint32_t* bits = reinterpret_cast<const uint32_t*>(buffer);
+            for (size_t i = 0; i < count; i++) out[start + i].value = (bits[i] & 0x7FFFFFFFu) != 0;
         }
     } else {
         double buffer[kChunk];
@@ -266,7 +279,7 @@ NumericCast complex_cast(PyArray_DTypeMeta* dtype) {
 
 std::vector<NumericCast> numeric_casts() {
     return {
-        real_cast<npy_bool>(&PyArray_BoolDType),
+        real_cast<Bool>(&PyArray_BoolDType),
         real_cast<npy_byte>(&PyArray_ByteDType),
         real_cast<npy_ubyte>(&PyArray_UByteDType),
         real_cast<npy_short>(&PyArray_ShortDType),
@@ -277,7 +290,7 @@ std::vector<NumericCast> numeric_casts() {
         real_cast<npy_ulong>(&PyArray_ULongDType),
         real_cast<npy_longlong>(&PyArray_LongLongDType),
         real_cast<npy_ulonglong>(&PyArray_ULongLongDType),
-        real_cast<npy_half>(&PyArray_HalfDType),
+        real_cast<Half>(&PyArray_HalfDType),
         real_cast<float>(&PyArray_FloatDType),
         real_cast<double>(&PyArray_DoubleDType),
         real_cast<long double>(&PyArray_LongDoubleDType),

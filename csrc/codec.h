@@ -68,16 +68,24 @@ inline MagnitudeRounding magnitude_rounding(Rounding mode, bool negative) {
     return MagnitudeRounding::nearest_even;
 }
 
-// Rounds q = n + frac (+ residual) to an integer. `odd` is n's parity,
-// `uniform` a number in [0, 1) for stochastic rounding.
-inline double round_magnitude(double q, int residual, MagnitudeRounding how,
-                              double uniform) {
-    double n = std::floor(q);
-    const double frac = q - n;  // exact: q < 2^54
+// Whether a stochastic rounding goes up: the draw is below floor(frac*2^64)
+// (frac exact in [0, 1), so the scaled value is exact too).
+template <class Real>
+inline bool draw_rounds_up(uint64_t random, Real frac) {
+    const Real scaled = std::ldexp(frac, 64);  // < 2^64
+    return scaled >= 1 && random < static_cast<uint64_t>(scaled);
+}
+
+// Rounds q = n + frac (+ residual) to an integer; `random` is the draw of
+// stochastic rounding.
+template <class Real>
+inline Real round_magnitude(Real q, int residual, MagnitudeRounding how, uint64_t random) {
+    Real n = std::floor(q);
+    const Real frac = q - n;  // exact: q < 2^(M+1)
     switch (how) {
         case MagnitudeRounding::nearest_even:
             if (frac > 0.5 || (frac == 0.5 && (residual > 0 ||
-                                               (residual == 0 && std::fmod(n, 2.0) != 0.0)))) {
+                                               (residual == 0 && std::fmod(n, Real{2}) != 0)))) {
                 n += 1;
             }
             break;
@@ -91,7 +99,7 @@ inline double round_magnitude(double q, int residual, MagnitudeRounding how,
             if (frac > 0.0 || residual > 0) n += 1;
             break;
         case MagnitudeRounding::stochastic:
-            if (uniform < frac) n += 1;
+            if (draw_rounds_up(random, frac)) n += 1;
             break;
     }
     return n;
@@ -100,20 +108,25 @@ inline double round_magnitude(double q, int residual, MagnitudeRounding how,
 }  // namespace detail
 
 // Rounds `value` (+ a residual of sign `residual` below its last bit) once
-// into the format. `uniform` in [0, 1) is only read for stochastic rounding.
-inline Encoded encode_from_double(const Format& f, const SpecialCodes& specials,
-                                  double value, int residual = 0,
-                                  Rounding mode = Rounding::nearest_even,
-                                  double uniform = 0.0) {
+// into the format. `random` is only read for stochastic rounding: the value
+// rounds away from zero iff it is below floor(fraction * 2^64). Real is
+// double, or long double where stochastic rounding needs the exact fraction
+// of a wider source (a residual's sign is enough for every other mode).
+template <class Real>
+inline Encoded encode_from_real(const Format& f, const SpecialCodes& specials, Real value,
+                                int residual = 0, Rounding mode = Rounding::nearest_even,
+                                uint64_t random = 0) {
     const bool negative = std::signbit(value);
     if (std::isnan(value)) {
         return {negative ? specials.nan_negative : specials.nan_positive, specials.nan_flags};
     }
     if (std::isinf(value)) {
-        return {negative ? specials.inf_negative : specials.inf_positive, specials.inf_flags};
+        // -inf into an unsigned format is invalid even when saturating.
+        const uint32_t unsigned_negative = negative && !f.is_signed ? kFlagInvalid : 0u;
+        return {negative ? specials.inf_negative : specials.inf_positive, specials.inf_flags | unsigned_negative};
     }
     const int magnitude_residual = negative ? -residual : residual;
-    const double magnitude = std::fabs(value);
+    const Real magnitude = std::fabs(value);
     const detail::MagnitudeRounding how = detail::magnitude_rounding(mode, negative);
 
     if (f.specials == Specials::unsigned_exponent_only) {
@@ -121,9 +134,9 @@ inline Encoded encode_from_double(const Format& f, const SpecialCodes& specials,
             // Zero and negative numbers have no encoding: NaN.
             return {f.nan_code, kFlagInvalid};
         }
-        if (magnitude == 0.0) return {0u, 0u};
+        if (magnitude == 0) return {0u, 0u};
         int exponent;
-        const double significand = 2.0 * std::frexp(magnitude, &exponent);  // [1, 2)
+        const Real significand = 2 * std::frexp(magnitude, &exponent);  // [1, 2)
         exponent -= 1;
         bool bump = false;
         switch (how) {
@@ -138,7 +151,7 @@ inline Encoded encode_from_double(const Format& f, const SpecialCodes& specials,
                 bump = significand > 1.0 || magnitude_residual > 0;
                 break;
             case detail::MagnitudeRounding::stochastic:
-                bump = uniform < significand - 1.0;
+                bump = detail::draw_rounds_up(random, significand - 1);
                 break;
         }
         long code = static_cast<long>(exponent) + (bump ? 1 : 0) + f.bias;
@@ -152,7 +165,7 @@ inline Encoded encode_from_double(const Format& f, const SpecialCodes& specials,
     }
 
     uint32_t code_magnitude;
-    if (magnitude == 0.0) {
+    if (magnitude == 0) {
         code_magnitude = 0;
         if (magnitude_residual > 0) {
             // A non-zero value too small for binary64: only directed modes see it.
@@ -172,8 +185,8 @@ inline Encoded encode_from_double(const Format& f, const SpecialCodes& specials,
         }
         const int scale_exponent =
             (exponent < f.min_normal_exponent ? f.min_normal_exponent : exponent) - f.mantissa_bits;
-        const double q = std::ldexp(magnitude, -scale_exponent);  // < 2^(M+1), exact
-        const double n = detail::round_magnitude(q, magnitude_residual, how, uniform);
+        const Real q = std::ldexp(magnitude, -scale_exponent);  // < 2^(M+1), exact
+        const Real n = detail::round_magnitude(q, magnitude_residual, how, random);
         const int64_t units = static_cast<int64_t>(n);
         const int64_t exponent_steps =
             (exponent < f.min_normal_exponent ? 0 : exponent - f.min_normal_exponent);
@@ -192,6 +205,12 @@ inline Encoded encode_from_double(const Format& f, const SpecialCodes& specials,
     return {code_magnitude | (negative ? f.sign_bit : 0u), 0u};
 }
 
+inline Encoded encode_from_double(const Format& f, const SpecialCodes& specials, double value,
+                                  int residual = 0, Rounding mode = Rounding::nearest_even,
+                                  uint64_t random = 0) {
+    return encode_from_real<double>(f, specials, value, residual, mode, random);
+}
+
 // Sign of (exact - approx) for an integer rounded to double.
 inline int residual_of_int64(int64_t exact, double approx) {
     if (approx >= 9223372036854775808.0) return -1;  // approx is 2^63 > any int64
@@ -204,19 +223,37 @@ inline int residual_of_uint64(uint64_t exact, double approx) {
     return exact > back ? 1 : (exact < back ? -1 : 0);
 }
 
+// Whether every Int is exact in long double (x87 extended: yes; where long
+// double is binary64, stochastic rounding of wide integers sees the rounded
+// value's fraction).
+template <class Int>
+constexpr bool exact_in_long_double() {
+    return std::numeric_limits<long double>::digits >= std::numeric_limits<Int>::digits;
+}
+
 inline Encoded encode_from_int64(const Format& f, const SpecialCodes& s, int64_t v,
-                                 Rounding mode = Rounding::nearest_even, double uniform = 0.0) {
+                                 Rounding mode = Rounding::nearest_even, uint64_t random = 0) {
+    if (mode == Rounding::stochastic && exact_in_long_double<int64_t>()) {
+        return encode_from_real<long double>(f, s, static_cast<long double>(v), 0, mode, random);
+    }
     const double approx = static_cast<double>(v);
-    return encode_from_double(f, s, approx, residual_of_int64(v, approx), mode, uniform);
+    return encode_from_double(f, s, approx, residual_of_int64(v, approx), mode, random);
 }
 inline Encoded encode_from_uint64(const Format& f, const SpecialCodes& s, uint64_t v,
-                                  Rounding mode = Rounding::nearest_even, double uniform = 0.0) {
+                                  Rounding mode = Rounding::nearest_even, uint64_t random = 0) {
+    if (mode == Rounding::stochastic && exact_in_long_double<uint64_t>()) {
+        return encode_from_real<long double>(f, s, static_cast<long double>(v), 0, mode, random);
+    }
     const double approx = static_cast<double>(v);
-    return encode_from_double(f, s, approx, residual_of_uint64(v, approx), mode, uniform);
+    return encode_from_double(f, s, approx, residual_of_uint64(v, approx), mode, random);
 }
 inline Encoded encode_from_long_double(const Format& f, const SpecialCodes& s, long double v,
                                        Rounding mode = Rounding::nearest_even,
-                                       double uniform = 0.0) {
+                                       uint64_t random = 0) {
+    if (mode == Rounding::stochastic) {
+        // The fraction must be exact; the residual's sign is not enough.
+        return encode_from_real<long double>(f, s, v, 0, mode, random);
+    }
     double approx = static_cast<double>(v);
     int residual = 0;
     if (std::isfinite(approx)) {
@@ -228,7 +265,7 @@ inline Encoded encode_from_long_double(const Format& f, const SpecialCodes& s, l
         approx = std::copysign(std::numeric_limits<double>::max(), approx);
         residual = approx > 0 ? 1 : -1;
     }
-    return encode_from_double(f, s, approx, residual, mode, uniform);
+    return encode_from_double(f, s, approx, residual, mode, random);
 }
 
 }  // namespace minifloat

@@ -92,11 +92,10 @@ struct LaneConstants {
 // for results below the target's normal range), plus a rounding increment.
 template <class Float, Rounding Mode>
 MINIFLOAT_KERNEL_INLINE typename IeeeTraits<Float>::Bits encode_one(
-        const LaneConstants<typename IeeeTraits<Float>::Bits>& k, Float x, uint64_t random,
-        typename IeeeTraits<Float>::Bits& flags) {
+        const LaneConstants<typename IeeeTraits<Float>::Bits>& k, typename IeeeTraits<Float>::Bits u,
+        uint64_t random, typename IeeeTraits<Float>::Bits& flags) {
     using T = IeeeTraits<Float>;
     using Bits = typename T::Bits;
-    const Bits u = bit_cast<Bits>(x);
     const Bits negative = mask_if<Bits>((u >> T::sign_shift) != 0);
     const Bits a = u & T::abs_mask;
     const Bits exponent = a >> T::fraction_bits;
@@ -139,9 +138,14 @@ MINIFLOAT_KERNEL_INLINE typename IeeeTraits<Float>::Bits encode_one(
         // below floor(fraction * 2^64).
         const uint64_t s = static_cast<uint64_t>(true_shift);
         const uint64_t sig64 = static_cast<uint64_t>(significand);
-        const uint64_t threshold =
-            s <= kMaxShift ? static_cast<uint64_t>(fraction) << (64 - kLaneBits)
-                           : (s - 64 > 63 ? 0 : (s >= 64 ? sig64 >> (s - 64) : sig64 << (64 - s)));
+        uint64_t threshold;
+        if (s <= kMaxShift) {
+            threshold = static_cast<uint64_t>(fraction) << (64 - kLaneBits);
+        } else if (s < 64) {
+            threshold = sig64 << (64 - s);  // the whole significand was dropped
+        } else {
+            threshold = s - 64 > 63 ? 0 : sig64 >> (s - 64);
+        }
         increment = static_cast<Bits>(random < threshold);
         rounds_down_magnitude = 0;
     }
@@ -166,73 +170,75 @@ MINIFLOAT_KERNEL_INLINE typename IeeeTraits<Float>::Bits encode_one(
 
 // float8_e8m0fnu: the source exponent, moved to bias 127 and bumped by the
 // rounding of the fraction (ties go to the larger power of two); zero and
-// negative inputs are NaN, values below 2^-127 become 2^-127.
+// negative inputs are NaN, values below 2^-127 become 2^-127. Mask style
+// like encode_one, so it vectorizes.
 template <class Float, Rounding Mode>
-MINIFLOAT_KERNEL_INLINE uint32_t encode_one_e8m0(const EncodePlan& p, Float x, uint64_t random, uint32_t& flags) {
+MINIFLOAT_KERNEL_INLINE uint32_t encode_one_e8m0(const LaneConstants<typename IeeeTraits<Float>::Bits>& k,
+                                                 typename IeeeTraits<Float>::Bits u, uint64_t random,
+                                                 typename IeeeTraits<Float>::Bits& flags) {
     using T = IeeeTraits<Float>;
     using Bits = typename T::Bits;
-    const Bits u = bit_cast<Bits>(x);
-    const bool negative = (u >> T::sign_shift) != 0;
+    constexpr Bits kLaneBits = sizeof(Bits) * 8;
+    constexpr Bits kHalf = Bits{1} << (T::fraction_bits - 1);
+    const Bits negative = mask_if<Bits>((u >> T::sign_shift) != 0);
     const Bits a = u & T::abs_mask;
     const Bits fraction = a & ((Bits{1} << T::fraction_bits) - 1);
-    const int64_t exponent = static_cast<int64_t>(a >> T::fraction_bits);
-    // A float32 subnormal at or above 2^-127 sits in [2^-127, 2^-126), with
-    // its fraction one bit shorter; below that everything clamps to 2^-127.
-    const bool subnormal = exponent == 0;
-    constexpr Bits kSubnormalOne = Bits{1} << (T::fraction_bits - 1);
-    const bool in_last_binade = subnormal && T::bias == 127 && fraction >= kSubnormalOne;
-    const Bits binade_fraction = subnormal ? ((fraction - kSubnormalOne) << 1) : fraction;
-    const Bits half = Bits{1} << (T::fraction_bits - 1);
-    bool bump;
+    const Bits exponent = a >> T::fraction_bits;
+    // A float32 subnormal at or above 2^-127 sits in [2^-127, 2^-126) with a
+    // fraction one bit shorter; below that everything clamps to 2^-127.
+    const Bits subnormal = mask_if<Bits>(exponent == 0);
+    const Bits last_binade = T::bias == 127 ? subnormal & mask_if<Bits>(fraction >= kHalf) : Bits{0};
+    const Bits binade_fraction = select<Bits>(subnormal, (fraction - kHalf) << 1, fraction);
+    Bits bump;
     if constexpr (Mode == Rounding::nearest_even || Mode == Rounding::nearest_away) {
-        bump = binade_fraction >= half;
+        bump = mask_if<Bits>(binade_fraction >= kHalf) & 1;
     } else if constexpr (Mode == Rounding::up) {
-        bump = binade_fraction != 0;
+        bump = mask_if<Bits>(binade_fraction != 0) & 1;
     } else if constexpr (Mode == Rounding::toward_zero || Mode == Rounding::down) {
-        bump = false;
+        bump = 0;
     } else {
         const uint64_t threshold = static_cast<uint64_t>(binade_fraction) << (64 - T::fraction_bits);
-        bump = random < threshold;
+        bump = static_cast<Bits>(random < threshold);
     }
-    int64_t code = exponent - static_cast<int64_t>(T::bias) + 127;
-    code = subnormal ? (in_last_binade ? 0 : -1) : code;
-    code += (subnormal && !in_last_binade) ? 0 : (bump ? 1 : 0);
-    code = code < 0 ? 0 : code;
-    const bool is_nan = a > T::inf_bits;
-    const bool is_inf = a == T::inf_bits;
-    const bool invalid = negative || a == 0;
-    const bool overflow = !is_nan && !is_inf && !invalid && code > 254;
-    uint32_t out = static_cast<uint32_t>(code);
-    const bool saturate_down = Mode == Rounding::toward_zero || Mode == Rounding::down;
-    out = overflow ? (saturate_down ? p.max_positive : p.overflow_positive) : out;
-    out = is_inf ? p.inf_positive : out;
-    out = (invalid || is_nan) ? p.nan_positive : out;
-    flags |= (overflow ? p.overflow_flags : 0u) | ((is_inf && !negative) ? p.inf_flags : 0u) |
-             ((invalid && !is_nan) ? uint32_t{kFlagInvalid} : 0u);
-    return out;
+    // exponent - source bias + 127, negative (below 2^-127) clamps to 0
+    const Bits unclamped = exponent + Bits{127} - T::bias + bump;
+    const Bits below = T::bias == 127 ? Bits{0} : mask_if<Bits>((unclamped >> (kLaneBits - 1)) != 0);
+    Bits code = ~below & unclamped;
+    code = select<Bits>(subnormal, last_binade & bump, code);
+    const Bits is_nan = mask_if<Bits>(a > T::inf_bits);
+    const Bits is_inf = mask_if<Bits>(a == T::inf_bits);
+    const Bits invalid = negative | mask_if<Bits>(a == 0);
+    const Bits overflow = ~is_nan & ~is_inf & ~invalid & mask_if<Bits>(code > 254);
+    constexpr bool toward_zero = Mode == Rounding::toward_zero || Mode == Rounding::down;
+    code = select<Bits>(overflow, toward_zero ? k.max_positive : k.overflow_positive, code);
+    code = select<Bits>(is_inf & ~negative, k.inf_positive, code);
+    code = select<Bits>(invalid | is_nan, k.nan_positive, code);
+    flags |= (overflow & k.overflow_flags) | (is_inf & ~negative & k.inf_flags) |
+             (invalid & ~is_nan & Bits{kFlagInvalid});
+    return static_cast<uint32_t>(code);
 }
 
 template <class Float, Rounding Mode, class Out>
 MINIFLOAT_KERNEL_INLINE uint32_t encode_loop(const EncodePlan& plan, const Float* __restrict in,
                             const uint64_t* __restrict random, Out* __restrict out, size_t n) {
-    uint32_t flags = 0;
-    if (plan.exponent_only) {
-        const EncodePlan p = plan;
-        for (size_t i = 0; i < n; i++) {
-            const uint64_t r = Mode == Rounding::stochastic ? random[i] : 0;
-            out[i] = static_cast<Out>(encode_one_e8m0<Float, Mode>(p, in[i], r, flags));
-        }
-        return flags;
-    }
+    using Bits = typename IeeeTraits<Float>::Bits;
     // Copied to locals: `out` may alias anything (char-sized), and reloads
     // through `plan` every element would stop vectorization.
-    const auto k = LaneConstants<typename IeeeTraits<Float>::Bits>::template make<Float>(plan);
-    typename IeeeTraits<Float>::Bits lane_flags = 0;  // lane width: keeps the OR vectorizable
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t r = Mode == Rounding::stochastic ? random[i] : 0;
-        out[i] = static_cast<Out>(encode_one<Float, Mode>(k, in[i], r, lane_flags));
+    const auto k = LaneConstants<Bits>::template make<Float>(plan);
+    const Bits* bits = reinterpret_cast<const Bits*>(in);
+    Bits lane_flags = 0;  // lane width: keeps the OR vectorizable
+    if (plan.exponent_only) {
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t r = Mode == Rounding::stochastic ? random[i] : 0;
+            out[i] = static_cast<Out>(encode_one_e8m0<Float, Mode>(k, bits[i], r, lane_flags));
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            const uint64_t r = Mode == Rounding::stochastic ? random[i] : 0;
+            out[i] = static_cast<Out>(encode_one<Float, Mode>(k, bits[i], r, lane_flags));
+        }
     }
-    return flags | static_cast<uint32_t>(lane_flags);
+    return static_cast<uint32_t>(lane_flags);
 }
 
 // The common case of round-to-nearest-even, for blocks without inf or NaN:
@@ -299,26 +305,31 @@ MINIFLOAT_KERNEL_INLINE bool encode_block_fast(const FastConstants<typename Ieee
         overflowed |= overflow;
         outside |= mask_if<Bits>(a >= k.inf_bits);
     }
+    if (outside != 0) return false;  // the general kernel redoes the block and its flags
     if (overflowed != 0) flags |= k.overflow_flags;
-    return outside == 0;
+    return true;
 }
 
 template <class Float, class Out>
 MINIFLOAT_KERNEL_INLINE uint32_t encode_nearest_even(const EncodePlan& plan, const Float* in, Out* out,
                                                      size_t n) {
-    if (plan.exponent_only) return encode_loop<Float, Rounding::nearest_even>(plan, in, nullptr, out, n);
     constexpr size_t kBlock = 256;
     const auto k = make_fast_constants<Float>(plan);
+    const auto k32 = make_fast_constants<float>(plan);
     uint32_t flags = 0;
     for (size_t start = 0; start < n; start += kBlock) {
         const size_t count = n - start < kBlock ? n - start : kBlock;
-        bool done;
-        if constexpr (sizeof(Float) == 4 && sizeof(Out) == 1) {
-            done = encode_f32_u8_block_avx512(k, in + start, out + start, count, flags) ||
-                   encode_block_fast(k, in + start, out + start, count, flags);
-        } else {
-            done = encode_block_fast(k, in + start, out + start, count, flags);
+        bool done = false;
+        if constexpr (sizeof(Out) == 1) {
+            done = sizeof(Float) == 4
+                       ? encode_f32_u8_block_avx512(k32, plan.exponent_only,
+                                                    reinterpret_cast<const float*>(in + start), out + start,
+                                                    count, flags)
+                       : encode_f64_u8_block_avx512(k32, plan.exponent_only,
+                                                    reinterpret_cast<const double*>(in + start), out + start,
+                                                    count, flags);
         }
+        if (!done && !plan.exponent_only) done = encode_block_fast(k, in + start, out + start, count, flags);
         if (!done) {
             flags |= encode_loop<Float, Rounding::nearest_even>(plan, in + start, nullptr, out + start, count);
         }
@@ -472,6 +483,20 @@ uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n
     return encode_nearest_even(plan, in, static_cast<uint16_t*>(out), n);
 }
 
+// Whether any finite |x| exceeds FLT_MAX; integer compares, so NaN inputs
+// raise no hardware flag.
+static bool any_finite_beyond_f32(const double* in, size_t n) {
+    constexpr uint64_t kFltMaxBits = 0x47EFFFFFE0000000ull;  // FLT_MAX as binary64
+    constexpr uint64_t kInfBits = 0x7FF0000000000000ull;
+    const uint64_t* bits = reinterpret_cast<const uint64_t*>(in);
+    bool beyond = false;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t a = bits[i] & 0x7FFFFFFFFFFFFFFFull;
+        beyond |= (a > kFltMaxBits) & (a < kInfBits);
+    }
+    return beyond;
+}
+
 // float64 sources: with AVX-512, round to odd into float32 first (one
 // rounding is preserved, see encode_fast.h) and reuse the float32 kernels.
 static uint32_t encode_f64_via_f32(const EncodePlan& plan, Rounding mode, const double* in, void* out,
@@ -490,6 +515,13 @@ static uint32_t encode_f64_via_f32(const EncodePlan& plan, Rounding mode, const 
         flags |= mode == Rounding::nearest_even
                      ? encode_f32(plan, narrowed, block_out, count)
                      : encode_f32_rounding(plan, mode, narrowed, nullptr, block_out, count);
+        if (mode != Rounding::nearest_even && mode != Rounding::nearest_away &&
+            any_finite_beyond_f32(in + start, count)) {
+            // Narrowing clamps these to FLT_MAX, whose rounding toward zero
+            // lands on max without overflowing; the value itself (>= 2^128,
+            // beyond every format's max) overflows. The codes already agree.
+            flags |= plan.overflow_flags;
+        }
     }
     *handled = true;
     return flags;
@@ -551,6 +583,13 @@ void decode_to_f64(const DecodePlan& plan, const void* in, double* out, size_t n
     for (size_t start = 0; start < n; start += kChunk) {
         const size_t count = n - start < kChunk ? n - start : kChunk;
         decode_to_f32(plan, static_cast<const char*>(in) + start * item, buffer, count);
+        // Widening a signaling NaN (bfloat16 has them) would raise the invalid
+        // flag; quiet it first in the integer domain, as the widening would.
+        uint32_t* bits = reinterpret_cast<uint32_t*>(buffer);
+        for (size_t i = 0; i < count; i++) {
+            const bool is_nan = (bits[i] & 0x7fffffffu) > 0x7f800000u;
+            bits[i] |= is_nan ? 0x00400000u : 0u;
+        }
         for (size_t i = 0; i < count; i++) out[start + i] = static_cast<double>(buffer[i]);
     }
 }

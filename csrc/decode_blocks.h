@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "convert_kernels.h"
 #include "registry.h"
@@ -15,6 +17,19 @@ inline void decode_codes_to_f32(const FormatRuntime& rt, const void* in, float* 
 
 inline void decode_codes_to_f64(const FormatRuntime& rt, const void* in, double* out, size_t n) {
     decode_to_f64(rt.decode_plan, in, out, n);
+}
+
+// A float32 sum or product that overflowed to inf in a format without inf
+// is an overflow (NaN or max, with the overflow flag), not an inf input.
+inline double accumulated_value(const FormatRuntime& rt, float value) {
+    if (!rt.format.has_inf && std::isinf(value)) return std::copysign(std::numeric_limits<double>::max(), value);
+    return value;
+}
+// The same for a float32 that is rounded by the float32 kernels (FLT_MAX
+// overflows every format, as DBL_MAX would).
+inline float accumulated_value_f32(const FormatRuntime& rt, float value) {
+    if (!rt.format.has_inf && std::isinf(value)) return std::copysign(std::numeric_limits<float>::max(), value);
+    return value;
 }
 
 inline uint32_t load_code(const FormatRuntime& rt, const char* p) {

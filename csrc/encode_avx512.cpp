@@ -65,37 +65,86 @@ MINIFLOAT_AVX512 inline __m512i encode16(const Vectors& v, bool zero_drops_sign,
     return code;
 }
 
-MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, const float* in, uint8_t* out,
+// float8_e8m0fnu for positive normal float32 below overflow: the exponent,
+// plus one when the fraction is at least one half. Anything else (zero,
+// negatives, subnormals, overflow, inf/NaN) sends the block to the general
+// kernel.
+MINIFLOAT_AVX512 inline __m512i encode16_e8m0(__m512i u, __mmask16& outside) {
+    const __m512i exponent = _mm512_srli_epi32(u, 23);
+    const __m512i code = _mm512_add_epi32(exponent, _mm512_and_si512(_mm512_srli_epi32(u, 22), _mm512_set1_epi32(1)));
+    outside |= _mm512_cmple_epi32_mask(u, _mm512_set1_epi32(0x007FFFFF));  // <= largest subnormal, or negative
+    outside |= _mm512_cmpgt_epu32_mask(code, _mm512_set1_epi32(254));
+    return code;
+}
+
+// Byte 0 of every dword of two vectors into the low 32 bytes: index 4i is
+// byte 0 of dword i of the first vector for i < 16 and, with bit 6 set,
+// of dword i - 16 of the second.
+MINIFLOAT_AVX512 inline __m512i low_byte_pattern() {
+    alignas(64) uint8_t pick[64] = {};
+    for (int i = 0; i < 32; i++) pick[i] = static_cast<uint8_t>(4 * i);
+    return _mm512_load_si512(pick);
+}
+
+MINIFLOAT_AVX512 inline __m512i pack64(__m512i pattern, __m512i c0, __m512i c1, __m512i c2, __m512i c3) {
+    const __m512i packed01 = _mm512_permutex2var_epi8(c0, pattern, c1);
+    const __m512i packed23 = _mm512_permutex2var_epi8(c2, pattern, c3);
+    return _mm512_inserti64x4(packed01, _mm512_castsi512_si256(packed23), 1);
+}
+
+// 16 float32 bit patterns from 16 floats or from 16 doubles rounded to odd
+// (see encode_fast.h).
+MINIFLOAT_AVX512 inline __m512i load16(const float* in, __mmask16 lanes) {
+    return _mm512_maskz_loadu_epi32(lanes, in);
+}
+MINIFLOAT_AVX512 inline __m256i odd_half(const double* in, __mmask8 lanes) {
+    const __m512d x = _mm512_maskz_loadu_pd(lanes, in);
+    const __m256 truncated = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __mmask8 inexact = _mm512_cmp_pd_mask(_mm512_cvtps_pd(truncated), x, _CMP_NEQ_UQ);
+    return _mm256_mask_or_epi32(_mm256_castps_si256(truncated), inexact, _mm256_castps_si256(truncated),
+                                _mm256_set1_epi32(1));
+}
+MINIFLOAT_AVX512 inline __m512i load16(const double* in, __mmask16 lanes) {
+    const __m256i low = odd_half(in, static_cast<__mmask8>(lanes));
+    const __m256i high = odd_half(in + 8, static_cast<__mmask8>(lanes >> 8));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1);
+}
+
+template <bool ExponentOnly, class Source>
+MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, const Source* in, uint8_t* out,
                                    size_t n, uint32_t& flags) {
     const Vectors v = broadcast(k);
     const bool zds = k.zero_drops_sign != 0;
-    // Byte 0 of every dword of two vectors into the low 32 bytes: index 4i
-    // is byte 0 of dword i of the first vector for i < 16 and, with bit 6
-    // set, of dword i - 16 of the second.
-    alignas(64) uint8_t pick[64] = {};
-    for (int i = 0; i < 32; i++) pick[i] = static_cast<uint8_t>(4 * i);
-    const __m512i low_bytes = _mm512_load_si512(pick);
+    const __m512i pattern = low_byte_pattern();
     __mmask16 overflowed = 0, outside = 0;
+    constexpr __mmask16 kAll = 0xFFFF;
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
-        const __m512i c0 = encode16(v, zds, _mm512_loadu_si512(in + i), overflowed, outside);
-        const __m512i c1 = encode16(v, zds, _mm512_loadu_si512(in + i + 16), overflowed, outside);
-        const __m512i c2 = encode16(v, zds, _mm512_loadu_si512(in + i + 32), overflowed, outside);
-        const __m512i c3 = encode16(v, zds, _mm512_loadu_si512(in + i + 48), overflowed, outside);
-        // 32 bytes from c0,c1 into the low half, 32 from c2,c3 into the high half.
-        const __m512i packed01 = _mm512_permutex2var_epi8(c0, low_bytes, c1);
-        const __m512i packed23 = _mm512_permutex2var_epi8(c2, low_bytes, c3);
-        const __m512i packed = _mm512_inserti64x4(packed01, _mm512_castsi512_si256(packed23), 1);
-        _mm512_storeu_si512(out + i, packed);
+        __m512i c[4];
+        for (int q = 0; q < 4; q++) {
+            const __m512i u = load16(in + i + 16 * q, kAll);
+            if constexpr (ExponentOnly) {
+                c[q] = encode16_e8m0(u, outside);
+            } else {
+                c[q] = encode16(v, zds, u, overflowed, outside);
+            }
+        }
+        _mm512_storeu_si512(out + i, pack64(pattern, c[0], c[1], c[2], c[3]));
     }
-    for (; i + 16 <= n; i += 16) {
-        const __m512i c = encode16(v, zds, _mm512_loadu_si512(in + i), overflowed, outside);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(c));
-    }
-    if (i < n) {
-        const __mmask16 tail = static_cast<__mmask16>((1u << (n - i)) - 1u);
-        const __m512i c = encode16(v, zds, _mm512_maskz_loadu_epi32(tail, in + i), overflowed, outside);
-        _mm512_mask_cvtepi32_storeu_epi8(out + i, tail, c);
+    for (; i < n; i += 16) {
+        const size_t left = n - i;
+        const __mmask16 lanes = left >= 16 ? kAll : static_cast<__mmask16>((1u << left) - 1u);
+        // masked-off lanes load as +0, which both encoders accept... except
+        // e8m0, so only the live lanes count toward `outside`.
+        __mmask16 lane_outside = 0;
+        __m512i c;
+        if constexpr (ExponentOnly) {
+            c = encode16_e8m0(load16(in + i, lanes), lane_outside);
+        } else {
+            c = encode16(v, zds, load16(in + i, lanes), overflowed, lane_outside);
+        }
+        outside |= lane_outside & lanes;
+        _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, c);
     }
     if (outside != 0) return false;
     if (overflowed != 0) flags |= k.overflow_flags;
@@ -138,10 +187,16 @@ bool cpu_supported() {
 
 }  // namespace
 
-bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>& k, const float* in, uint8_t* out,
-                                size_t n, uint32_t& flags) {
+bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, const float* in,
+                                uint8_t* out, size_t n, uint32_t& flags) {
     if (!cpu_supported()) return false;
-    return encode_block(k, in, out, n, flags);
+    return exponent_only ? encode_block<true>(k, in, out, n, flags) : encode_block<false>(k, in, out, n, flags);
+}
+
+bool encode_f64_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, const double* in,
+                                uint8_t* out, size_t n, uint32_t& flags) {
+    if (!cpu_supported()) return false;
+    return exponent_only ? encode_block<true>(k, in, out, n, flags) : encode_block<false>(k, in, out, n, flags);
 }
 
 bool round_to_odd_f32_avx512(const double* in, float* out, size_t n) {
@@ -155,7 +210,11 @@ bool round_to_odd_f32_avx512(const double* in, float* out, size_t n) {
 #else
 
 namespace minifloat {
-bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>&, const float*, uint8_t*, size_t,
+bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, const float*, uint8_t*, size_t,
+                                uint32_t&) {
+    return false;
+}
+bool encode_f64_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, const double*, uint8_t*, size_t,
                                 uint32_t&) {
     return false;
 }

@@ -16,11 +16,16 @@ struct FastConstants {
     Float magic;
 };
 
-// Encodes a block of float32 into 8-bit codes when the CPU has AVX-512
-// (F/BW/VBMI) and the block has no inf/NaN; adds overflow flags. Returns
-// false, leaving `out` unspecified, when it did not (fully) handle it.
-bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>& k, const float* in, uint8_t* out,
-                                size_t n, uint32_t& flags);
+// Encodes a block of float32 (or float64, rounded to odd on the way, see
+// below) into 8-bit codes with round-to-nearest-even when the CPU has
+// AVX-512 (F/BW/VL/VBMI) and the block has no inf/NaN (float8_e8m0fnu:
+// only positive normal values below overflow); adds overflow flags.
+// Returns false, leaving `out` unspecified, when it did not handle it.
+// `k` holds the float32 constants of the format.
+bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, const float* in,
+                                uint8_t* out, size_t n, uint32_t& flags);
+bool encode_f64_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, const double* in,
+                                uint8_t* out, size_t n, uint32_t& flags);
 
 // float64 -> float32 rounded to odd (truncate, then set the last bit when
 // anything was dropped; beyond float32's range: the largest float32). A

@@ -149,6 +149,30 @@ MINIFLOAT_VBMI void decode_bytes_to_f32_vbmi(const uint8_t* byte2_table, const u
     }
 }
 
+MINIFLOAT_VBMI void select_by_keys_vbmi(KeySelection op, const uint8_t* keys, const uint8_t* a,
+                                        const uint8_t* b, uint8_t* out, size_t n) {
+    const ByteTable t = load_table(keys);
+    const __m512i nan = _mm512_set1_epi8(static_cast<char>(255));
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        const __m512i va = _mm512_loadu_si512(a + i);
+        const __m512i vb = _mm512_loadu_si512(b + i);
+        const __m512i ka = lookup64(t, va);
+        const __m512i kb = lookup64(t, vb);
+        const __mmask64 a_nan = _mm512_cmpeq_epu8_mask(ka, nan);
+        const __mmask64 b_nan = _mm512_cmpeq_epu8_mask(kb, nan);
+        __mmask64 first = 0;
+        switch (op) {
+            case KeySelection::maximum: first = a_nan | (~b_nan & _mm512_cmpge_epu8_mask(ka, kb)); break;
+            case KeySelection::minimum: first = a_nan | (~b_nan & _mm512_cmple_epu8_mask(ka, kb)); break;
+            case KeySelection::fmax: first = b_nan | (~a_nan & _mm512_cmpge_epu8_mask(ka, kb)); break;
+            case KeySelection::fmin: first = b_nan | (~a_nan & _mm512_cmple_epu8_mask(ka, kb)); break;
+        }
+        _mm512_storeu_si512(out + i, _mm512_mask_blend_epi8(first, vb, va));
+    }
+    for (; i < n; i++) out[i] = first_is_selected(op, keys[a[i]], keys[b[i]], 255) ? a[i] : b[i];
+}
+
 bool cpu_has_vbmi() {
     static const bool has = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
     return has;
@@ -190,6 +214,14 @@ bool decode_bytes_to_f32(const uint8_t* byte2_table, const uint8_t* byte3_table,
 #endif
     (void)byte2_table, (void)byte3_table, (void)in, (void)out, (void)n;
     return false;
+}
+
+void select_by_keys(KeySelection op, const uint8_t* keys256, const uint8_t* a, const uint8_t* b, uint8_t* out,
+                    size_t n) {
+#ifdef MINIFLOAT_HAVE_VBMI_PATH
+    if (cpu_has_vbmi()) return select_by_keys_vbmi(op, keys256, a, b, out, n);
+#endif
+    for (size_t i = 0; i < n; i++) out[i] = first_is_selected(op, keys256[a[i]], keys256[b[i]], 255) ? a[i] : b[i];
 }
 
 uint32_t lookup_wide_with_flags(const uint32_t* table256, const uint8_t* in, uint16_t* out, size_t n) {

@@ -36,4 +36,23 @@ enum class KeyComparison : uint8_t { equal, not_equal, less, less_equal, greater
 void compare_by_keys(KeyComparison op, const uint8_t* keys256, const uint8_t* a, const uint8_t* b,
                      uint8_t* out, size_t n);
 
+// maximum/minimum/fmax/fmin as a choice between the two input codes by
+// order key: NaN (key 255) propagates (maximum/minimum) or loses
+// (fmax/fmin); equal keys (+0 and -0) keep the first operand.
+enum class KeySelection : uint8_t { maximum, minimum, fmax, fmin };
+void select_by_keys(KeySelection op, const uint8_t* keys256, const uint8_t* a, const uint8_t* b, uint8_t* out,
+                    size_t n);
+
+// The same rule on two keys: whether the first operand is chosen.
+inline bool first_is_selected(KeySelection op, unsigned ka, unsigned kb, unsigned nan_key) {
+    const bool a_nan = ka == nan_key, b_nan = kb == nan_key;
+    switch (op) {
+        case KeySelection::maximum: return a_nan || (!b_nan && ka >= kb);
+        case KeySelection::minimum: return a_nan || (!b_nan && ka <= kb);
+        case KeySelection::fmax: return b_nan || (!a_nan && ka >= kb);
+        case KeySelection::fmin: return b_nan || (!a_nan && ka <= kb);
+    }
+    return true;
+}
+
 }  // namespace minifloat

@@ -48,6 +48,14 @@ inline double remainder_value(double a, double b) {
     return mod;
 }
 
+// Which NaN an arithmetic result carries when both operands are NaN is up
+// to the instruction the compiler picked (it may swap the operands of a
+// commutative add). Fixed here: the first NaN operand, as it is.
+template <class Real>
+inline Real first_nan_or(Real a, Real b, Real result) {
+    return a != a ? a : (b != b ? b : result);
+}
+
 inline double logaddexp_value(double a, double b) {
     if (a == b) return a + M_LN2;  // handles infinities of the same sign
     const double d = a - b;
@@ -66,10 +74,10 @@ inline double logaddexp2_value(double a, double b) {
 
 inline double apply_binary(BinaryOp op, double a, double b) {
     switch (op) {
-        case BinaryOp::add: return a + b;
-        case BinaryOp::subtract: return a - b;
-        case BinaryOp::multiply: return a * b;
-        case BinaryOp::divide: return a / b;
+        case BinaryOp::add: return first_nan_or(a, b, a + b);
+        case BinaryOp::subtract: return first_nan_or(a, b, a - b);
+        case BinaryOp::multiply: return first_nan_or(a, b, a * b);
+        case BinaryOp::divide: return first_nan_or(a, b, a / b);
         case BinaryOp::floor_divide: return floor_divide_value(a, b);
         case BinaryOp::remainder: return remainder_value(a, b);
         case BinaryOp::fmod: return std::fmod(a, b);

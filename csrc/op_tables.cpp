@@ -116,7 +116,7 @@ uint32_t next_code_toward(int format, uint32_t code, uint32_t target, uint32_t* 
     if (std::isnan(x) || std::isnan(y)) {
         return encode_from_double(rt.format, rt.default_specials, x + y).code;
     }
-    if (x == y) return target;
+    if (x == y) return code;  // NumPy's float16: the first operand (+0 vs -0)
     return step_code(format, code, y > x ? 1 : -1, flags);
 }
 

@@ -92,6 +92,13 @@ int format_index_of_dtype_class(const PyArray_DTypeMeta* cls) {
     return -1;
 }
 
+int format_index_of_name(const char* name) {
+    for (int i = 0; i < kFormatCount; i++) {
+        if (std::strcmp(kFormatTable[i].name, name) == 0) return i;
+    }
+    return -1;
+}
+
 int format_index_of_scalar_type(const PyTypeObject* type) {
     for (int i = 0; i < kFormatCount; i++) {
         if (type == &g_runtimes[i].scalar_type) return i;

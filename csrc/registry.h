@@ -74,5 +74,7 @@ int format_index_of_descr(const PyArray_Descr* descr);
 int format_index_of_scalar_type(const PyTypeObject* type);
 inline int format_index_of_scalar(PyObject* obj) { return format_index_of_scalar_type(Py_TYPE(obj)); }
 int format_index_of_dtype_class(const PyArray_DTypeMeta* cls);
+// -1 when no format has this name.
+int format_index_of_name(const char* name);
 
 }  // namespace minifloat

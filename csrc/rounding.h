@@ -82,10 +82,11 @@ inline SpecialCodes make_special_codes(const Format& f, bool saturate) {
         s.inf_positive = s.overflow_positive = s.max_positive;
         s.inf_negative = s.overflow_negative = f.is_signed ? s.max_negative : s.max_positive;
         if (!f.is_signed) {
-            // float8_e8m0fnu has no negative values; -inf stays invalid.
+            // float8_e8m0fnu has no negative values: -inf stays NaN, and its
+            // invalid flag comes from the negative-input rule, not inf_flags.
             s.inf_negative = f.nan_code;
         }
-        s.inf_flags = f.is_signed ? 0u : s.inf_flags;
+        s.inf_flags = 0;
         s.overflow_flags = 0;
     }
     return s;

@@ -47,12 +47,12 @@ bool finish(const Encoded& e, uint32_t* code, uint32_t* flags) {
 
 // Rounds a Python int exactly (any size).
 bool code_from_int(const FormatRuntime& rt, const SpecialCodes& s, PyObject* value,
-                   uint32_t* code, uint32_t* flags, Rounding mode) {
+                   uint32_t* code, uint32_t* flags, Rounding mode, uint64_t random) {
     int overflow = 0;
     const long long small = PyLong_AsLongLongAndOverflow(value, &overflow);
     if (small == -1 && PyErr_Occurred()) return false;
     if (overflow == 0) {
-        return finish(encode_from_int64(rt.format, s, small, mode), code, flags);
+        return finish(encode_from_int64(rt.format, s, small, mode, random), code, flags);
     }
     double approx = PyLong_AsDouble(value);
     int residual;
@@ -66,12 +66,12 @@ bool code_from_int(const FormatRuntime& rt, const SpecialCodes& s, PyObject* val
         residual = exact_residual(value, approx);
         if (residual == 2) return false;
     }
-    return finish(encode_from_double(rt.format, s, approx, residual, mode), code, flags);
+    return finish(encode_from_double(rt.format, s, approx, residual, mode, random), code, flags);
 }
 
 // Rounds any object with an exact comparison to float and a __float__.
 bool code_from_real(const FormatRuntime& rt, const SpecialCodes& s, PyObject* value,
-                    uint32_t* code, uint32_t* flags, Rounding mode) {
+                    uint32_t* code, uint32_t* flags, Rounding mode, uint64_t random) {
     const double approx = PyFloat_AsDouble(value);
     if (approx == -1.0 && PyErr_Occurred()) return false;
     int residual = 0;
@@ -82,7 +82,7 @@ bool code_from_real(const FormatRuntime& rt, const SpecialCodes& s, PyObject* va
             residual = 0;
         }
     }
-    return finish(encode_from_double(rt.format, s, approx, residual, mode), code, flags);
+    return finish(encode_from_double(rt.format, s, approx, residual, mode, random), code, flags);
 }
 
 std::string type_name(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
@@ -118,7 +118,7 @@ bool code_from_text(const FormatRuntime& rt, const SpecialCodes& s, PyObject* te
 }
 
 bool code_from_object(const FormatRuntime& rt, const SpecialCodes& s, PyObject* obj,
-                      uint32_t* code, uint32_t* flags, Rounding mode) {
+                      uint32_t* code, uint32_t* flags, Rounding mode, uint64_t random) {
     const int other = format_index_of_scalar(obj);
     if (other >= 0) {
         const uint32_t other_code = reinterpret_cast<MinifloatScalar*>(obj)->code;
@@ -127,48 +127,48 @@ bool code_from_object(const FormatRuntime& rt, const SpecialCodes& s, PyObject* 
             return true;
         }
         return finish(encode_from_double(rt.format, s, runtime(other).decode_f64[other_code], 0,
-                                         mode),
+                                         mode, random),
                       code, flags);
     }
     if (PyBool_Check(obj)) {
-        return finish(encode_from_double(rt.format, s, obj == Py_True ? 1.0 : 0.0, 0, mode), code,
+        return finish(encode_from_double(rt.format, s, obj == Py_True ? 1.0 : 0.0, 0, mode, random), code,
                       flags);
     }
     if (PyFloat_Check(obj)) {
-        return finish(encode_from_double(rt.format, s, PyFloat_AS_DOUBLE(obj), 0, mode), code,
+        return finish(encode_from_double(rt.format, s, PyFloat_AS_DOUBLE(obj), 0, mode, random), code,
                       flags);
     }
-    if (PyLong_Check(obj)) return code_from_int(rt, s, obj, code, flags, mode);
+    if (PyLong_Check(obj)) return code_from_int(rt, s, obj, code, flags, mode, random);
     if (PyUnicode_Check(obj) || PyBytes_Check(obj)) {
         if (mode != Rounding::nearest_even) {
             PyObject* as_float = PyFloat_FromString(obj);
             if (as_float == nullptr) return false;
-            const bool ok = code_from_real(rt, s, as_float, code, flags, mode);
+            const bool ok = code_from_real(rt, s, as_float, code, flags, mode, random);
             Py_DECREF(as_float);
             return ok;
         }
         return code_from_text(rt, s, obj, code, flags);
     }
     if (PyArray_IsScalar(obj, Bool)) {
-        return finish(encode_from_double(rt.format, s, PyObject_IsTrue(obj) ? 1.0 : 0.0, 0, mode),
+        return finish(encode_from_double(rt.format, s, PyObject_IsTrue(obj) ? 1.0 : 0.0, 0, mode, random),
                       code, flags);
     }
     if (PyArray_IsScalar(obj, Integer)) {
         PyObject* as_int = PyNumber_Index(obj);
         if (as_int == nullptr) return false;
-        const bool ok = code_from_int(rt, s, as_int, code, flags, mode);
+        const bool ok = code_from_int(rt, s, as_int, code, flags, mode, random);
         Py_DECREF(as_int);
         return ok;
     }
     if (PyArray_IsScalar(obj, LongDouble)) {
         const long double v = PyArrayScalar_VAL(obj, LongDouble);
-        return finish(encode_from_long_double(rt.format, s, v, mode), code, flags);
+        return finish(encode_from_long_double(rt.format, s, v, mode, random), code, flags);
     }
     if (PyArray_IsScalar(obj, Floating)) {
         // float16/float32 are exact in binary64 (and float64 is a Python float)
         const double v = PyFloat_AsDouble(obj);
         if (v == -1.0 && PyErr_Occurred()) return false;
-        return finish(encode_from_double(rt.format, s, v, 0, mode), code, flags);
+        return finish(encode_from_double(rt.format, s, v, 0, mode, random), code, flags);
     }
     if (PyComplex_Check(obj) || PyArray_IsScalar(obj, ComplexFloating)) {
         PyErr_Format(PyExc_TypeError, "cannot convert complex value to %s; take .real first",
@@ -184,18 +184,41 @@ bool code_from_object(const FormatRuntime& rt, const SpecialCodes& s, PyObject* 
         PyObject* item = PyArray_GETITEM(reinterpret_cast<PyArrayObject*>(obj),
                                          PyArray_BYTES(reinterpret_cast<PyArrayObject*>(obj)));
         if (item == nullptr) return false;
-        const bool ok = code_from_object(rt, s, item, code, flags, mode);
+        const bool ok = code_from_object(rt, s, item, code, flags, mode, random);
         Py_DECREF(item);
         return ok;
     }
     if (PyNumber_Check(obj) && !PySequence_Check(obj)) {
         // Fractions, Decimals and other reals: __float__ plus an exact compare.
-        return code_from_real(rt, s, obj, code, flags, mode);
+        return code_from_real(rt, s, obj, code, flags, mode, random);
     }
     PyErr_Format(PyExc_TypeError, "%s() argument must be a real number or a string, not '%s'",
                  rt.format.row->name, type_name(obj).c_str());
     return false;
 }
+
+namespace {
+
+// Whether digits * 10^scale is exactly a binary64 value: its odd part (after
+// taking out the powers of two in 10^scale) must be an integer below 2^53.
+bool decimal_is_binary64(uint64_t digits, int scale) {
+    constexpr unsigned __int128 kLimit = static_cast<unsigned __int128>(1) << 53;
+    unsigned __int128 odd_part = digits;
+    if (scale >= 0) {
+        for (int i = 0; i < scale; i++) {
+            odd_part *= 5;
+            if (odd_part >= kLimit) return false;
+        }
+        return odd_part < kLimit;
+    }
+    for (int i = 0; i < -scale; i++) {
+        if (odd_part % 5 != 0) return false;
+        odd_part /= 5;
+    }
+    return odd_part < kLimit;
+}
+
+}  // namespace
 
 bool shortest_repr_text(const FormatRuntime& rt, uint32_t code, char* out, size_t out_size) {
     const double value = rt.decode_f64[code & (rt.code_count() - 1)];
@@ -212,32 +235,48 @@ bool shortest_repr_text(const FormatRuntime& rt, uint32_t code, char* out, size_
         return true;
     }
     // Fewest significant digits whose decimal rounds back to this code no
-    // matter on which side of its binary64 approximation it lies.
-    char digits[40];
-    int precision = 1;
-    for (; precision <= 17; precision++) {
-        auto res = std::to_chars(digits, digits + sizeof digits - 1, value,
+    // matter on which side of its binary64 approximation it lies. At each
+    // length the nearest decimal and its two neighbours are candidates: at the
+    // bottom of a binade the gap below is half the gap above, so the nearest
+    // decimal may fail while the one above it still reads back.
+    const bool negative = value < 0;
+    const double magnitude = std::fabs(value);
+    const auto reads_back = [&](double parsed, bool exact) {
+        const double signed_value = negative ? -parsed : parsed;
+        if (encode_from_double(rt.format, rt.default_specials, signed_value, 0).code != code) return false;
+        // An inexact decimal lies just above or below its binary64 value.
+        return exact ||
+               (encode_from_double(rt.format, rt.default_specials, signed_value, 1).code == code &&
+                encode_from_double(rt.format, rt.default_specials, signed_value, -1).code == code);
+    };
+    std::string mantissa;  // significant digits, no dot
+    int exponent = 0;      // decimal exponent of the first digit
+    for (int precision = 1; precision <= 17 && mantissa.empty(); precision++) {
+        char nearest[40];
+        auto res = std::to_chars(nearest, nearest + sizeof nearest - 1, magnitude,
                                  std::chars_format::scientific, precision - 1);
         *res.ptr = '\0';
-        double parsed = 0.0;
-        std::from_chars(digits, res.ptr, parsed);
-        const Encoded above = encode_from_double(rt.format, rt.default_specials, parsed, 1);
-        const Encoded below = encode_from_double(rt.format, rt.default_specials, parsed, -1);
-        const Encoded exact = encode_from_double(rt.format, rt.default_specials, parsed, 0);
-        if (above.code == code && below.code == code && exact.code == code) break;
+        uint64_t digits_value = 0;
+        const char* p = nearest;
+        for (; *p && *p != 'e'; p++) {
+            if (*p != '.') digits_value = digits_value * 10 + static_cast<uint64_t>(*p - '0');
+        }
+        const int scale = std::atoi(p + 1) - (precision - 1);  // value = digits * 10^scale
+        double best_distance = INFINITY;
+        for (const uint64_t candidate : {digits_value, digits_value - 1, digits_value + 1}) {
+            if (candidate == 0) continue;
+            char text[48];
+            std::snprintf(text, sizeof text, "%llue%d", static_cast<unsigned long long>(candidate), scale);
+            double parsed = 0.0;
+            std::from_chars(text, text + std::strlen(text), parsed);
+            const double distance = std::fabs(parsed - magnitude);
+            if (distance < best_distance && reads_back(parsed, decimal_is_binary64(candidate, scale))) {
+                best_distance = distance;
+                mantissa = std::to_string(candidate);
+                exponent = scale + static_cast<int>(mantissa.size()) - 1;
+            }
+        }
     }
-    // digits is "-d.ddde+XX": split into sign, digit string and exponent.
-    const char* p = digits;
-    bool negative = false;
-    if (*p == '-') {
-        negative = true;
-        p++;
-    }
-    std::string mantissa;
-    for (; *p && *p != 'e'; p++) {
-        if (*p != '.') mantissa.push_back(*p);
-    }
-    int exponent = std::atoi(p + 1);
     while (mantissa.size() > 1 && mantissa.back() == '0') mantissa.pop_back();
     std::string text = negative ? "-" : "";
     const int n = static_cast<int>(mantissa.size());

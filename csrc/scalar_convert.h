@@ -9,8 +9,10 @@ namespace minifloat {
 
 // Rounds `obj` once into the format. Returns false with a Python exception
 // (TypeError/ValueError) set when obj is not a real number or numeric text.
+// `random` is the stochastic-rounding draw (see codec.h).
 bool code_from_object(const FormatRuntime& rt, const SpecialCodes& specials, PyObject* obj,
-                      uint32_t* code, uint32_t* flags, Rounding mode = Rounding::nearest_even);
+                      uint32_t* code, uint32_t* flags, Rounding mode = Rounding::nearest_even,
+                      uint64_t random = 0);
 
 // Rounds the decimal text `text` (ASCII, Python float syntax) once.
 bool code_from_text(const FormatRuntime& rt, const SpecialCodes& specials, PyObject* text,

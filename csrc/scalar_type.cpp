@@ -182,12 +182,24 @@ Py_hash_t scalar_hash(PyObject* self) {
 
 PyObject* scalar_richcompare(PyObject* self, PyObject* other, int op) {
     // Every minifloat value is exactly a binary64 value, so comparing as
-    // Python floats is exact against ints, floats and NumPy numbers alike.
+    // Python floats is exact against NumPy numbers and other formats. Python
+    // ints and floats are weak (NEP 50), as for arrays: rounded into this
+    // format first, except for float8_e8m0fnu (see ufuncs.cpp).
     PyObject* mine = PyFloat_FromDouble(value_of(self));
     if (mine == nullptr) return nullptr;
+    const int index = format_index_of_scalar(self);
     PyObject* theirs;
     if (format_index_of_scalar(other) >= 0) {
         theirs = PyFloat_FromDouble(value_of(other));
+    } else if ((PyFloat_CheckExact(other) || PyLong_CheckExact(other)) && runtime(index).format.is_signed) {
+        const FormatRuntime& rt = runtime(index);
+        uint32_t code = 0, flags = 0;
+        if (!code_from_object(rt, rt.default_specials, other, &code, &flags) ||
+            report_scalar_fp_flags("cast", flags) < 0) {
+            Py_DECREF(mine);
+            return nullptr;
+        }
+        theirs = PyFloat_FromDouble(rt.decode_f64[code]);
     } else {
         Py_INCREF(other);
         theirs = other;
@@ -321,17 +333,16 @@ PyObject* scalar_from_code(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     if (name == nullptr) return nullptr;
     code = PyLong_AsUnsignedLong(args[1]);
     if (code == static_cast<unsigned long>(-1) && PyErr_Occurred()) return nullptr;
-    for (int i = 0; i < kFormatCount; i++) {
-        if (std::strcmp(kFormatTable[i].name, name) == 0) {
-            if (code > runtime(i).format.code_mask) {
-                PyErr_Format(PyExc_ValueError, "code %lu out of range for %s", code, name);
-                return nullptr;
-            }
-            return new_scalar(i, static_cast<uint32_t>(code));
-        }
+    const int index = format_index_of_name(name);
+    if (index < 0) {
+        PyErr_Format(PyExc_ValueError, "unknown minifloat format %R", args[0]);
+        return nullptr;
     }
-    PyErr_Format(PyExc_ValueError, "unknown minifloat format %R", args[0]);
-    return nullptr;
+    if (code > runtime(index).format.code_mask) {
+        PyErr_Format(PyExc_ValueError, "code %lu out of range for %s", code, name);
+        return nullptr;
+    }
+    return new_scalar(index, static_cast<uint32_t>(code));
 }
 
 int init_scalar_types() {

@@ -82,7 +82,8 @@ int reduce_into_row(const FormatRuntime& rt, AccumulationAux& aux, char* const d
     }
     uint32_t flags = 0;
     for (npy_intp j = 0; j < length; j++) {
-        const Encoded e = encode_from_double(rt.format, rt.default_specials, row.values[static_cast<size_t>(j)]);
+        const Encoded e = encode_from_double(rt.format, rt.default_specials,
+                                             accumulated_value(rt, row.values[static_cast<size_t>(j)]));
         store_code(rt, data[2] + j * strides[2], e.code);
         row.written[static_cast<size_t>(j)] = e.code;
         flags |= e.flags;
@@ -156,7 +157,7 @@ int indexed_loop(PyArrayMethod_Context* context, char* const* args, const npy_in
     }
     uint32_t flags = 0;
     for (const auto& [index, total] : totals) {
-        const Encoded e = encode_from_double(rt.format, rt.default_specials, total);
+        const Encoded e = encode_from_double(rt.format, rt.default_specials, accumulated_value(rt, total));
         store_code(rt, base + index * steps[0], e.code);
         flags |= e.flags;
     }

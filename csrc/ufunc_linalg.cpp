@@ -18,24 +18,41 @@ namespace {
 // Below this many multiply-adds a plain loop beats the cost of calling BLAS.
 constexpr npy_intp kBlasThreshold = 32 * 32 * 32;
 
-// Decodes an (rows x cols) strided operand into a dense row-major float32 matrix.
+// Decodes an (rows x cols) strided operand into a dense row-major float32
+// matrix (whole rows at once when they are contiguous).
 void decode_matrix(const FormatRuntime& rt, const char* base, npy_intp rows, npy_intp cols,
                    npy_intp row_stride, npy_intp col_stride, float* out) {
     for (npy_intp r = 0; r < rows; r++) {
         const char* p = base + r * row_stride;
+        if (col_stride == rt.format.storage_bytes) {
+            decode_codes_to_f32(rt, p, out + r * cols, static_cast<size_t>(cols));
+            continue;
+        }
         for (npy_intp c = 0; c < cols; c++, p += col_stride) out[r * cols + c] = rt.decode_f32(load_code(rt, p));
     }
 }
 
-uint32_t encode_matrix(const FormatRuntime& rt, const float* values, npy_intp rows, npy_intp cols,
+// Rounds a dense float32 matrix once into a strided operand.
+uint32_t encode_matrix(const FormatRuntime& rt, float* values, npy_intp rows, npy_intp cols,
                        char* base, npy_intp row_stride, npy_intp col_stride) {
+    if (!rt.format.has_inf) {
+        for (npy_intp i = 0; i < rows * cols; i++) values[i] = accumulated_value_f32(rt, values[i]);
+    }
+    std::vector<uint16_t> codes(static_cast<size_t>(cols));
+    std::vector<uint8_t> narrow(static_cast<size_t>(cols));
+    const bool wide = rt.format.storage_bytes == 2;
     uint32_t flags = 0;
     for (npy_intp r = 0; r < rows; r++) {
         char* p = base + r * row_stride;
+        const float* row = values + r * cols;
+        if (col_stride == rt.format.storage_bytes) {
+            flags |= encode_f32(rt.default_plan, row, p, static_cast<size_t>(cols));
+            continue;
+        }
+        void* staged = wide ? static_cast<void*>(codes.data()) : static_cast<void*>(narrow.data());
+        flags |= encode_f32(rt.default_plan, row, staged, static_cast<size_t>(cols));
         for (npy_intp c = 0; c < cols; c++, p += col_stride) {
-            const Encoded e = encode_from_double(rt.format, rt.default_specials, values[r * cols + c]);
-            store_code(rt, p, e.code);
-            flags |= e.flags;
+            store_code(rt, p, wide ? codes[static_cast<size_t>(c)] : narrow[static_cast<size_t>(c)]);
         }
     }
     return flags;
@@ -106,7 +123,7 @@ float dot_strided(const FormatRuntime& rt, const char* a, npy_intp a_step, const
 }
 
 uint32_t store_rounded(const FormatRuntime& rt, char* out, float value) {
-    const Encoded e = encode_from_double(rt.format, rt.default_specials, value);
+    const Encoded e = encode_from_double(rt.format, rt.default_specials, accumulated_value(rt, value));
     store_code(rt, out, e.code);
     return e.flags;
 }

@@ -1,6 +1,7 @@
 #include "ufunc_loops.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 
 #include "codec.h"
@@ -8,7 +9,10 @@
 #include "fp_status.h"
 #include "lookup_kernels.h"
 #include "op_tables.h"
+#include "array_functions.h"
+#include "op_eval.h"
 #include "registry.h"
+#include "strided_driver.h"
 
 namespace minifloat {
 
@@ -30,11 +34,6 @@ void gather_codes(const FormatRuntime& rt, const char* base, npy_intp stride, np
     for (npy_intp i = 0; i < count; i++, p += stride) codes[i] = static_cast<uint16_t>(load_code(rt, p));
 }
 
-void scatter_codes(const FormatRuntime& rt, char* base, npy_intp stride, npy_intp start,
-                   npy_intp count, const uint16_t* codes) {
-    char* p = base + start * stride;
-    for (npy_intp i = 0; i < count; i++, p += stride) store_code(rt, p, codes[i]);
-}
 
 // Decodes staged codes (always held as uint16) of any format.
 void decode_staged(const FormatRuntime& rt, const uint16_t* codes, float* out, npy_intp count) {
@@ -57,7 +56,8 @@ inline float combine(float a, float b) {
 template <BinaryOp Op>
 float fold(const FormatRuntime& rt, const char* data, npy_intp stride, npy_intp n, float initial) {
     constexpr int kLanes = 16;
-    const float identity = Op == BinaryOp::add ? 0.0f : 1.0f;
+    // -0 is the identity of a float sum (a +0 would turn sum([-0.0]) into +0)
+    const float identity = Op == BinaryOp::add ? -0.0f : 1.0f;
     float lanes[kLanes];
     for (float& l : lanes) l = identity;
     alignas(64) float values[kChunk];
@@ -90,7 +90,7 @@ bool reduce_or_accumulate(const FormatRuntime& rt, char* const data[], npy_intp 
                           const npy_intp strides[]) {
     if (data[0] == data[2] && strides[0] == 0 && strides[2] == 0) {
         const float total = fold<Op>(rt, data[1], strides[1], n, rt.decode_f32(load_code(rt, data[0])));
-        const Encoded e = encode_from_double(rt.format, rt.default_specials, total);
+        const Encoded e = encode_from_double(rt.format, rt.default_specials, accumulated_value(rt, total));
         store_code(rt, data[2], e.code);
         raise_fp_flags(e.flags);
         return true;
@@ -100,7 +100,7 @@ bool reduce_or_accumulate(const FormatRuntime& rt, char* const data[], npy_intp 
         uint32_t flags = 0;
         for (npy_intp i = 0; i < n; i++) {
             running = combine<Op>(running, rt.decode_f32(load_code(rt, data[1] + i * strides[1])));
-            const Encoded e = encode_from_double(rt.format, rt.default_specials, running);
+            const Encoded e = encode_from_double(rt.format, rt.default_specials, accumulated_value(rt, running));
             store_code(rt, data[2] + i * strides[2], e.code);
             flags |= e.flags;
         }
@@ -164,27 +164,21 @@ uint32_t table_unary(const FormatRuntime& rt, const uint32_t* table, const uint8
 
 // ---- decode, compute in float, encode ------------------------------------
 
-// + - * / and the NaN-aware max/min are exact enough in float32 for every
-// format here (24 >= 2p + 2) and cannot overflow float32 for the 8-bit
-// formats except float8_e8m0fnu, whose 2^+-127 products can.
+// + - * / are exact enough in float32 for every format here (24 >= 2p + 2)
+// and cannot overflow float32, except for float8_e8m0fnu, whose 2^+-127
+// operands need binary64.
 template <BinaryOp Op>
 constexpr bool computed_in_float32() {
     return Op == BinaryOp::add || Op == BinaryOp::subtract || Op == BinaryOp::multiply ||
-           Op == BinaryOp::divide || Op == BinaryOp::maximum || Op == BinaryOp::minimum ||
-           Op == BinaryOp::fmax || Op == BinaryOp::fmin;
+           Op == BinaryOp::divide;
 }
 
 template <BinaryOp Op>
 inline float apply_float32(float a, float b) {
-    if constexpr (Op == BinaryOp::add) return a + b;
-    if constexpr (Op == BinaryOp::subtract) return a - b;
-    if constexpr (Op == BinaryOp::multiply) return a * b;
-    if constexpr (Op == BinaryOp::divide) return a / b;
-    // NumPy's float16 rules (see math_ops.h): NaN wins or loses, ties keep a.
-    if constexpr (Op == BinaryOp::maximum) return a != a ? a : (b != b ? b : (a >= b ? a : b));
-    if constexpr (Op == BinaryOp::minimum) return a != a ? a : (b != b ? b : (a <= b ? a : b));
-    if constexpr (Op == BinaryOp::fmax) return b != b ? a : (a != a ? b : (a >= b ? a : b));
-    if constexpr (Op == BinaryOp::fmin) return b != b ? a : (a != a ? b : (a <= b ? a : b));
+    if constexpr (Op == BinaryOp::add) return first_nan_or(a, b, a + b);
+    if constexpr (Op == BinaryOp::subtract) return first_nan_or(a, b, a - b);
+    if constexpr (Op == BinaryOp::multiply) return first_nan_or(a, b, a * b);
+    if constexpr (Op == BinaryOp::divide) return first_nan_or(a, b, a / b);
     return a;
 }
 
@@ -206,22 +200,38 @@ template <BinaryOp Op>
 uint32_t float_binary(const FormatRuntime& rt, char* const data[], npy_intp n, const npy_intp s[]) {
     alignas(64) float fa[kChunk], fb[kChunk], fr[kChunk];
     alignas(64) double dr[kChunk];
-    alignas(64) uint16_t scratch[kChunk], codes[kChunk];
-    const bool direct_out = s[2] == rt.format.storage_bytes;
+    alignas(64) uint16_t scratch[kChunk];
+    alignas(64) char staged[kChunk * 2];  // codes in the format's storage width
+    const npy_intp item = rt.format.storage_bytes;
+    const bool direct_out = s[2] == item;
     uint32_t flags = 0;
     for (npy_intp start = 0; start < n; start += kChunk) {
         const npy_intp count = chunk_size(n, start);
         load_operand(rt, data[0], s[0], start, count, fa, scratch);
         load_operand(rt, data[1], s[1], start, count, fb, scratch);
-        void* out = direct_out ? static_cast<void*>(data[2] + start * s[2]) : static_cast<void*>(codes);
-        if constexpr (computed_in_float32<Op>()) {
+        void* out = direct_out ? static_cast<void*>(data[2] + start * s[2]) : static_cast<void*>(staged);
+        if (computed_in_float32<Op>() && !rt.format.row_is_exponent_only()) {
             for (npy_intp i = 0; i < count; i++) fr[i] = apply_float32<Op>(fa[i], fb[i]);
             flags |= encode_f32(rt.default_plan, fr, out, static_cast<size_t>(count));
         } else {
             for (npy_intp i = 0; i < count; i++) dr[i] = apply_binary(Op, fa[i], fb[i]);
             flags |= encode_f64(rt.default_plan, dr, out, static_cast<size_t>(count));
+            if constexpr (Op == BinaryOp::arctan2 || Op == BinaryOp::power || Op == BinaryOp::float_power ||
+                          Op == BinaryOp::logaddexp || Op == BinaryOp::logaddexp2) {
+                // A result rounded onto a boundary of the format: decide the
+                // side with the exact value (see op_eval.h).
+                for (npy_intp i = 0; i < count; i++) {
+                    if (!is_rounding_boundary(rt, dr[i])) continue;
+                    const int residual = transcendental_residual(Op, fa[i], fb[i], dr[i]);
+                    const Encoded e = encode_from_double(rt.format, rt.default_specials, dr[i], residual);
+                    store_code(rt, static_cast<char*>(out) + i * item, e.code);
+                }
+            }
         }
-        if (!direct_out) scatter_codes(rt, data[2], s[2], start, count, codes);
+        if (!direct_out) {
+            copy_items(staged, item, data[2] + start * s[2], s[2], static_cast<size_t>(count),
+                       static_cast<size_t>(item));
+        }
     }
     return flags;
 }
@@ -237,8 +247,7 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
     }
     // 8-bit formats look results up in a 64K table, except the cheap float32
     // operations (vectorized decode/compute/encode is faster than a lookup).
-    const bool in_float = rt.format.storage_bytes == 2 ||
-                          (computed_in_float32<Op>() && !rt.format.row_is_exponent_only());
+    const bool in_float = rt.format.storage_bytes == 2 || computed_in_float32<Op>();
     const uint32_t flags = in_float ? float_binary<Op>(rt, data, n, strides)
                                     : table_binary(binary_table(index, Op), data, n, strides);
     raise_fp_flags(flags);
@@ -397,7 +406,9 @@ int ldexp_loop(PyArrayMethod_Context* context, char* const data[], const npy_int
         std::memcpy(&exponent, data[1] + i * s[1], sizeof exponent);
         // Any exponent beyond +-2200 over- or underflows every format anyway.
         const int e = exponent > 2200 ? 2200 : (exponent < -2200 ? -2200 : static_cast<int>(exponent));
-        const Encoded r = encode_from_double(rt.format, rt.default_specials, std::ldexp(x, e));
+        // a non-zero x scaled below binary64 is still non-zero (see op_eval.h)
+        const double scaled = keep_underflow_nonzero(std::ldexp(x, e), x != 0.0 && std::isfinite(x));
+        const Encoded r = encode_from_double(rt.format, rt.default_specials, scaled);
         store_code(rt, data[2] + i * s[2], r.code);
         flags |= r.flags;
     }
@@ -405,9 +416,43 @@ int ldexp_loop(PyArrayMethod_Context* context, char* const data[], const npy_int
     return 0;
 }
 
-// clip(x, low, high) as NumPy defines it for floats: NaN in x, then in low,
-// then in high propagates; otherwise min(max(x, low), high). The result is
-// always one of the inputs, so its code is copied unchanged.
+// maximum, minimum, fmax, fmin: a choice between the input codes by value
+// order (see lookup_kernels.h), so results are the operands bit for bit.
+template <KeySelection Op>
+int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                const npy_intp s[], NpyAuxData*) {
+    int index;
+    const FormatRuntime& rt = format_of(context, 0, &index);
+    const npy_intp n = dimensions[0];
+    if (rt.format.storage_bytes == 1) {
+        const uint8_t* keys = order_key_bytes(index);
+        const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
+        const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);
+        uint8_t* out = reinterpret_cast<uint8_t*>(data[2]);
+        if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
+            select_by_keys(Op, keys, a, b, out, static_cast<size_t>(n));
+        } else {
+            for (npy_intp i = 0; i < n; i++) {
+                const uint8_t ca = a[i * s[0]], cb = b[i * s[1]];
+                out[i * s[2]] = first_is_selected(Op, keys[ca], keys[cb], 255) ? ca : cb;
+            }
+        }
+        return 0;
+    }
+    const std::vector<uint16_t>& keys = order_keys(index);
+    const unsigned nan_key = rt.format.has_nan ? *std::max_element(keys.begin(), keys.end()) : 0x10000u;
+    for (npy_intp i = 0; i < n; i++) {
+        const uint32_t ca = load_code(rt, data[0] + i * s[0]);
+        const uint32_t cb = load_code(rt, data[1] + i * s[1]);
+        store_code(rt, data[2] + i * s[2], first_is_selected(Op, keys[ca], keys[cb], nan_key) ? ca : cb);
+    }
+    return 0;
+}
+
+// clip(x, low, high) as NumPy defines it for float16: min(max(x, low),
+// high) where max/min keep their first operand on ties and NaN there, and
+// a NaN bound propagates. The result is always one of the inputs, so its
+// code is copied unchanged.
 int clip_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
               const npy_intp s[], NpyAuxData*) {
     int index;
@@ -417,10 +462,9 @@ int clip_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp
         const uint32_t low = load_code(rt, data[1] + i * s[1]);
         const uint32_t high = load_code(rt, data[2] + i * s[2]);
         const double vx = rt.decode_f64[x], vl = rt.decode_f64[low], vh = rt.decode_f64[high];
-        uint32_t r = std::isnan(vx) || std::isgreater(vx, vl) ? x : low;
-        const double vr = rt.decode_f64[r];
-        if (!std::isnan(vr) && !std::isless(vr, vh)) r = high;
-        store_code(rt, data[3] + i * s[3], r);
+        const uint32_t above_low = std::isnan(vx) || std::isgreaterequal(vx, vl) ? x : low;
+        const double va = rt.decode_f64[above_low];
+        store_code(rt, data[3] + i * s[3], std::isnan(va) || std::islessequal(va, vh) ? above_low : high);
     }
     return 0;
 }
@@ -455,10 +499,10 @@ std::vector<UfuncLoop> elementwise_loops() {
         {"logaddexp", K::binary, binary_loop<BinaryOp::logaddexp>, false},
         {"logaddexp2", K::binary, binary_loop<BinaryOp::logaddexp2>, false},
         {"heaviside", K::binary, binary_loop<BinaryOp::heaviside>, false},
-        {"maximum", K::binary, binary_loop<BinaryOp::maximum>, true},
-        {"minimum", K::binary, binary_loop<BinaryOp::minimum>, true},
-        {"fmax", K::binary, binary_loop<BinaryOp::fmax>, true},
-        {"fmin", K::binary, binary_loop<BinaryOp::fmin>, true},
+        {"maximum", K::binary, select_loop<KeySelection::maximum>, true},
+        {"minimum", K::binary, select_loop<KeySelection::minimum>, true},
+        {"fmax", K::binary, select_loop<KeySelection::fmax>, true},
+        {"fmin", K::binary, select_loop<KeySelection::fmin>, true},
         {"nextafter", K::binary, nextafter_loop, false},
         {"divmod", K::binary_two_outputs, divmod_loop, false},
         {"clip", K::ternary, clip_loop, false},

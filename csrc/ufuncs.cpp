@@ -62,14 +62,34 @@ int homogeneous_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[],
     return 0;
 }
 
+// Python numbers are weak (NEP 50): `x < 0.1` rounds 0.1 into x's format
+// and compares there, as NumPy does for float16 and ml_dtypes for its types.
+// float8_e8m0fnu is the exception: it holds neither 0 nor negatives, so a
+// weak 0 would turn into NaN and `x > 0` would be False everywhere. Its
+// comparisons with Python numbers run exactly in float64 (every value of it
+// is a float64).
+bool compares_e8m0_with_python_number(const PyUFuncObject* u, PyArray_DTypeMeta* const op_dtypes[]) {
+    bool python_number = false, unsigned_format = false;
+    for (int i = 0; i < u->nin; i++) {
+        python_number |= op_dtypes[i] == &PyArray_PyFloatDType || op_dtypes[i] == &PyArray_PyLongDType;
+        const int index = op_dtypes[i] == nullptr ? -1 : format_index_of_dtype_class(op_dtypes[i]);
+        unsigned_format |= index >= 0 && !runtime(index).format.is_signed;
+    }
+    return python_number && unsigned_format;
+}
+
 // Inputs share a type; outputs keep what they are (bool for comparisons).
 int comparison_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[],
                         PyArray_DTypeMeta* const signature[], PyArray_DTypeMeta* new_op_dtypes[]) {
     const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
     bool has_input_signature = false;
     for (int i = 0; i < u->nin; i++) has_input_signature |= signature[i] != nullptr;
-    PyArray_DTypeMeta* common =
-        has_input_signature ? common_of(signature, u->nin) : common_of(op_dtypes, u->nin);
+    PyArray_DTypeMeta* common;
+    if (!has_input_signature && compares_e8m0_with_python_number(u, op_dtypes)) {
+        common = new_ref(&PyArray_DoubleDType);
+    } else {
+        common = has_input_signature ? common_of(signature, u->nin) : common_of(op_dtypes, u->nin);
+    }
     if (common == nullptr) return -1;
     for (int i = 0; i < u->nin; i++) new_op_dtypes[i] = new_ref(common);
     for (int i = u->nin; i < u->nargs; i++) new_op_dtypes[i] = new_ref(signature[i]);
@@ -182,7 +202,11 @@ int register_elementwise() {
                     status = add_input_promoters(ufunc, homogeneous_promoter);
                     break;
                 case LoopKind::compare:
-                    status = add_input_promoters(ufunc, comparison_promoter);
+                    // logical_and/or/xor keep NumPy's own promoter, which
+                    // casts every input to bool
+                    if (std::string(entry.ufunc).rfind("logical_", 0) != 0) {
+                        status = add_input_promoters(ufunc, comparison_promoter);
+                    }
                     break;
                 case LoopKind::ldexp_int32:
                 case LoopKind::ldexp_int64: {

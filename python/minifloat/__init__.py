@@ -42,7 +42,10 @@ from ._core import (
     float8_e8m0fnu,
     floating,
 )
-from . import _numpy_compat
+from . import _numpy_compat, mx
+from ._cast import cast
+from ._dlpack import from_dlpack, to_dlpack
+from ._packing import pack, unpack
 
 __version__ = "0.1.0"
 
@@ -50,6 +53,7 @@ __all__ = [
     "FORMAT_NAMES",
     "MinifloatDType",
     "bfloat16",
+    "cast",
     "finfo",
     "float4_e2m1fn",
     "float6_e2m3fn",
@@ -64,6 +68,11 @@ __all__ = [
     "float8_e8m0fnu",
     "floating",
     "format_info",
+    "from_dlpack",
+    "mx",
+    "pack",
+    "to_dlpack",
+    "unpack",
 ]
 
 

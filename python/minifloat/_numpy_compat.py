@@ -2,11 +2,14 @@
 
 NumPy's C implementations of ``np.dot``, ``np.inner``, ``np.vdot`` and
 ``np.einsum`` only accept NumPy's own and legacy dtypes (einsum even crashes
-on others), and ``np.mean``/``np.var``/``np.std`` would divide an already
-rounded sum a second time. At import, minifloat wraps exactly these entry
+on others); ``np.mean``/``np.var``/``np.std`` would divide an already
+rounded sum a second time; and the ``np.nan*`` functions replace NaN by
++-inf or 0, which some formats cannot hold (float8_e4m3fn has no inf,
+float8_e8m0fnu no zero). At import, minifloat wraps exactly these entry
 points. A wrapper only acts when an operand has a minifloat dtype: it computes
-in float32 (products accumulated in float32, one rounding at the end, as the
-ufunc loops do) and otherwise calls NumPy's original function unchanged.
+in float32 (products and sums accumulated in float32, one rounding at the
+end, as the ufunc loops do) and otherwise calls NumPy's original function
+unchanged.
 
 Not covered (NumPy gives no hook): the ``ndarray.dot`` method, and
 ``ndarray.mean/var/std`` if they were first called before minifloat was
@@ -17,6 +20,9 @@ import functools
 import numpy as np
 from numpy._core import _methods, einsumfunc, multiarray, numeric
 
+from numpy.lib import _nanfunctions_impl
+
+from . import _core
 from ._core import MinifloatDType
 
 _ORIGINALS = {}
@@ -33,10 +39,15 @@ def _any_minifloat(values):
 
 def _finish(result, result_dtype, out):
     """Round a float32 result once into `result_dtype` (or `out`)."""
+    result = np.asarray(result)
+    target = out.dtype if out is not None else result_dtype
+    if isinstance(target, MinifloatDType) and not _core.format_info(target.name)["has_inf"]:
+        # float32 overflow to inf is an overflow of the format, not an inf value
+        result = np.where(np.isinf(result), np.copysign(np.finfo(np.float64).max, result), result)
     if out is not None:
         np.copyto(out, result, casting="unsafe")
         return out
-    rounded = np.asarray(result).astype(result_dtype)
+    rounded = result.astype(result_dtype)
     return rounded[()] if rounded.ndim == 0 else rounded
 
 
@@ -93,6 +104,26 @@ def _statistic_wrapper(original):
     return statistic
 
 
+_NAN_VALUE_FUNCTIONS = ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
+                        "nancumsum", "nancumprod", "nanmedian", "nanpercentile", "nanquantile")
+_NAN_INDEX_FUNCTIONS = ("nanargmax", "nanargmin")
+
+
+def _nan_function_wrapper(original, returns_values):
+    """np.nan* on a float32 copy (exact), values rounded once back."""
+
+    @functools.wraps(original)
+    def nan_function(a, *args, **kwargs):
+        if not _is_minifloat(a) or kwargs.get("dtype") is not None or kwargs.get("out") is not None:
+            return original(a, *args, **kwargs)
+        arr = np.asanyarray(a)
+        result = original(arr.astype(np.float32), *args, **kwargs)
+        return _finish(result, arr.dtype, None) if returns_values else result
+
+    nan_function.__wrapped_by_minifloat__ = True
+    return nan_function
+
+
 def _replace(module, name, make_wrapper):
     current = getattr(module, name)
     if getattr(current, "__wrapped_by_minifloat__", False):
@@ -114,5 +145,16 @@ def install():
             _ORIGINALS.setdefault((module.__name__, name), current)
             setattr(module, name, wrapper)
     _replace(einsumfunc, "c_einsum", _c_einsum_wrapper)
+    for names, returns_values in ((_NAN_VALUE_FUNCTIONS, True), (_NAN_INDEX_FUNCTIONS, False)):
+        for name in names:
+            wrapper = None
+            for module in (_nanfunctions_impl, np):
+                current = getattr(module, name)
+                if getattr(current, "__wrapped_by_minifloat__", False):
+                    continue
+                if wrapper is None:
+                    wrapper = _nan_function_wrapper(current, returns_values)
+                _ORIGINALS.setdefault((module.__name__, name), current)
+                setattr(module, name, wrapper)
     for name in ("_mean", "_var", "_std"):
         _replace(_methods, name, _statistic_wrapper)

@@ -1,0 +1,171 @@
+#include "cast_array.h"
+
+#include <string>
+
+#include "numpy_api.h"
+
+#include "codec.h"
+#include "convert_kernels.h"
+#include "decode_blocks.h"
+#include "registry.h"
+#include "scalar_convert.h"
+#include "scalar_type.h"
+
+namespace py = pybind11;
+
+namespace minifloat {
+
+namespace {
+
+Rounding parse_rounding(const std::string& name) {
+    if (name == "nearest_even" || name == "nearest") return Rounding::nearest_even;
+    if (name == "nearest_away") return Rounding::nearest_away;
+    if (name == "toward_zero") return Rounding::toward_zero;
+    if (name == "up") return Rounding::up;
+    if (name == "down") return Rounding::down;
+    if (name == "stochastic") return Rounding::stochastic;
+    throw py::value_error("rounding must be one of 'nearest_even', 'nearest_away', 'toward_zero', "
+                          "'up', 'down', 'stochastic' (or 'nearest'), not '" + name + "'");
+}
+
+PyArrayObject* require_contiguous(py::handle obj, const char* what) {
+    if (!PyArray_Check(obj.ptr())) throw py::type_error(std::string(what) + " must be a NumPy array");
+    PyArrayObject* array = reinterpret_cast<PyArrayObject*>(obj.ptr());
+    if (!PyArray_IS_C_CONTIGUOUS(array) || !PyArray_ISALIGNED(array) || !PyArray_ISNOTSWAPPED(array)) {
+        throw py::value_error(std::string(what) + " must be a C-contiguous, aligned, native array");
+    }
+    return array;
+}
+
+// Element-by-element exact rounding for sources the bulk kernels do not
+// take (int64/uint64 beyond 2^53, long double).
+template <class Source, class Encode>
+uint32_t encode_each(const FormatRuntime& rt, const Source* in, const uint64_t* random, char* out,
+                     npy_intp n, Encode&& encode) {
+    uint32_t flags = 0;
+    const npy_intp item = rt.format.storage_bytes;
+    for (npy_intp i = 0; i < n; i++) {
+        const Encoded e = encode(in[i], random ? random[i] : 0);
+        store_code(rt, out + i * item, e.code);
+        flags |= e.flags;
+    }
+    return flags;
+}
+
+py::object encode_array(py::handle source, const std::string& format_name, bool saturate,
+                        const std::string& rounding_name, py::handle random_obj) {
+    const int index = format_index_of_name(format_name.c_str());
+    if (index < 0) throw py::value_error("unknown minifloat format: " + format_name);
+    const Rounding mode = parse_rounding(rounding_name);
+    PyArrayObject* src = require_contiguous(source, "source");
+    const npy_intp n = PyArray_SIZE(src);
+    const uint64_t* random = nullptr;
+    if (mode == Rounding::stochastic) {
+        PyArrayObject* draws = require_contiguous(random_obj, "random draws");
+        if (PyArray_TYPE(draws) != NPY_UINT64 || PyArray_SIZE(draws) != n) {
+            throw py::value_error("stochastic rounding needs one uint64 draw per element");
+        }
+        random = static_cast<const uint64_t*>(PyArray_DATA(draws));
+    }
+    const FormatRuntime& rt = runtime(index);
+    const SpecialCodes& specials = saturate ? rt.saturating_specials : rt.default_specials;
+    const EncodePlan& plan = saturate ? rt.saturating_plan : rt.default_plan;
+
+    Py_INCREF(&rt.descr->base);
+    PyObject* result = PyArray_NewFromDescr(&PyArray_Type, &rt.descr->base, PyArray_NDIM(src),
+                                            PyArray_DIMS(src), nullptr, nullptr, 0, nullptr);
+    if (result == nullptr) throw py::error_already_set();
+    py::object out = py::reinterpret_steal<py::object>(result);
+    char* out_data = static_cast<char*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(result)));
+    const void* in = PyArray_DATA(src);
+    const size_t count = static_cast<size_t>(n);
+    uint32_t flags = 0;
+    const int type = PyArray_TYPE(src);
+    {
+        py::gil_scoped_release release;
+        const Format& f = rt.format;
+        switch (type) {
+            case NPY_FLOAT32:
+                flags = encode_f32_rounding(plan, mode, static_cast<const float*>(in), random, out_data, count);
+                break;
+            case NPY_FLOAT64:
+                flags = encode_f64_rounding(plan, mode, static_cast<const double*>(in), random, out_data, count);
+                break;
+            case NPY_INT64:
+                flags = encode_each(rt, static_cast<const int64_t*>(in), random, out_data, n,
+                                    [&](int64_t v, uint64_t r) { return encode_from_int64(f, specials, v, mode, r); });
+                break;
+            case NPY_UINT64:
+                flags = encode_each(rt, static_cast<const uint64_t*>(in), random, out_data, n,
+                                    [&](uint64_t v, uint64_t r) { return encode_from_uint64(f, specials, v, mode, r); });
+                break;
+            case NPY_LONGDOUBLE:
+                flags = encode_each(rt, static_cast<const long double*>(in), random, out_data, n,
+                                    [&](long double v, uint64_t r) {
+                                        return encode_from_long_double(f, specials, v, mode, r);
+                                    });
+                break;
+            default:
+                flags = ~0u;
+        }
+    }
+    if (flags == ~0u) throw py::type_error("source must be float32, float64, int64, uint64 or longdouble");
+    if (report_scalar_fp_flags("cast", flags) < 0) throw py::error_already_set();
+    return out;
+}
+
+// Python numbers of any size (object arrays): exact, one element at a time.
+py::object encode_objects(py::handle source, const std::string& format_name, bool saturate,
+                          const std::string& rounding_name, py::handle random_obj) {
+    const int index = format_index_of_name(format_name.c_str());
+    if (index < 0) throw py::value_error("unknown minifloat format: " + format_name);
+    const Rounding mode = parse_rounding(rounding_name);
+    PyArrayObject* src = require_contiguous(source, "source");
+    if (PyArray_TYPE(src) != NPY_OBJECT) throw py::type_error("source must be an object array");
+    const npy_intp n = PyArray_SIZE(src);
+    const uint64_t* random = nullptr;
+    if (mode == Rounding::stochastic) {
+        PyArrayObject* draws = require_contiguous(random_obj, "random draws");
+        if (PyArray_TYPE(draws) != NPY_UINT64 || PyArray_SIZE(draws) != n) {
+            throw py::value_error("stochastic rounding needs one uint64 draw per element");
+        }
+        random = static_cast<const uint64_t*>(PyArray_DATA(draws));
+    }
+    const FormatRuntime& rt = runtime(index);
+    const SpecialCodes& specials = saturate ? rt.saturating_specials : rt.default_specials;
+    Py_INCREF(&rt.descr->base);
+    PyObject* result = PyArray_NewFromDescr(&PyArray_Type, &rt.descr->base, PyArray_NDIM(src),
+                                            PyArray_DIMS(src), nullptr, nullptr, 0, nullptr);
+    if (result == nullptr) throw py::error_already_set();
+    py::object out = py::reinterpret_steal<py::object>(result);
+    char* out_data = static_cast<char*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(result)));
+    PyObject* const* items = static_cast<PyObject* const*>(PyArray_DATA(src));
+    uint32_t flags = 0;
+    for (npy_intp i = 0; i < n; i++) {
+        PyObject* item = items[i] != nullptr ? items[i] : Py_None;
+        if (PyComplex_Check(item) || PyArray_IsScalar(item, ComplexFloating) || PyUnicode_Check(item) ||
+            PyBytes_Check(item)) {
+            throw py::type_error(std::string("mf.cast needs real numbers, not '") + Py_TYPE(item)->tp_name + "'");
+        }
+        uint32_t code = 0;
+        if (!code_from_object(rt, specials, item, &code, &flags, mode, random ? random[i] : 0)) {
+            throw py::error_already_set();
+        }
+        store_code(rt, out_data + i * rt.format.storage_bytes, code);
+    }
+    if (report_scalar_fp_flags("cast", flags) < 0) throw py::error_already_set();
+    return out;
+}
+
+}  // namespace
+
+void register_cast_bindings(py::module_& m) {
+    m.def("encode_objects", &encode_objects, py::arg("source"), py::arg("format"), py::arg("saturate"),
+          py::arg("rounding"), py::arg("random"),
+          "Round every Python number of a C-contiguous object array once into a format.");
+    m.def("encode_array", &encode_array, py::arg("source"), py::arg("format"), py::arg("saturate"),
+          py::arg("rounding"), py::arg("random"),
+          "Round a C-contiguous float32/float64/int64/uint64/longdouble array once into a format.");
+}
+
+}  // namespace minifloat

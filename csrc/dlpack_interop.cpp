@@ -1,0 +1,364 @@
+// DLPack capsules in and out (DLPack 1.x versioned and the legacy form).
+// The structs below are the DLPack ABI, declared here rather than taken
+// from a dlpack.h so the build needs no extra dependency.
+#include "dlpack_interop.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "numpy_api.h"
+
+#include "registry.h"
+
+namespace py = pybind11;
+
+namespace minifloat {
+
+namespace {
+
+struct DLDevice {
+    int32_t device_type;
+    int32_t device_id;
+};
+struct DLDataType {
+    uint8_t code;
+    uint8_t bits;
+    uint16_t lanes;
+};
+struct DLTensor {
+    void* data;
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    int64_t* shape;
+    int64_t* strides;  // in elements; NULL means C-contiguous
+    uint64_t byte_offset;
+};
+struct DLManagedTensor {
+    DLTensor dl_tensor;
+    void* manager_ctx;
+    void (*deleter)(DLManagedTensor*);
+};
+struct DLPackVersion {
+    uint32_t major;
+    uint32_t minor;
+};
+struct DLManagedTensorVersioned {
+    DLPackVersion version;
+    void* manager_ctx;
+    void (*deleter)(DLManagedTensorVersioned*);
+    uint64_t flags;
+    DLTensor dl_tensor;
+};
+
+constexpr int32_t kDLCPU = 1;
+constexpr uint8_t kDLBfloat = 4;
+constexpr uint64_t kReadOnly = 1;
+constexpr const char* kVersionedName = "dltensor_versioned";
+constexpr const char* kLegacyName = "dltensor";
+constexpr const char* kUsedVersionedName = "used_dltensor_versioned";
+constexpr const char* kUsedLegacyName = "used_dltensor";
+
+// DLPack 1.1 type codes of the formats, by format name.
+struct TypeCode {
+    const char* format;
+    uint8_t code;
+    uint8_t bits;  // as DLPack states them (packed sub-byte types: their width)
+};
+constexpr TypeCode kTypeCodes[] = {
+    {"bfloat16", kDLBfloat, 16},        {"float8_e3m4", 7, 8},       {"float8_e4m3", 8, 8},
+    {"float8_e4m3b11fnuz", 9, 8},       {"float8_e4m3fn", 10, 8},    {"float8_e4m3fnuz", 11, 8},
+    {"float8_e5m2", 12, 8},             {"float8_e5m2fnuz", 13, 8},  {"float8_e8m0fnu", 14, 8},
+    {"float6_e2m3fn", 15, 6},           {"float6_e3m2fn", 16, 6},    {"float4_e2m1fn", 17, 4},
+};
+
+const TypeCode* type_code_of_format(const char* name) {
+    for (const TypeCode& t : kTypeCodes) {
+        if (std::strcmp(t.format, name) == 0) return &t;
+    }
+    return nullptr;
+}
+
+const TypeCode* type_code_of_code(uint8_t code) {
+    for (const TypeCode& t : kTypeCodes) {
+        if (t.code == code) return &t;
+    }
+    return nullptr;
+}
+
+// ---- import ---------------------------------------------------------------
+
+// Keeps the producer's tensor alive while a NumPy array views it.
+struct ImportedTensor {
+    DLManagedTensor* legacy = nullptr;
+    DLManagedTensorVersioned* versioned = nullptr;
+
+    void release() {
+        if (versioned && versioned->deleter) versioned->deleter(versioned);
+        if (legacy && legacy->deleter) legacy->deleter(legacy);
+        versioned = nullptr;
+        legacy = nullptr;
+    }
+};
+
+void owner_destructor(PyObject* capsule) {
+    auto* imported = static_cast<ImportedTensor*>(PyCapsule_GetPointer(capsule, "minifloat.dlpack_owner"));
+    if (imported == nullptr) {
+        PyErr_Clear();
+        return;
+    }
+    imported->release();
+    delete imported;
+}
+
+// Imports a capsule: a zero-copy array for 8/16-bit formats, or, for packed
+// FP4/FP6, a tuple (raw bytes copy, format name, shape of values) for the
+// Python side to unpack.
+py::object import_capsule(py::handle capsule) {
+    if (!PyCapsule_CheckExact(capsule.ptr())) throw py::type_error("expected a DLPack capsule");
+    const char* name = PyCapsule_GetName(capsule.ptr());
+    if (name == nullptr) throw py::error_already_set();
+    auto* imported = new ImportedTensor();
+    DLTensor* tensor;
+    bool read_only = false;
+    if (std::strcmp(name, kVersionedName) == 0) {
+        imported->versioned = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule.ptr(), name));
+        if (imported->versioned == nullptr) {
+            delete imported;
+            throw py::error_already_set();
+        }
+        if (imported->versioned->version.major != 1) {
+            delete imported;
+            throw py::value_error("unsupported DLPack major version " +
+                                  std::to_string(imported->versioned->version.major));
+        }
+        tensor = &imported->versioned->dl_tensor;
+        read_only = (imported->versioned->flags & kReadOnly) != 0;
+    } else if (std::strcmp(name, kLegacyName) == 0) {
+        imported->legacy = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), name));
+        if (imported->legacy == nullptr) {
+            delete imported;
+            throw py::error_already_set();
+        }
+        tensor = &imported->legacy->dl_tensor;
+    } else {
+        delete imported;
+        throw py::value_error(std::string("not an unused DLPack capsule (name '") + name + "')");
+    }
+    // From here on the tensor is ours: the capsule must not free it again.
+    PyCapsule_SetName(capsule.ptr(), imported->versioned ? kUsedVersionedName : kUsedLegacyName);
+
+    auto fail = [&](auto error) {
+        imported->release();
+        delete imported;
+        throw error;
+    };
+    if (tensor->device.device_type != kDLCPU) fail(py::value_error("only CPU tensors can be imported"));
+    const TypeCode* type = type_code_of_code(tensor->dtype.code);
+    if (type == nullptr || tensor->dtype.bits != type->bits) {
+        fail(py::type_error("DLPack type (code " + std::to_string(tensor->dtype.code) + ", bits " +
+                            std::to_string(tensor->dtype.bits) + ") is not a minifloat format"));
+    }
+    const int index = format_index_of_name(type->format);
+    const int ndim = tensor->ndim;
+    std::vector<npy_intp> shape(static_cast<size_t>(ndim));
+    npy_intp count = 1;
+    for (int d = 0; d < ndim; d++) {
+        shape[static_cast<size_t>(d)] = static_cast<npy_intp>(tensor->shape[d]);
+        count *= shape[static_cast<size_t>(d)];
+    }
+    char* data = static_cast<char*>(tensor->data) + tensor->byte_offset;
+    const bool packed = type->bits < 8;
+    if (packed) {
+        // Packed sub-byte values: bytes of each element (lanes values) are
+        // copied in C order, and the tensor is released right away.
+        const int lanes = tensor->dtype.lanes;
+        const npy_intp element_bytes = (static_cast<npy_intp>(type->bits) * lanes + 7) / 8;
+        if (lanes != 1 && type->bits * lanes % 8 != 0) fail(py::type_error("unsupported packed lane layout"));
+        std::vector<npy_intp> element_strides(static_cast<size_t>(ndim));
+        npy_intp running = 1;
+        for (int d = ndim - 1; d >= 0; d--) {
+            element_strides[static_cast<size_t>(d)] = tensor->strides ? static_cast<npy_intp>(tensor->strides[d]) : running;
+            running *= shape[static_cast<size_t>(d)];
+        }
+        const bool contiguous = [&] {
+            npy_intp expect = 1;
+            for (int d = ndim - 1; d >= 0; d--) {
+                if (shape[static_cast<size_t>(d)] != 1 && element_strides[static_cast<size_t>(d)] != expect) return false;
+                expect *= shape[static_cast<size_t>(d)];
+            }
+            return true;
+        }();
+        if (!contiguous && lanes == 1) fail(py::value_error("strided packed FP6/FP4 tensors are not supported"));
+        std::vector<uint8_t> bytes(static_cast<size_t>(count * element_bytes));
+        if (lanes == 1) {
+            std::memcpy(bytes.data(), data, bytes.size() > 0 ? (static_cast<size_t>(count) * type->bits + 7) / 8 : 0);
+            bytes.resize((static_cast<size_t>(count) * type->bits + 7) / 8);
+        } else {
+            std::vector<npy_intp> position(static_cast<size_t>(ndim), 0);
+            for (npy_intp i = 0; i < count; i++) {
+                npy_intp offset = 0;
+                for (int d = 0; d < ndim; d++) offset += position[static_cast<size_t>(d)] * element_strides[static_cast<size_t>(d)];
+                std::memcpy(bytes.data() + i * element_bytes, data + offset * element_bytes, static_cast<size_t>(element_bytes));
+                for (int d = ndim - 1; d >= 0; d--) {
+                    if (++position[static_cast<size_t>(d)] < shape[static_cast<size_t>(d)]) break;
+                    position[static_cast<size_t>(d)] = 0;
+                }
+            }
+        }
+        imported->release();
+        delete imported;
+        py::list value_shape;
+        for (int d = 0; d < ndim; d++) {
+            value_shape.append(d == ndim - 1 ? shape[static_cast<size_t>(d)] * lanes : shape[static_cast<size_t>(d)]);
+        }
+        if (ndim == 0) value_shape.append(lanes);
+        py::bytes raw(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+        return py::make_tuple(raw, type->format, py::tuple(value_shape));
+    }
+    if (tensor->dtype.lanes != 1) fail(py::type_error("vector lanes are not supported"));
+    const npy_intp itemsize = runtime(index).format.storage_bytes;
+    std::vector<npy_intp> strides(static_cast<size_t>(ndim));
+    npy_intp running = itemsize;
+    for (int d = ndim - 1; d >= 0; d--) {
+        strides[static_cast<size_t>(d)] = tensor->strides ? static_cast<npy_intp>(tensor->strides[d]) * itemsize : running;
+        running *= shape[static_cast<size_t>(d)];
+    }
+    PyArray_Descr* descr = &runtime(index).descr->base;
+    Py_INCREF(descr);
+    const int flags = read_only ? 0 : NPY_ARRAY_WRITEABLE;
+    PyObject* array = PyArray_NewFromDescr(&PyArray_Type, descr, ndim, shape.data(), strides.data(), data,
+                                           flags, nullptr);
+    if (array == nullptr) {
+        imported->release();
+        delete imported;
+        throw py::error_already_set();
+    }
+    PyObject* owner = PyCapsule_New(imported, "minifloat.dlpack_owner", owner_destructor);
+    if (owner == nullptr) {
+        Py_DECREF(array);
+        imported->release();
+        delete imported;
+        throw py::error_already_set();
+    }
+    if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(array), owner) < 0) {  // steals owner
+        Py_DECREF(array);
+        throw py::error_already_set();
+    }
+    return py::reinterpret_steal<py::object>(array);
+}
+
+// ---- export ---------------------------------------------------------------
+
+struct ExportedTensor {
+    DLManagedTensorVersioned versioned{};
+    DLManagedTensor legacy{};
+    std::vector<int64_t> shape, strides;
+    PyObject* array = nullptr;  // kept alive until the consumer is done
+};
+
+void release_export(ExportedTensor* exported) {
+    if (exported == nullptr) return;
+    PyGILState_STATE state = PyGILState_Ensure();
+    Py_XDECREF(exported->array);
+    PyGILState_Release(state);
+    delete exported;
+}
+
+void versioned_deleter(DLManagedTensorVersioned* self) {
+    release_export(static_cast<ExportedTensor*>(self->manager_ctx));
+}
+void legacy_deleter(DLManagedTensor* self) { release_export(static_cast<ExportedTensor*>(self->manager_ctx)); }
+
+void export_capsule_destructor(PyObject* capsule) {
+    // A capsule nobody consumed still owns its tensor.
+    if (PyCapsule_IsValid(capsule, kVersionedName)) {
+        auto* t = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersionedName));
+        if (t && t->deleter) t->deleter(t);
+    } else if (PyCapsule_IsValid(capsule, kLegacyName)) {
+        auto* t = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kLegacyName));
+        if (t && t->deleter) t->deleter(t);
+    }
+    PyErr_Clear();
+}
+
+// `array` must have a minifloat dtype (or be the uint8 packing of an FP4
+// array, with `packed_fp4_pairs`), element strides whole numbers of items.
+py::object export_capsule(py::handle array_obj, bool versioned, bool packed_fp4_pairs) {
+    if (!PyArray_Check(array_obj.ptr())) throw py::type_error("expected a NumPy array");
+    PyArrayObject* array = reinterpret_cast<PyArrayObject*>(array_obj.ptr());
+    DLDataType dtype{};
+    npy_intp itemsize;
+    if (packed_fp4_pairs) {
+        if (PyArray_TYPE(array) != NPY_UINT8) throw py::type_error("packed FP4 export expects uint8 bytes");
+        dtype = {17, 4, 2};
+        itemsize = 1;
+    } else {
+        const int index = format_index_of_descr(PyArray_DESCR(array));
+        if (index < 0) throw py::type_error("mf.to_dlpack needs a minifloat array");
+        const TypeCode* type = type_code_of_format(kFormatTable[index].name);
+        if (type->bits < 8) {
+            throw py::type_error(std::string(kFormatTable[index].name) +
+                                 " has no unpacked DLPack type; use mf.pack for its bytes");
+        }
+        dtype = {type->code, type->bits, 1};
+        itemsize = runtime(index).format.storage_bytes;
+    }
+    auto* exported = new ExportedTensor();
+    const int ndim = PyArray_NDIM(array);
+    exported->shape.resize(static_cast<size_t>(ndim));
+    exported->strides.resize(static_cast<size_t>(ndim));
+    for (int d = 0; d < ndim; d++) {
+        const npy_intp stride = PyArray_STRIDE(array, d);
+        if (stride % itemsize != 0) {
+            delete exported;
+            throw py::value_error("strides must be whole numbers of elements (copy the array first)");
+        }
+        exported->shape[static_cast<size_t>(d)] = PyArray_DIM(array, d);
+        exported->strides[static_cast<size_t>(d)] = stride / itemsize;
+    }
+    DLTensor tensor{};
+    tensor.data = PyArray_DATA(array);
+    tensor.device = {kDLCPU, 0};
+    tensor.ndim = ndim;
+    tensor.dtype = dtype;
+    tensor.shape = exported->shape.data();
+    tensor.strides = exported->strides.data();
+    tensor.byte_offset = 0;
+    Py_INCREF(array_obj.ptr());
+    exported->array = array_obj.ptr();
+    PyObject* capsule;
+    if (versioned) {
+        exported->versioned.version = {1, 1};
+        exported->versioned.manager_ctx = exported;
+        exported->versioned.deleter = versioned_deleter;
+        exported->versioned.flags = PyArray_ISWRITEABLE(array) ? 0 : kReadOnly;
+        exported->versioned.dl_tensor = tensor;
+        capsule = PyCapsule_New(&exported->versioned, kVersionedName, export_capsule_destructor);
+    } else {
+        exported->legacy.manager_ctx = exported;
+        exported->legacy.deleter = legacy_deleter;
+        exported->legacy.dl_tensor = tensor;
+        capsule = PyCapsule_New(&exported->legacy, kLegacyName, export_capsule_destructor);
+    }
+    if (capsule == nullptr) {
+        Py_DECREF(array_obj.ptr());
+        delete exported;
+        throw py::error_already_set();
+    }
+    return py::reinterpret_steal<py::object>(capsule);
+}
+
+}  // namespace
+
+void register_dlpack_bindings(py::module_& m) {
+    m.def("dlpack_import", &import_capsule, py::arg("capsule"),
+          "Import a DLPack capsule of a minifloat type (zero-copy for 8/16-bit formats).");
+    m.def("dlpack_export", &export_capsule, py::arg("array"), py::arg("versioned"),
+          py::arg("packed_fp4_pairs") = false, "Export a minifloat array as a DLPack capsule (zero-copy).");
+}
+
+}  // namespace minifloat

@@ -1,0 +1,87 @@
+"""mf.cast: conversion into a format with a chosen rounding and overflow policy."""
+import numpy as np
+
+from . import _core
+from ._core import MinifloatDType
+
+ROUNDINGS = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic", "nearest")
+
+
+def _minifloat_dtype(dtype):
+    try:
+        resolved = np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(f"mf.cast needs a minifloat dtype, not {dtype!r}") from error
+    if not isinstance(resolved, MinifloatDType):
+        raise TypeError(f"mf.cast needs a minifloat dtype, not {resolved}")
+    return resolved
+
+
+def _exact_source(arr):
+    """An array the C++ encoder takes, holding exactly the values of `arr`."""
+    dtype = arr.dtype
+    if isinstance(dtype, MinifloatDType):
+        return arr.astype(np.float32)  # every format is a subset of float32
+    kind = dtype.kind
+    if kind == "b":
+        return arr.astype(np.float32)
+    if kind in "iu":
+        if dtype.itemsize <= 2:
+            return arr.astype(np.float32)
+        if dtype.itemsize == 4:
+            return arr.astype(np.float64)
+        wide = arr.astype(np.int64 if kind == "i" else np.uint64)
+        # Up to 2^53 in magnitude the float64 kernels are exact and fast.
+        if wide.size == 0 or int(np.max(np.abs(wide.astype(np.float64)))) <= 2**53:
+            return wide.astype(np.float64)
+        return wide
+    if kind == "f":
+        if dtype.itemsize <= 4:
+            return arr.astype(np.float32)
+        if dtype.itemsize == 8:
+            return arr.astype(np.float64)
+        if np.finfo(dtype).nmant <= 52:  # platforms where longdouble is double
+            return arr.astype(np.float64)
+        return arr.astype(np.longdouble)
+    if kind == "O":
+        # Object arrays of real numbers (Python ints of any size, Fractions,
+        # Decimals, NumPy scalars) convert exactly; text does not belong here.
+        for item in arr.flat:
+            if isinstance(item, (str, bytes, complex, np.complexfloating)) or item is None:
+                raise TypeError(f"mf.cast needs real numbers, not {type(item).__name__} elements")
+        return arr
+    raise TypeError(f"mf.cast needs real numbers, not {dtype}")
+
+
+def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None):
+    """Round `x` once into a minifloat format.
+
+    rounding: "nearest_even" (default, the same bits as ``astype``),
+    "nearest_away", "toward_zero", "up" (toward +inf), "down" (toward -inf) or
+    "stochastic" (unbiased: rounds away from zero with probability equal to
+    the distance to the smaller-magnitude neighbour over the gap, drawing one
+    ``rng.bit_generator.random_raw`` value per element; ``rng`` is a NumPy
+    Generator or a seed). "nearest" is an alias of "nearest_even"; for
+    float8_e8m0fnu the nearest modes round ties up and "up"/"down" are the
+    ceiling/floor power of two (ONNX Cast round_mode).
+
+    saturate=True: +-inf and values beyond the largest finite value become
+    +-max (ONNX Cast saturate=1), NaN stays NaN where the format has one.
+    saturate=False: the format's default overflow (inf, NaN or max).
+    """
+    target = _minifloat_dtype(dtype)
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"rounding must be one of {', '.join(map(repr, ROUNDINGS))}, not {rounding!r}")
+    scalar = np.ndim(x) == 0 and not isinstance(x, np.ndarray)
+    if isinstance(x, int) and not isinstance(x, bool):
+        arr = np.array([x], dtype=object).reshape(())  # any size, exactly
+    else:
+        arr = np.asarray(x)
+    source = np.asarray(_exact_source(arr), order="C")  # keeps 0-d arrays 0-d
+    random = None
+    if rounding == "stochastic":
+        generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        random = np.asarray(generator.bit_generator.random_raw(source.size), dtype=np.uint64, order="C")
+    encode = _core.encode_objects if source.dtype == object else _core.encode_array
+    result = encode(source, target.name, bool(saturate), rounding, random)
+    return result[()] if scalar else result

@@ -1,0 +1,110 @@
+"""Packed storage: FP4 and FP6 values stored densely, bit after bit.
+
+Arrays of the sub-byte formats hold one value per byte (low bits); pack()
+writes the codes as one little-endian bitstream, each value taking exactly
+its width, first value in the lowest bits:
+
+* float4_e2m1fn: two values per byte, the first in the LOW nibble (the ONNX
+  and torch float4_e2m1fn_x2 layout).
+* float6 formats: four values per three bytes; values v0..v3 form the
+  24-bit little-endian word v0 | v1 << 6 | v2 << 12 | v3 << 18.
+
+A partial last byte (group) is padded with zero bits, and unpack ignores the
+padding. 8- and 16-bit formats pack to their raw (little-endian) bytes.
+"""
+import math
+
+import numpy as np
+
+from . import _core
+from ._core import MinifloatDType
+
+
+def _format_of(dtype, what):
+    try:
+        resolved = np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(f"{what} needs a minifloat dtype, not {dtype!r}") from error
+    if not isinstance(resolved, MinifloatDType):
+        raise TypeError(f"{what} needs a minifloat dtype, not {resolved}")
+    return resolved, _core.format_info(resolved.name)["bits"]
+
+
+def packed_size(count, bits):
+    """Bytes that `count` values of `bits` bits take when packed."""
+    return math.ceil(count * bits / 8)
+
+
+def pack(arr):
+    """The values of a minifloat array (C order) as packed bytes (1-D uint8)."""
+    if not isinstance(getattr(arr, "dtype", None), MinifloatDType):
+        raise TypeError(f"mf.pack needs a minifloat array, not {type(arr).__name__} "
+                        f"of {getattr(arr, 'dtype', None)}")
+    dtype, bits = _format_of(arr.dtype, "mf.pack")
+    flat = np.ascontiguousarray(arr).reshape(-1)
+    if dtype.itemsize == 2:
+        return flat.view(np.uint16).astype("<u2").view(np.uint8).copy()
+    codes = flat.view(np.uint8) & np.uint8((1 << bits) - 1)
+    if bits == 8:
+        return codes.copy()
+    count = codes.size
+    if bits == 4:
+        padded = np.zeros(count + (count & 1), np.uint8)
+        padded[:count] = codes
+        return padded[0::2] | (padded[1::2] << 4)
+    if bits == 6:
+        groups = math.ceil(count / 4)
+        padded = np.zeros(groups * 4, np.uint32)
+        padded[:count] = codes
+        padded = padded.reshape(groups, 4)
+        words = padded[:, 0] | (padded[:, 1] << 6) | (padded[:, 2] << 12) | (padded[:, 3] << 18)
+        packed = np.stack([words & 0xFF, (words >> 8) & 0xFF, words >> 16], axis=1).astype(np.uint8)
+        return packed.reshape(-1)[: packed_size(count, 6)]
+    # Any other width: the same bitstream, built bit by bit.
+    bit_planes = (codes[:, None] >> np.arange(bits, dtype=np.uint8)) & 1
+    return np.packbits(bit_planes.reshape(-1), bitorder="little")
+
+
+def _as_bytes(buf):
+    if isinstance(buf, (bytes, bytearray, memoryview)):
+        return np.frombuffer(buf, dtype=np.uint8)
+    data = np.asarray(buf)
+    if data.dtype != np.uint8:
+        raise TypeError(f"mf.unpack needs bytes or a uint8 array, not {data.dtype}")
+    if data.ndim != 1:
+        raise ValueError(f"mf.unpack needs a 1-D buffer, not shape {data.shape}")
+    return data
+
+
+def unpack(buf, dtype, shape):
+    """A new array of `dtype` and `shape` from bytes written by pack()."""
+    dtype, bits = _format_of(dtype, "mf.unpack")
+    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    count = math.prod(shape)
+    data = _as_bytes(buf)
+    expected = count * dtype.itemsize if bits >= 8 else packed_size(count, bits)
+    if data.size != expected:
+        raise ValueError(f"{count} values of {dtype.name} take {expected} bytes packed, "
+                         f"but the buffer has {data.size}")
+    if dtype.itemsize == 2:
+        return data.view("<u2").astype(np.uint16).view(dtype).reshape(shape).copy()
+    if bits == 8:
+        return data.copy().view(dtype).reshape(shape)
+    if bits == 4:
+        codes = np.empty(data.size * 2, np.uint8)
+        codes[0::2] = data & 0x0F
+        codes[1::2] = data >> 4
+    elif bits == 6:
+        groups = math.ceil(count / 4)
+        padded = np.zeros(groups * 3, np.uint32)
+        padded[: data.size] = data
+        padded = padded.reshape(groups, 3)
+        words = padded[:, 0] | (padded[:, 1] << 8) | (padded[:, 2] << 16)
+        codes = np.stack([(words >> shift) & 0x3F for shift in (0, 6, 12, 18)], axis=1)
+        codes = codes.astype(np.uint8).reshape(-1)
+    else:
+        bit_stream = np.unpackbits(data, bitorder="little")[: count * bits].reshape(count, bits)
+        codes = (bit_stream << np.arange(bits, dtype=np.uint8)).sum(axis=1, dtype=np.uint8)
+    return codes[:count].copy().view(dtype).reshape(shape)
