@@ -1,0 +1,508 @@
+"""Exact reference for the issue-5 features: rounding modes (``mf.cast``),
+bit packing (``mf.pack`` / ``mf.unpack``) and block scaling (``mf.mx``).
+
+Like ``reference.py`` this module never imports ``minifloat``.  It is written
+from the issue's specification; the format facts come from ``reference.py``.
+
+Layers
+------
+* ``cast_exact``: one value, exact (``fractions.Fraction``), every rounding
+  mode.  Slow and plainly correct.
+* ``cast_array``: the same rule vectorized over a float16/32/64 array.  Every
+  float64 step is exact (same argument as ``reference.encode_array``; the
+  extra steps are ``floor`` and a subtraction of the integer part, both exact
+  on a float64 below 2**53).  The tests cross-check it against ``cast_exact``.
+* ``pack_codes`` / ``unpack_codes``: the byte layouts, written bit by bit.
+* ``mx_quantize``: OCP MX / NVFP4 block quantization on Fractions.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+import reference as R
+
+MODES = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic")
+DETERMINISTIC = MODES[:-1]
+ALIASES = {"nearest": "nearest_even"}
+TWO64 = 1 << 64
+_2 = Fraction(2)
+
+
+def canon_mode(rounding: str) -> str:
+    return ALIASES.get(rounding, rounding)
+
+
+# --------------------------------------------------------------------------
+# Rounding modes, exact scalar layer
+# --------------------------------------------------------------------------
+
+
+def stochastic_threshold(frac: Fraction) -> int:
+    """floor(f * 2**64): a draw below it rounds away from zero."""
+    return math.floor(frac * TWO64)
+
+
+def rounds_toward_zero(rounding: str, neg: bool) -> bool:
+    """Does this directed mode round a value of this sign toward zero?"""
+    return rounding == "toward_zero" or (rounding == "down" and not neg) or (
+        rounding == "up" and neg
+    )
+
+
+def _away(rounding, frac, neg, lo_is_odd, draw, fnu):
+    """Decide between the lower (False) and upper (True) magnitude
+    neighbour; frac in (0, 1) is the exact position inside the gap."""
+    half = Fraction(1, 2)
+    if rounding == "nearest_even":
+        return frac > half or (frac == half and (fnu or lo_is_odd))
+    if rounding == "nearest_away":
+        return frac >= half
+    if rounding == "toward_zero":
+        return False
+    if rounding == "up":
+        return not neg
+    if rounding == "down":
+        return neg
+    if rounding == "stochastic":
+        if draw is None:
+            raise ValueError("stochastic rounding needs a draw")
+        return int(draw) < stochastic_threshold(frac)
+    raise ValueError(rounding)
+
+
+def magnitude_neighbours(fmt, q: Fraction):
+    """(mag_lo, frac) for q > 0: the magnitude field of the lower neighbour on
+    the format's grid with an unbounded exponent, and the exact fraction of
+    the gap to the upper neighbour (whose magnitude field is mag_lo + 1).
+    float8_e8m0fnu: q >= 2**-127 only."""
+    fmt = R.fmt_of(fmt)
+    if fmt.specials == "fnu":
+        k = R.floor_log2(q)
+        frac = (q - _2**k) / _2**k
+        return k + fmt.bias, frac
+    M = fmt.mbits
+    e = max(R.floor_log2(q), fmt.emin)
+    y = q / _2 ** (e - M)
+    lo = math.floor(y)
+    return (e - fmt.emin) * (1 << M) + lo, y - lo
+
+
+def cast_exact(fmt, value, rounding="nearest_even", saturate=False, draw=None):
+    """Round ``value`` once into ``fmt`` with the given rounding mode.
+
+    Returns ``(code, overflow)``; ``overflow`` is the IEEE condition (the
+    result rounded with an unbounded exponent exceeds max in magnitude), i.e.
+    whether the FP overflow flag is raised when ``saturate`` is False.
+    ``value``: anything ``reference._classify`` accepts (Fraction, int, float,
+    numpy scalars including longdouble, the NaN/inf markers).
+    """
+    fmt = R.fmt_of(fmt)
+    rounding = canon_mode(rounding)
+    if rounding not in MODES:
+        raise ValueError(rounding)
+    kind, neg, q = R._classify(value)
+    sp = fmt.specials
+
+    if kind == "nan":
+        return R.encode(fmt, R.NEG_NAN if neg else R.NAN)[0], False
+
+    if sp == "fnu":
+        if neg or (kind == "finite" and q == 0):
+            return fmt.mask, False
+        if kind == "inf":
+            return (fmt.max_code() if saturate else fmt.mask), False
+        if q < _2**-127:
+            return 0, False
+        mag_lo, frac = magnitude_neighbours(fmt, q)
+        mag = mag_lo + (frac != 0 and _away(rounding, frac, False, False, draw, True))
+        if mag > fmt.max_mag_code:
+            if saturate or rounds_toward_zero(rounding, False):
+                return fmt.max_code(), True
+            return fmt.mask, True
+        return mag, False
+
+    if kind == "inf":
+        if saturate:
+            return fmt.max_code(neg), False
+        return R.encode(fmt, R.NEG_INF if neg else R.POS_INF)[0], False
+
+    if q == 0:
+        return fmt.zero_code(neg), False
+    mag_lo, frac = magnitude_neighbours(fmt, q)
+    up = frac != 0 and _away(rounding, frac, neg, mag_lo & 1, draw, False)
+    mag = mag_lo + up
+    if mag > fmt.max_mag_code:
+        if saturate or rounds_toward_zero(rounding, neg):
+            return fmt.max_code(neg), True
+        return R.overflow_code(fmt, neg), True
+    if mag == 0:
+        return fmt.zero_code(neg), False
+    return mag | (fmt.sign_bit if neg else 0), False
+
+
+# --------------------------------------------------------------------------
+# Rounding modes, vectorized layer (float16/32/64 sources)
+# --------------------------------------------------------------------------
+
+
+def _threshold_u64(frac):
+    """floor(frac * 2**64) as uint64, exactly, for a float64 array frac in
+    [0, 1): split at 2**32 so no float->uint64 conversion above 2**53."""
+    a = np.ldexp(frac, 32)
+    hi = np.floor(a)
+    lo = np.floor(np.ldexp(a - hi, 32))  # a - hi exact (drops integer bits)
+    return (hi.astype(np.uint64) << np.uint64(32)) | lo.astype(np.uint64)
+
+
+def cast_array(fmt, x, rounding="nearest_even", saturate=False, draws=None):
+    """Vectorized ``cast_exact`` for a float16/float32/float64 array.
+
+    Returns ``(codes, overflow)`` with the shape of x.  ``draws`` (uint64,
+    one per element in C order) is needed for "stochastic".
+    """
+    fmt = R.fmt_of(fmt)
+    rounding = canon_mode(rounding)
+    if rounding not in MODES:
+        raise ValueError(rounding)
+    x = np.asarray(x)
+    if x.dtype not in (np.float16, np.float32, np.float64):
+        raise TypeError(x.dtype)
+    shape = x.shape
+    x = x.reshape(-1)
+    neg = np.signbit(x)
+    with np.errstate(invalid="ignore"):
+        a = np.abs(x.astype(np.float64))
+    isnan = np.isnan(a)
+    isinf = np.isinf(a)
+    fin = ~(isnan | isinf)
+    a = np.where(fin, a, 1.0)  # placeholder for specials (masked below)
+    zero = fin & (a == 0.0)
+    a = np.where(zero, 1.0, a)
+    _, ex = np.frexp(a)
+    e = ex.astype(np.int64) - 1  # floor(log2(a)) exactly
+    sp = fmt.specials
+    M = fmt.mbits
+    fnu = sp == "fnu"
+    if fnu:
+        tiny = e < -127
+        k = np.where(tiny, 0, e)
+        y = np.ldexp(a, -k)  # exact: power-of-two scaling to [1, 2)
+        lo = np.floor(y)
+        mag_lo = k + fmt.bias + (lo.astype(np.int64) - 1)
+    else:
+        ep = np.maximum(e, fmt.emin)
+        y = np.ldexp(a, M - ep)  # exact (see reference.encode_array step 4)
+        lo = np.floor(y)
+        mag_lo = (ep - fmt.emin) * (1 << M) + lo.astype(np.int64)
+    frac = y - lo  # exact: y < 2**9, the integer part is removed
+    inexact = frac != 0
+    if rounding == "nearest_even":
+        away = (frac > 0.5) | ((frac == 0.5) & ((mag_lo & 1 == 1) | fnu))
+    elif rounding == "nearest_away":
+        away = frac >= 0.5
+    elif rounding == "toward_zero":
+        away = np.zeros(x.shape, bool)
+    elif rounding == "up":
+        away = ~neg
+    elif rounding == "down":
+        away = neg.copy()
+    else:
+        if draws is None:
+            raise ValueError("stochastic rounding needs draws")
+        draws = np.asarray(draws, dtype=np.uint64).reshape(-1)
+        assert draws.shape == x.shape
+        away = draws < _threshold_u64(frac)
+    mag = mag_lo + (inexact & away)
+    if rounding == "toward_zero":
+        tz = np.ones(x.shape, bool)
+    elif rounding == "down":
+        tz = ~neg
+    elif rounding == "up":
+        tz = neg.copy()
+    else:
+        tz = np.zeros(x.shape, bool)
+
+    over = fin & ~zero & (mag > fmt.max_mag_code)
+    if fnu:
+        bad = isnan | (fin & (zero | neg)) | (isinf & neg)
+        over &= ~bad & ~tiny
+        codes = np.where(over, np.where(saturate | tz, fmt.max_code(), fmt.mask), mag)
+        codes = np.where(fin & tiny, 0, codes)
+        codes = np.where(isinf & ~neg, fmt.max_code() if saturate else fmt.mask, codes)
+        codes = np.where(bad, fmt.mask, codes)
+        return codes.astype(fmt.code_dtype).reshape(shape), over.reshape(shape)
+
+    sbit = np.where(neg, fmt.sign_bit, 0)
+    codes = np.minimum(mag, fmt.max_mag_code) | sbit
+    zero_code = sbit if fmt.has_neg_zero else np.zeros_like(sbit)
+    codes = np.where(fin & (zero | (mag == 0)), zero_code, codes)
+    # overflow
+    if sp == "ieee":
+        default_over = fmt.inf_code() | sbit
+    elif sp == "fn":
+        default_over = fmt.nan_code() | sbit
+    elif sp == "fnuz":
+        default_over = np.full(x.shape, fmt.nan_code())
+    else:  # none: saturates anyway
+        default_over = fmt.max_mag_code | sbit
+    sat_code = fmt.max_mag_code | sbit
+    codes = np.where(over, np.where(saturate | tz, sat_code, default_over), codes)
+    # infinities: exact, never "overflow"; saturate gives +-max
+    if saturate:
+        inf_code = sat_code
+    elif sp == "ieee":
+        inf_code = fmt.inf_code() | sbit
+    elif sp == "fn":
+        inf_code = fmt.nan_code() | sbit
+    elif sp == "fnuz":
+        inf_code = np.full(x.shape, fmt.nan_code())
+    else:
+        inf_code = sat_code
+    codes = np.where(isinf, inf_code, codes)
+    # NaN: as the default cast, in every mode
+    if sp == "none":
+        nan_code = np.where(neg, 0, fmt.sign_bit)
+    elif sp == "fnuz":
+        nan_code = np.full(x.shape, fmt.nan_code())
+    else:
+        nan_code = fmt.nan_code() | sbit
+    codes = np.where(isnan, nan_code, codes)
+    return codes.astype(fmt.code_dtype).reshape(shape), over.reshape(shape)
+
+
+# --------------------------------------------------------------------------
+# Packing
+# --------------------------------------------------------------------------
+
+
+def packed_size(bits: int, n: int) -> int:
+    return (bits * n + 7) // 8
+
+
+def pack_codes(codes, bits: int) -> bytes:
+    """Little bit-endian stream: element i occupies bits [i*bits, (i+1)*bits)
+    of the little-endian integer formed by the bytes (the DLPack rule; for
+    fp4 the first value is the low nibble, for fp6 the 24-bit word
+    v0 | v1<<6 | v2<<12 | v3<<18 stored low byte first).  For 8/16-bit
+    formats this is the raw little-endian bytes."""
+    codes = [int(c) & ((1 << bits) - 1) for c in np.asarray(codes).reshape(-1)]
+    acc = 0
+    for i, c in enumerate(codes):
+        acc |= c << (i * bits)
+    return acc.to_bytes(packed_size(bits, len(codes)), "little")
+
+
+def unpack_codes(buf: bytes, bits: int, n: int):
+    acc = int.from_bytes(bytes(buf), "little")
+    m = (1 << bits) - 1
+    return [(acc >> (i * bits)) & m for i in range(n)]
+
+
+# --------------------------------------------------------------------------
+# Microscaling (OCP MX v1.0 section 6.3) and NVFP4
+# --------------------------------------------------------------------------
+
+#: fmt -> (element format name or "int8", emax_elem, max element, significand bits)
+MX_FORMATS = {
+    "mxfp8_e4m3": ("float8_e4m3fn", 8, Fraction(448), 4),
+    "mxfp8_e5m2": ("float8_e5m2", 15, Fraction(57344), 3),
+    "mxfp6_e3m2": ("float6_e3m2fn", 4, Fraction(28), 3),
+    "mxfp6_e2m3": ("float6_e2m3fn", 2, Fraction(15, 2), 4),
+    "mxfp4_e2m1": ("float4_e2m1fn", 2, Fraction(6), 2),
+    "mxint8": ("int8", 0, Fraction(127, 64), 7),
+}
+ALL_FMTS = tuple(MX_FORMATS) + ("nvfp4",)
+SCALE_MODES = ("floor", "ceil", "even", "rceil")
+#: marker in mx_quantize()["data"]: "a zero of either sign" (nvfp4 blocks
+#: whose scale decodes to 0: the sign of those zeros is not specified)
+ANY_ZERO = -1000
+#: element NaN code for NaN/inf blocks (0 where the element type has no NaN)
+MX_NAN_ELEM = {
+    "mxfp8_e4m3": 0x7F,
+    "mxfp8_e5m2": 0x7E,
+    "mxfp6_e3m2": 0,
+    "mxfp6_e2m3": 0,
+    "mxfp4_e2m1": 0,
+    "mxint8": 0,
+}
+NV_MAX_ELEM = Fraction(6)
+NV_MAX_SCALE = Fraction(448)
+
+
+def _check_table():
+    for name, (elem, emax, mx, p) in MX_FORMATS.items():
+        assert R.floor_log2(mx) == emax, name
+        if elem != "int8":
+            f = R.FORMATS[elem]
+            assert R.finfo_expected(elem)["max"] == mx, name
+            assert p == f.mbits + 1, name
+
+
+_check_table()
+
+
+def frac_of(v) -> Fraction:
+    return Fraction(*v.as_integer_ratio())
+
+
+def ceil_log2(q: Fraction) -> int:
+    k = R.floor_log2(q)
+    return k if q == _2**k else k + 1
+
+
+def round_to_bits(q: Fraction, p: int) -> Fraction:
+    """q > 0 rounded to nearest even with p significant bits (no exponent
+    limits)."""
+    k = R.floor_log2(q)
+    unit = _2 ** (k - p + 1)
+    return R.round_half_even(q / unit) * unit
+
+
+def round_to_float32(q: Fraction) -> Fraction:
+    """q >= 0 rounded to nearest even into float32 (finite range only)."""
+    if q == 0:
+        return Fraction(0)
+    k = max(R.floor_log2(q), -126)
+    unit = _2 ** (k - 23)
+    r = R.round_half_even(q / unit) * unit
+    assert r <= frac_of(np.finfo(np.float32).max)
+    return r
+
+
+def shared_exponent(amax: Fraction, emax: int, max_elem: Fraction, p: int, mode: str) -> int:
+    """Unclamped shared exponent E for a block with 0 < amax < inf."""
+    if mode == "floor":
+        return R.floor_log2(amax) - emax
+    if mode == "ceil":
+        return ceil_log2(amax) - emax
+    if mode == "even":
+        return R.floor_log2(round_to_bits(amax, p)) - emax
+    if mode == "rceil":
+        return ceil_log2(amax / max_elem)
+    raise ValueError(mode)
+
+
+def _zero_elem(elem, v):
+    neg = bool(np.signbit(v))
+    if elem == "int8":
+        return 0
+    return R.FORMATS[elem].zero_code(neg)
+
+
+def mx_block(fmt: str, vals, scale_mode: str = "floor"):
+    """One MX block.  vals: float32 values.  Returns (elem codes / int8
+    values, scale code, dequantized values as Fraction or nan)."""
+    elem, emax, max_elem, p = MX_FORMATS[fmt]
+    vals = [np.float32(v) for v in vals]
+    if any(not np.isfinite(v) for v in vals):
+        return [MX_NAN_ELEM[fmt]] * len(vals), 0xFF, [math.nan] * len(vals)
+    amax = max(abs(frac_of(v)) for v in vals)
+    if amax == 0:
+        return [_zero_elem(elem, v) for v in vals], 0x00, [Fraction(0)] * len(vals)
+    E = shared_exponent(amax, emax, max_elem, p, scale_mode)
+    E = min(max(E, -127), 127)
+    X = _2**E
+    out, deq = [], []
+    for v in vals:
+        q = frac_of(v) / X
+        if elem == "int8":
+            P = min(max(R.round_half_even(q * 64), -127), 127)
+            out.append(P)
+            deq.append(Fraction(P, 64) * X)
+            continue
+        if q == 0:
+            code = _zero_elem(elem, v)
+        else:
+            code = R.encode(elem, q, saturate=True)[0]
+        out.append(code)
+        d = R.decode(elem, code)
+        deq.append(Fraction(0) if d == R.NEG_ZERO else d * X)
+    return out, E + 127, deq
+
+
+def nv_tensor_scale(x32, tensor_scale):
+    """(t as Fraction, value expected in .tensor_scale)."""
+    if tensor_scale is None:
+        return Fraction(1), None
+    if isinstance(tensor_scale, str):
+        assert tensor_scale == "auto"
+        amax = max((abs(frac_of(v)) for v in np.asarray(x32).reshape(-1)), default=Fraction(0))
+        if amax == 0:
+            return Fraction(1), 1.0
+        t = round_to_float32(amax / (NV_MAX_ELEM * NV_MAX_SCALE))
+        return t, float(t)
+    t = frac_of(np.float32(tensor_scale))
+    return t, float(t)
+
+
+def nv_block(vals, t: Fraction):
+    """One NVFP4 block (float32 values) with tensor scale t."""
+    vals = [np.float32(v) for v in vals]
+    if any(not np.isfinite(v) for v in vals):
+        return [0] * len(vals), 0x7F, [math.nan] * len(vals)
+    amax = max(abs(frac_of(v)) for v in vals)
+    s_code = R.encode("float8_e4m3fn", amax / (NV_MAX_ELEM * t), saturate=True)[0]
+    s = R.decode("float8_e4m3fn", s_code)
+    assert isinstance(s, Fraction) and s >= 0
+    out, deq = [], []
+    for v in vals:
+        if s == 0:
+            out.append(None)  # "0": the sign of that zero is not specified
+            deq.append(Fraction(0))
+            continue
+        q = frac_of(v) / (s * t)
+        code = _zero_elem("float4_e2m1fn", v) if q == 0 else R.encode(
+            "float4_e2m1fn", q, saturate=True)[0]
+        out.append(code)
+        d = R.decode("float4_e2m1fn", code)
+        deq.append(Fraction(0) if d == R.NEG_ZERO else d * s * t)
+    return out, s_code, deq
+
+
+def mx_quantize(x, fmt, axis=-1, block_size=None, scale_mode="floor", tensor_scale=None):
+    """Reference quantization.  Returns a dict with
+    data (int64 codes / int8 values, x's shape; ANY_ZERO where +0 or -0),
+    scales (int64 codes), deq (float64, exact), tensor_scale, axis, block_size.
+    """
+    with np.errstate(over="ignore"):
+        x32 = np.asarray(x).astype(np.float32)  # round to nearest even
+    if x32.ndim == 0:
+        raise ValueError("needs at least one dimension")
+    ax = axis % x32.ndim
+    if block_size is None:
+        block_size = 16 if fmt == "nvfp4" else 32
+    moved = np.moveaxis(x32, ax, -1)
+    n = moved.shape[-1]
+    nb = -(-n // block_size)
+    lead = moved.shape[:-1]
+    data = np.zeros(moved.shape, dtype=np.int64)
+    deq = np.zeros(moved.shape, dtype=np.float64)
+    scales = np.zeros(lead + (nb,), dtype=np.int64)
+    if fmt == "nvfp4":
+        t, t_attr = nv_tensor_scale(x32, tensor_scale)
+    else:
+        t_attr = None
+    for idx in np.ndindex(*lead):
+        row = moved[idx]
+        for b in range(nb):
+            sl = slice(b * block_size, min((b + 1) * block_size, n))
+            if fmt == "nvfp4":
+                codes, sc, dq = nv_block(row[sl], t)
+                codes = [ANY_ZERO if c is None else c for c in codes]
+            else:
+                codes, sc, dq = mx_block(fmt, row[sl], scale_mode)
+            data[idx + (sl,)] = codes
+            deq[idx + (sl,)] = [float(d) for d in dq]
+            scales[idx + (b,)] = sc
+    return dict(
+        data=np.moveaxis(data, -1, ax),
+        scales=np.moveaxis(scales, -1, ax),
+        deq=np.moveaxis(deq, -1, ax),
+        tensor_scale=t_attr,
+        axis=ax,
+        block_size=block_size,
+    )
