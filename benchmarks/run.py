@@ -1,0 +1,758 @@
+#!/usr/bin/env python
+"""Benchmark minifloat against ml_dtypes (and torch when importable), side by side.
+
+    python benchmarks/run.py [--check] [--out PATH.md] [--chart PATH.png]
+                             [--n N] [--repeat R] [--only SUBSTRING]
+
+Every ratio in the table is ``baseline time / minifloat time`` (a speedup:
+higher is better for minifloat); every target is "ratio >= X".  See
+benchmarks/README.md for the columns and the targets.
+"""
+import os
+
+# Single-threaded, before numpy (and its BLAS) is imported.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse
+import datetime
+import functools
+import gc
+import platform
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional
+
+import numpy as np
+
+import minifloat as mf
+
+try:
+    import ml_dtypes as md
+except Exception:  # pragma: no cover - the harness still runs, baselines are n/a
+    md = None
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_N = 4_194_304
+DEFAULT_REPEAT = 7
+MATMUL_SIZE = 512
+# Stop repeating a callable once it has used this much time (after >= MIN_REPEAT runs).
+TIME_CAP_S = 1.5
+MIN_REPEAT = 3
+# Fast callables: keep repeating (up to EXTEND x --repeat runs) until this much time
+# was spent, so sub-millisecond timings are not at the mercy of one noisy run.
+MIN_TIME_S = 0.2
+EXTEND = 10
+
+ALL = list(mf.FORMAT_NAMES)
+NON_BF16 = [f for f in ALL if f != "bfloat16"]
+EIGHT_BIT = [f for f in NON_BF16 if f.startswith("float8_")]
+STRIDED = ["float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float4_e2m1fn"]
+MATMUL_FORMATS = ["float8_e4m3fn", "float8_e5m2"]
+TORCH_FP8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+             "float8_e8m0fnu"]
+GROUP_TITLES = {
+    1: "float32 <-> F (vs ml_dtypes >= 20x; vs NumPy uint8 cast: mf <= 2x)",
+    2: "float64 -> F (vs ml_dtypes >= 15x)",
+    3: "F -> another minifloat format (vs ml_dtypes >= 30x)",
+    4: "strided casts, step-2 views (vs ml_dtypes >= 10x)",
+    5: "bfloat16 (vs ml_dtypes >= 1x)",
+    6: "8-bit arithmetic, comparisons, reductions (vs ml_dtypes >= 20x)",
+    7: f"{MATMUL_SIZE}x{MATMUL_SIZE} matmul (mf <= 1.5x float32 matmul; ml_dtypes reported)",
+    8: "torch float8 conversions (torch/mf >= 1x)",
+}
+
+
+# --------------------------------------------------------------------------
+# inputs
+# --------------------------------------------------------------------------
+def mf_dtype(name):
+    return np.dtype(getattr(mf, name))
+
+
+def md_dtype(name):
+    if md is None:
+        raise ImportError("ml_dtypes is not installed")
+    if not hasattr(md, name):
+        raise AttributeError(f"ml_dtypes has no {name}")
+    return np.dtype(getattr(md, name))
+
+
+def scale_of(name):
+    """Per-format scale of the standard-normal input."""
+    if name == "bfloat16":
+        return 1.0
+    return float(np.finfo(mf_dtype(name)).max) / 4.0
+
+
+def _seed(name, salt):
+    return (sum(name.encode()) * 1009 + salt) % (2**32)
+
+
+def make_f32(name, n, salt=0):
+    """float32 input covering format `name` sensibly.
+
+    Signed formats: standard normal * finfo.max / 4 (so ~0.006% saturate).
+    float8_e8m0fnu (unsigned, powers of two): 2 ** (16 * standard normal),
+    i.e. exponents spread over the format's range.  bfloat16: standard normal.
+    """
+    rng = np.random.default_rng(_seed(name, salt))
+    z = rng.standard_normal(n, dtype=np.float32)
+    if name == "float8_e8m0fnu":
+        return np.exp2(z * np.float32(16.0))
+    return z * np.float32(scale_of(name))
+
+
+class Data:
+    """Lazily built, lightly cached inputs (one format at a time stays in memory)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    @functools.lru_cache(maxsize=4)
+    def x32(self, name, salt=0):
+        return make_f32(name, self.n, salt)
+
+    @functools.lru_cache(maxsize=2)
+    def x64(self, name):
+        return self.x32(name).astype(np.float64)
+
+    @functools.lru_cache(maxsize=2)
+    def x32_base2(self, name):
+        """2N-element float32 base; [::2] is the N-element strided view."""
+        return make_f32(name, 2 * self.n, salt=7)
+
+    def clear(self):
+        for m in (Data.x32, Data.x64, Data.x32_base2):
+            m.cache_clear()
+
+
+# --------------------------------------------------------------------------
+# cases
+# --------------------------------------------------------------------------
+@dataclass
+class Ref:
+    key: str                      # "ml" (ml_dtypes) or "ref" (other baseline)
+    label: str                    # e.g. "ml_dtypes", "np u8 cast", "torch"
+    factory: Callable[[], Callable[[], object]]
+    target: Optional[float]       # required baseline/minifloat ratio, None = report only
+    ms: Optional[float] = None
+    error: Optional[str] = None
+
+    @property
+    def ratio_needed(self):
+        return self.target
+
+
+@dataclass
+class Case:
+    group: int
+    name: str
+    mf_factory: Callable[[], Callable[[], object]]
+    refs: List[Ref] = field(default_factory=list)
+    mf_ms: Optional[float] = None
+    mf_error: Optional[str] = None
+
+    @property
+    def label(self):
+        return f"[{self.group}] {self.name}"
+
+    def ref(self, key):
+        for r in self.refs:
+            if r.key == key:
+                return r
+        return None
+
+
+def first_line(exc):
+    text = f"{type(exc).__name__}: {exc}".strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def build_cases(data, torch):
+    cases = []
+
+    def add(group, name, mf_factory, *refs):
+        cases.append(Case(group, name, mf_factory, list(refs)))
+
+    # 1. float32 <-> F, plus NumPy's uint8 casts of the same length
+    for f in NON_BF16:
+        def mf_f32_to(f=f):
+            x, dt = data.x32(f), mf_dtype(f)
+            return lambda: x.astype(dt)
+
+        def md_f32_to(f=f):
+            x, dt = data.x32(f), md_dtype(f)
+            return lambda: x.astype(dt)
+
+        def np_f32_to_u8(f=f):
+            x = data.x32(f)
+            return lambda: x.astype(np.uint8)
+
+        add(1, f"f32 -> {f}", mf_f32_to,
+            Ref("ml", "ml_dtypes", md_f32_to, 20.0),
+            Ref("ref", "np f32->u8", np_f32_to_u8, 0.5))
+
+        def mf_to_f32(f=f):
+            a = data.x32(f).astype(mf_dtype(f))
+            return lambda: a.astype(np.float32)
+
+        def md_to_f32(f=f):
+            a = data.x32(f).astype(md_dtype(f))
+            return lambda: a.astype(np.float32)
+
+        def np_u8_to_f32(f=f):
+            u = data.x32(f).astype(np.uint8)
+            return lambda: u.astype(np.float32)
+
+        add(1, f"{f} -> f32", mf_to_f32,
+            Ref("ml", "ml_dtypes", md_to_f32, 20.0),
+            Ref("ref", "np u8->f32", np_u8_to_f32, 0.5))
+
+    # 2. float64 -> F
+    for f in NON_BF16:
+        def mf_f64(f=f):
+            x, dt = data.x64(f), mf_dtype(f)
+            return lambda: x.astype(dt)
+
+        def md_f64(f=f):
+            x, dt = data.x64(f), md_dtype(f)
+            return lambda: x.astype(dt)
+
+        add(2, f"f64 -> {f}", mf_f64, Ref("ml", "ml_dtypes", md_f64, 15.0))
+
+    # 3. F -> another minifloat format
+    for f in ALL:
+        g = "float8_e5m2" if f == "float8_e4m3fn" else "float8_e4m3fn"
+
+        def mf_cross(f=f, g=g):
+            a, dt = data.x32(f).astype(mf_dtype(f)), mf_dtype(g)
+            return lambda: a.astype(dt)
+
+        def md_cross(f=f, g=g):
+            a, dt = data.x32(f).astype(md_dtype(f)), md_dtype(g)
+            return lambda: a.astype(dt)
+
+        add(3, f"{f} -> {g}", mf_cross, Ref("ml", "ml_dtypes", md_cross, 30.0))
+
+    # 4. strided (step-2 views of 2N-element bases; N elements converted)
+    for f in STRIDED:
+        def mf_s_to(f=f):
+            x, dt = data.x32_base2(f)[::2], mf_dtype(f)
+            return lambda: x.astype(dt)
+
+        def md_s_to(f=f):
+            x, dt = data.x32_base2(f)[::2], md_dtype(f)
+            return lambda: x.astype(dt)
+
+        add(4, f"f32[::2] -> {f}", mf_s_to, Ref("ml", "ml_dtypes", md_s_to, 10.0))
+
+        def mf_s_from(f=f):
+            a = data.x32_base2(f).astype(mf_dtype(f))[::2]
+            return lambda: a.astype(np.float32)
+
+        def md_s_from(f=f):
+            a = data.x32_base2(f).astype(md_dtype(f))[::2]
+            return lambda: a.astype(np.float32)
+
+        add(4, f"{f}[::2] -> f32", mf_s_from, Ref("ml", "ml_dtypes", md_s_from, 10.0))
+
+    # 5. bfloat16
+    bf = "bfloat16"
+
+    def mf_bf_to():
+        x, dt = data.x32(bf), mf_dtype(bf)
+        return lambda: x.astype(dt)
+
+    def md_bf_to():
+        x, dt = data.x32(bf), md_dtype(bf)
+        return lambda: x.astype(dt)
+
+    def mf_bf_from():
+        a = data.x32(bf).astype(mf_dtype(bf))
+        return lambda: a.astype(np.float32)
+
+    def md_bf_from():
+        a = data.x32(bf).astype(md_dtype(bf))
+        return lambda: a.astype(np.float32)
+
+    def bf_add(dtype_of):
+        def factory():
+            a = data.x32(bf).astype(dtype_of(bf))
+            b = data.x32(bf, 1).astype(dtype_of(bf))
+            return lambda: a + b
+        return factory
+
+    add(5, "f32 -> bfloat16", mf_bf_to, Ref("ml", "ml_dtypes", md_bf_to, 1.0))
+    add(5, "bfloat16 -> f32", mf_bf_from, Ref("ml", "ml_dtypes", md_bf_from, 1.0))
+    add(5, "bfloat16 a + b", bf_add(mf_dtype), Ref("ml", "ml_dtypes", bf_add(md_dtype), 1.0))
+
+    # 6. 8-bit arithmetic / comparisons / reductions
+    ops = [
+        ("a + b", lambda a, b: (lambda: a + b)),
+        ("a - b", lambda a, b: (lambda: a - b)),
+        ("a * b", lambda a, b: (lambda: a * b)),
+        ("a / b", lambda a, b: (lambda: a / b)),
+        ("a < b", lambda a, b: (lambda: a < b)),
+        ("a == b", lambda a, b: (lambda: a == b)),
+        ("np.maximum(a, b)", lambda a, b: (lambda: np.maximum(a, b))),
+        ("a.sum()", lambda a, b: (lambda: a.sum())),
+    ]
+    for f in EIGHT_BIT:
+        for opname, op in ops:
+            def factory(dtype_of, f=f, op=op):
+                def make():
+                    dt = dtype_of(f)
+                    a = data.x32(f).astype(dt)
+                    b = data.x32(f, 1).astype(dt)
+                    return op(a, b)
+                return make
+
+            add(6, f"{f} {opname}", factory(mf_dtype),
+                Ref("ml", "ml_dtypes", factory(md_dtype), 20.0))
+
+    # 7. matmul
+    for f in MATMUL_FORMATS:
+        def mm(dtype_of, f=f):
+            def make():
+                rng = np.random.default_rng(_seed(f, 99))
+                A32 = rng.standard_normal((MATMUL_SIZE, MATMUL_SIZE), dtype=np.float32)
+                B32 = rng.standard_normal((MATMUL_SIZE, MATMUL_SIZE), dtype=np.float32)
+                if dtype_of is None:   # float32 matmul of the same (rounded) values
+                    dt = mf_dtype(f)
+                    A = A32.astype(dt).astype(np.float32)
+                    B = B32.astype(dt).astype(np.float32)
+                else:
+                    dt = dtype_of(f)
+                    A, B = A32.astype(dt), B32.astype(dt)
+                return lambda: A @ B
+            return make
+
+        add(7, f"{f} A @ B", mm(mf_dtype),
+            Ref("ml", "ml_dtypes", mm(md_dtype), None),
+            Ref("ref", "np f32 A@B", mm(None), 1 / 1.5))
+
+    # 8. torch
+    if torch is not None:
+        for f in TORCH_FP8:
+            if not hasattr(torch, f):
+                continue
+            tdt = getattr(torch, f)
+
+            def mf_to(f=f):
+                x, dt = data.x32(f), mf_dtype(f)
+                return lambda: x.astype(dt)
+
+            def t_to(f=f, tdt=tdt):
+                t32 = torch.from_numpy(data.x32(f))
+                return lambda: t32.to(tdt)
+
+            def mf_from(f=f):
+                a = data.x32(f).astype(mf_dtype(f))
+                return lambda: a.astype(np.float32)
+
+            def t_from(f=f, tdt=tdt):
+                t8 = torch.from_numpy(data.x32(f)).to(tdt)
+                return lambda: t8.to(torch.float32)
+
+            add(8, f"torch f32 -> {f}", mf_to, Ref("ref", "torch", t_to, 1.0))
+            add(8, f"torch {f} -> f32", mf_from, Ref("ref", "torch", t_from, 1.0))
+    return cases
+
+
+# --------------------------------------------------------------------------
+# timing
+# --------------------------------------------------------------------------
+def time_callable(factory, repeat):
+    """Best-of-`repeat` wall time in ms (one warm-up call first)."""
+    fn = factory()
+    fn()  # warm-up (also surfaces errors before timing)
+    best = float("inf")
+    spent = 0.0
+    gc_was = gc.isenabled()
+    gc.disable()
+    try:
+        for i in range(EXTEND * repeat):
+            t0 = time.perf_counter()
+            fn()
+            dt = time.perf_counter() - t0
+            best = min(best, dt)
+            spent += dt
+            done = i + 1
+            if done >= MIN_REPEAT and spent > TIME_CAP_S:
+                break
+            if done >= repeat and spent >= MIN_TIME_S:
+                break
+    finally:
+        if gc_was:
+            gc.enable()
+    return best * 1e3
+
+
+def run_case(case, repeat):
+    try:
+        case.mf_ms = time_callable(case.mf_factory, repeat)
+    except Exception as exc:
+        case.mf_error = first_line(exc)
+    for r in case.refs:
+        try:
+            r.ms = time_callable(r.factory, repeat)
+        except Exception as exc:
+            r.error = first_line(exc)
+
+
+# --------------------------------------------------------------------------
+# evaluation and reporting
+# --------------------------------------------------------------------------
+def ratio(case, r):
+    if r is None or r.ms is None or case.mf_ms is None or case.mf_ms <= 0:
+        return None
+    return r.ms / case.mf_ms
+
+
+def evaluate(case):
+    """List of (ref, state, text) for refs with a target; state in ok/miss/unchecked."""
+    out = []
+    for r in case.refs:
+        if r.target is None:
+            continue
+        if r.ms is None:
+            out.append((r, "unchecked", f"{r.label} n/a: not checked"))
+        elif case.mf_ms is None:
+            out.append((r, "miss", f"minifloat failed ({case.mf_error})"))
+        else:
+            q = ratio(case, r)
+            if q >= r.target:
+                out.append((r, "ok", f"{r.label} {q:.2f}x >= {fmt_target(r.target)}"))
+            else:
+                out.append((r, "miss", f"{r.label}/mf {q:.2f}x < {fmt_target(r.target)}"))
+    return out
+
+
+def fmt_target(t):
+    if abs(t - round(t)) < 1e-9:
+        return f"{int(round(t))}x"
+    return f"{t:.2f}x"
+
+
+def fmt_ms(ms):
+    if ms is None:
+        return "n/a"
+    if ms >= 100:
+        return f"{ms:.1f}"
+    if ms >= 1:
+        return f"{ms:.2f}"
+    return f"{ms:.3f}"
+
+
+def fmt_ratio(q):
+    if q is None:
+        return "—"
+    if q >= 100:
+        return f"{q:.0f}x"
+    return f"{q:.2f}x"
+
+
+def target_text(r):
+    if r is None:
+        return ""
+    if r.target is None:
+        return "(report)"
+    if r.key == "ref" and r.target < 1:
+        return f">= {fmt_target(r.target)} (mf <= {1 / r.target:.3g}x {r.label.split()[0]})"
+    return f">= {fmt_target(r.target)}"
+
+
+COLUMNS = ["case", "minifloat ms", "ml_dtypes ms", "ml/mf", "ml target",
+           "other", "other ms", "other/mf", "other target", "status"]
+
+
+def table_rows(cases, notes):
+    """Rows of strings; error messages go into `notes` (footnotes) and cells say n/a [eK]."""
+    def na(err):
+        notes.append(err)
+        return f"n/a [e{len(notes)}]"
+
+    rows = []
+    for c in cases:
+        ml, other = c.ref("ml"), c.ref("ref")
+        mf_cell = fmt_ms(c.mf_ms) if c.mf_error is None else na(c.mf_error)
+
+        def ms_cell(r):
+            if r is None:
+                return "—"
+            return fmt_ms(r.ms) if r.error is None else na(r.error)
+
+        ev = evaluate(c)
+        states = [s for _, s, _ in ev]
+        if "miss" in states:
+            status = "MISS (" + ", ".join(
+                ("ml" if r.key == "ml" else r.label) for r, s, _ in ev if s == "miss") + ")"
+        elif states and all(s == "ok" for s in states):
+            status = "ok"
+        elif "ok" in states:
+            status = "ok; " + ", ".join(
+                f"{r.label} n/a: not checked" for r, s, _ in ev if s == "unchecked")
+        elif states:
+            status = "not checked (baseline n/a)"
+        else:
+            status = "report only"
+        rows.append([
+            c.label, mf_cell, ms_cell(ml), fmt_ratio(ratio(c, ml)), target_text(ml),
+            other.label if other else "—", ms_cell(other) if other else "—",
+            fmt_ratio(ratio(c, other)), target_text(other) if other else "",
+            status,
+        ])
+    return rows
+
+
+def load_avg():
+    """1-minute load average (other processes competing for the cores skew timings)."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except (OSError, AttributeError):
+        return "?"
+
+
+def machine_facts(n, repeat, torch, load_start):
+    cpu = "unknown"
+    flags = []
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name") and cpu == "unknown":
+                    cpu = line.split(":", 1)[1].strip()
+                elif line.startswith("flags") and not flags:
+                    have = set(line.split(":", 1)[1].split())
+                    flags = [f for f in ("sse4_2", "avx", "avx2", "f16c", "fma", "avx512f",
+                                         "avx512bw", "avx512vl", "avx512_bf16", "avx512_fp16",
+                                         "amx_bf16") if f in have]
+    except OSError:
+        cpu = platform.processor() or "unknown"
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    facts = [
+        ("date", datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S")),
+        ("CPU", cpu),
+        ("cores", f"{os.cpu_count()} logical ({usable} usable); benchmark is single-threaded"),
+        ("SIMD flags", " ".join(flags) or "—"),
+        ("Python", platform.python_version()),
+        ("numpy", np.__version__),
+        ("ml_dtypes", md.__version__ if md is not None else "not installed"),
+        ("minifloat", getattr(mf, "__version__", "?")),
+        ("torch", (torch.__version__ + f" (threads={torch.get_num_threads()})")
+         if torch is not None else "not installed (group 8 skipped)"),
+        ("N", f"{n:,} elements per vector case; matmul {MATMUL_SIZE}x{MATMUL_SIZE}"),
+        ("timing", f"time.perf_counter, 1 warm-up, best of {repeat} runs (fewer, min "
+                   f"{MIN_REPEAT}, once a callable used {TIME_CAP_S}s; more, up to "
+                   f"{EXTEND * repeat}, until it used {MIN_TIME_S}s), ms"),
+        ("load avg", f"{load_start} at start, {load_avg()} at end (1-min; "
+                     f"{os.cpu_count()} cores; > ~1 means other processes competed)"),
+    ]
+    return facts
+
+
+def render_text_table(header, rows):
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    line = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip()
+    out = [line(header), line(["-" * w for w in widths])]
+    out += [line(r) for r in rows]
+    return "\n".join(out)
+
+
+def md_escape(s):
+    return str(s).replace("|", "\\|")
+
+
+def render_md_table(header, rows):
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(md_escape(x) for x in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def summarize(cases):
+    met = missed = unchecked = 0
+    misses = []
+    for c in cases:
+        for r, s, text in evaluate(c):
+            if s == "ok":
+                met += 1
+            elif s == "miss":
+                missed += 1
+                misses.append(f"{c.label}: {text}")
+            else:
+                unchecked += 1
+    return met, missed, unchecked, misses
+
+
+def write_chart(path, cases):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception:
+        return False
+    bars = []  # (label, ratio or None, target, state)
+    for c in cases:
+        ev = {id(r): s for r, s, _ in evaluate(c)}
+        for r in c.refs:
+            if r.target is None:
+                continue
+            bars.append((f"{c.label}  vs {r.label}", ratio(c, r), r.target, ev.get(id(r))))
+    if not bars:
+        return False
+    h = max(3.0, 0.2 * len(bars) + 1.2)
+    fig, ax = plt.subplots(figsize=(11, h))
+    ys = list(range(len(bars)))[::-1]
+    vals = [b[1] if b[1] is not None else np.nan for b in bars]
+    finite = [v for v in vals if v == v and v > 0] + [b[2] for b in bars]
+    lo = min(finite) / 2
+    colors = {"ok": "tab:green", "miss": "tab:red"}
+    ax.barh(ys, [v if v == v else 0 for v in vals], left=0, height=0.7,
+            color=[colors.get(b[3], "lightgrey") for b in bars])
+    for y, b in zip(ys, bars):
+        ax.plot([b[2], b[2]], [y - 0.45, y + 0.45], color="black", lw=1.5)
+        if b[1] is None:
+            ax.text(lo * 1.05, y, "n/a", va="center", fontsize=6)
+    ax.set_xscale("log")
+    ax.set_xlim(left=lo)
+    ax.axvline(1.0, color="grey", lw=0.6, ls=":")
+    ax.set_yticks(ys)
+    ax.set_yticklabels([b[0] for b in bars], fontsize=6)
+    ax.set_ylim(-1, len(bars))
+    ax.set_xlabel("speedup = baseline time / minifloat time (log); black tick = target")
+    ax.set_title("minifloat vs baselines (green: target met, red: missed, grey: n/a)")
+    ax.grid(axis="x", which="both", alpha=0.3)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+# --------------------------------------------------------------------------
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--check", action="store_true",
+                   help="exit non-zero and list every missed target")
+    p.add_argument("--out", default=os.path.join(HERE, "results", "latest.md"),
+                   help="markdown output (default: benchmarks/results/latest.md)")
+    p.add_argument("--chart", default=os.path.join(HERE, "results", "latest.png"),
+                   help="chart image, written when matplotlib is importable "
+                        "(default: benchmarks/results/latest.png)")
+    p.add_argument("--n", type=int, default=DEFAULT_N,
+                   help=f"elements per vector case (default {DEFAULT_N:,})")
+    p.add_argument("--repeat", type=int, default=DEFAULT_REPEAT,
+                   help=f"timed repeats per callable, best is kept (default {DEFAULT_REPEAT})")
+    p.add_argument("--only", default=None,
+                   help="run only cases whose label contains SUBSTRING (case-insensitive), "
+                        "e.g. 'e4m3fn', '[6]', 'matmul', 'torch'")
+    p.add_argument("--no-torch", action="store_true", help="skip torch even if importable")
+    args = p.parse_args(argv)
+    if args.n < 1 or args.repeat < 1:
+        p.error("--n and --repeat must be >= 1")
+
+    torch = None
+    if not args.no_torch:
+        try:
+            import torch  # noqa: F811
+            torch.set_num_threads(1)
+        except Exception:
+            torch = None
+
+    np.seterr(all="ignore")
+    warnings.filterwarnings("ignore")
+
+    data = Data(args.n)
+    cases = build_cases(data, torch)
+    if args.only:
+        needle = args.only.lower()
+        cases = [c for c in cases
+                 if needle in c.label.lower() or (needle == "matmul" and c.group == 7)]
+        if not cases:
+            print(f"no case matches --only {args.only!r}", file=sys.stderr)
+            return 2
+
+    load_start = load_avg()
+    t_start = time.perf_counter()
+    group = None
+    for i, c in enumerate(cases, 1):
+        if c.group != group:
+            data.clear()
+            group = c.group
+        print(f"  [{i:3d}/{len(cases)}] {c.label} ...", end="", file=sys.stderr, flush=True)
+        run_case(c, args.repeat)
+        bits = [f"mf {fmt_ms(c.mf_ms) if c.mf_error is None else 'n/a'}"]
+        bits += [f"{r.label} {fmt_ms(r.ms) if r.error is None else 'n/a'}" for r in c.refs]
+        print("  " + ", ".join(bits) + " ms", file=sys.stderr, flush=True)
+    data.clear()
+    elapsed = time.perf_counter() - t_start
+
+    facts = machine_facts(args.n, args.repeat, torch, load_start)
+    notes = []
+    rows = table_rows(cases, notes)
+    met, missed, unchecked, misses = summarize(cases)
+    groups_present = sorted({c.group for c in cases})
+    summary = (f"targets: {met} met, {missed} missed, {unchecked} not checked "
+               f"(baseline n/a); {len(cases)} cases in {elapsed:.1f} s")
+
+    # ---- console
+    print("minifloat benchmark")
+    for k, v in facts:
+        print(f"  {k:<10} {v}")
+    print("  ratios = baseline ms / minifloat ms (higher is better); targets are ratio >= X")
+    print()
+    print(render_text_table(COLUMNS, rows))
+    if notes:
+        print()
+        for i, n in enumerate(notes, 1):
+            print(f"  [e{i}] {n}")
+    print()
+    print(summary)
+    if misses:
+        print("missed targets:")
+        for m in misses:
+            print(f"  - {m}")
+
+    # ---- markdown
+    md_lines = ["# minifloat benchmark", ""]
+    md_lines += [f"- **{k}**: {v}" for k, v in facts]
+    md_lines += ["", "Ratios are `baseline ms / minifloat ms` (a speedup, higher is better "
+                 "for minifloat); every target is `ratio >= X`. `ml` = ml_dtypes, "
+                 "`other` = NumPy uint8 cast (group 1), float32 matmul (group 7) or "
+                 "torch (group 8).", "", "Groups:", ""]
+    md_lines += [f"{g}. {GROUP_TITLES[g]}" for g in groups_present]
+    md_lines += ["", render_md_table(COLUMNS, rows), ""]
+    if notes:
+        md_lines += ["Errors:", ""]
+        md_lines += [f"- [e{i}] `{n}`" for i, n in enumerate(notes, 1)]
+        md_lines += [""]
+    md_lines += [f"**{summary}**", ""]
+    if misses:
+        md_lines += ["Missed targets:", ""] + [f"- {md_escape(m)}" for m in misses] + [""]
+    out = os.path.abspath(args.out)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as fh:
+        fh.write("\n".join(md_lines))
+    print(f"\nwrote {out}")
+    if args.chart:
+        if write_chart(args.chart, cases):
+            print(f"wrote {os.path.abspath(args.chart)}")
+        else:
+            print("matplotlib not importable: no chart written")
+
+    if args.check and missed:
+        print(f"\n--check: {missed} target(s) missed", file=sys.stderr)
+        for m in misses:
+            print(f"  MISS {m}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
