@@ -243,7 +243,10 @@ bool shortest_repr_text(const FormatRuntime& rt, uint32_t code, char* out, size_
     const double magnitude = std::fabs(value);
     const auto reads_back = [&](double parsed, bool exact) {
         const double signed_value = negative ? -parsed : parsed;
-        if (encode_from_double(rt.format, rt.default_specials, signed_value, 0).code != code) return false;
+        // Reading back must not overflow either: float6_e2m3fn's max 7.5 is
+        // "7.5", not "8.0" (which saturates to 7.5 with an overflow warning).
+        const Encoded back = encode_from_double(rt.format, rt.default_specials, signed_value, 0);
+        if (back.code != code || back.flags != 0) return false;
         // An inexact decimal lies just above or below its binary64 value.
         return exact ||
                (encode_from_double(rt.format, rt.default_specials, signed_value, 1).code == code &&

@@ -42,7 +42,7 @@ from ._core import (
     float8_e8m0fnu,
     floating,
 )
-from . import _numpy_compat, mx
+from . import _numpy_compat, _printing, mx
 from ._cast import cast
 from ._dlpack import from_dlpack, to_dlpack
 from ._packing import pack, unpack
@@ -105,3 +105,4 @@ def _register():
 
 _register()
 _numpy_compat.install()
+_printing.install()
