@@ -39,30 +39,43 @@ MINIFLOAT_AVX512 inline Vectors broadcast(const FastConstants<uint32_t, float>& 
     return v;
 }
 
-// 16 codes (one per dword) from 16 floats; accumulates the lane masks of
-// overflowed and inf/NaN inputs.
+// 16 codes (one per dword) from 16 floats, for values up to overflow; adds
+// the lanes at or beyond the overflow threshold (overflow, inf, NaN) to
+// `special`, whose codes the caller then fixes with fix_special16.
 MINIFLOAT_AVX512 inline __m512i encode16(const Vectors& v, bool zero_drops_sign, __m512i u,
-                                         __mmask16& overflowed, __mmask16& outside) {
+                                         __mmask16& special) {
     const __m512i a = _mm512_and_si512(u, v.abs_mask);
     const __mmask16 normal = _mm512_cmpge_epu32_mask(a, v.normal_from);
+    // normal: round to nearest even at bit `shift` in the integer domain
     const __m512i lsb = _mm512_and_si512(_mm512_srl_epi32(a, v.shift), v.one);
     const __m512i rounded = _mm512_add_epi32(_mm512_add_epi32(a, v.half_minus_one), lsb);
-    const __m512i normal_code = _mm512_sub_epi32(_mm512_srl_epi32(rounded, v.shift), v.rebias);
-    const __m512 tiny = _mm512_castsi512_ps(_mm512_maskz_mov_epi32(static_cast<__mmask16>(~normal), a));
-    const __m512i subnormal_code =
-        _mm512_sub_epi32(_mm512_castps_si512(_mm512_add_ps(tiny, v.magic)), v.magic_bits);
-    const __m512i magnitude = _mm512_mask_blend_epi32(normal, subnormal_code, normal_code);
-    const __m512i sign = _mm512_and_si512(_mm512_srl_epi32(u, v.sign_shift), v.sign_bit);
-    __m512i code = _mm512_or_si512(magnitude, sign);
+    // subnormal: adding the magic constant rounds at the subnormal step and
+    // leaves the code in the low bits (masked lanes raise no FP exceptions)
+    const __m512 sum = _mm512_maskz_add_ps(static_cast<__mmask16>(~normal), _mm512_castsi512_ps(a), v.magic);
+    const __m512i subnormal_code = _mm512_sub_epi32(_mm512_castps_si512(sum), v.magic_bits);
+    const __m512i magnitude =
+        _mm512_mask_sub_epi32(subnormal_code, normal, _mm512_srl_epi32(rounded, v.shift), v.rebias);
+    // magnitude | ((u >> sign_shift) & sign_bit); fnuz: no sign on zero
+    const __m512i shifted_sign = _mm512_srl_epi32(u, v.sign_shift);
+    special |= _mm512_cmpge_epu32_mask(a, v.overflow_from);
     if (zero_drops_sign) {
-        code = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), code);
+        return _mm512_maskz_ternarylogic_epi32(_mm512_test_epi32_mask(magnitude, magnitude), magnitude,
+                                               shifted_sign, v.sign_bit, 0xF8);
     }
+    return _mm512_ternarylogic_epi32(magnitude, shifted_sign, v.sign_bit, 0xF8);
+}
+
+// Overflow codes for the lanes of `code` at or beyond the overflow
+// threshold; records overflowed lanes, and inf/NaN lanes in `outside`.
+MINIFLOAT_AVX512 inline __m512i fix_special16(const Vectors& v, __m512i u, __m512i code,
+                                              __mmask16& overflowed, __mmask16& outside) {
+    const __m512i a = _mm512_and_si512(u, v.abs_mask);
     const __mmask16 overflow = _mm512_cmpge_epu32_mask(a, v.overflow_from);
+    const __m512i sign = _mm512_and_si512(_mm512_srl_epi32(u, v.sign_shift), v.sign_bit);
     const __m512i overflow_code = _mm512_or_si512(v.overflow_code, _mm512_and_si512(sign, v.overflow_sign));
-    code = _mm512_mask_blend_epi32(overflow, code, overflow_code);
     overflowed |= overflow;
     outside |= _mm512_cmpge_epu32_mask(a, v.inf_bits);
-    return code;
+    return _mm512_mask_blend_epi32(overflow, code, overflow_code);
 }
 
 // float8_e8m0fnu for positive normal float32 below overflow: the exponent,
@@ -121,12 +134,17 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
         __m512i c[4];
-        for (int q = 0; q < 4; q++) {
-            const __m512i u = load16(in + i + 16 * q, kAll);
-            if constexpr (ExponentOnly) {
-                c[q] = encode16_e8m0(u, outside);
-            } else {
-                c[q] = encode16(v, zds, u, overflowed, outside);
+        if constexpr (ExponentOnly) {
+            for (int q = 0; q < 4; q++) c[q] = encode16_e8m0(load16(in + i + 16 * q, kAll), outside);
+        } else {
+            __m512i u[4];
+            __mmask16 special = 0;
+            for (int q = 0; q < 4; q++) {
+                u[q] = load16(in + i + 16 * q, kAll);
+                c[q] = encode16(v, zds, u[q], special);
+            }
+            if (special != 0) {
+                for (int q = 0; q < 4; q++) c[q] = fix_special16(v, u[q], c[q], overflowed, outside);
             }
         }
         _mm512_storeu_si512(out + i, pack64(pattern, c[0], c[1], c[2], c[3]));
@@ -141,7 +159,10 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
         if constexpr (ExponentOnly) {
             c = encode16_e8m0(load16(in + i, lanes), lane_outside);
         } else {
-            c = encode16(v, zds, load16(in + i, lanes), overflowed, lane_outside);
+            const __m512i u = load16(in + i, lanes);
+            __mmask16 special = 0;
+            c = encode16(v, zds, u, special);
+            if (special != 0) c = fix_special16(v, u, c, overflowed, lane_outside);
         }
         outside |= lane_outside & lanes;
         _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, c);

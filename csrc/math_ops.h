@@ -7,8 +7,18 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
 
 namespace minifloat {
+
+template <class Real>
+inline auto bits_of(Real value) {
+    std::conditional_t<sizeof(Real) == 4, uint32_t, uint64_t> bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
 
 enum class BinaryOp : uint8_t {
     add, subtract, multiply, divide, floor_divide, remainder, fmod, power,
@@ -50,10 +60,22 @@ inline double remainder_value(double a, double b) {
 
 // Which NaN an arithmetic result carries when both operands are NaN is up
 // to the instruction the compiler picked (it may swap the operands of a
-// commutative add). Fixed here: the first NaN operand, as it is.
+// commutative add). Fixed here: the first NaN operand, quieted. Integer
+// tests and selects, so loops over it vectorize (FP compares would not be
+// if-converted under -ftrapping-math).
 template <class Real>
 inline Real first_nan_or(Real a, Real b, Real result) {
-    return a != a ? a : (b != b ? b : result);
+    using Bits = std::conditional_t<sizeof(Real) == 4, uint32_t, uint64_t>;
+    constexpr Bits kAbs = ~Bits{0} >> 1;
+    constexpr Bits kQuiet = Bits{1} << (std::numeric_limits<Real>::digits - 2);
+    const Bits inf = bits_of(std::numeric_limits<Real>::infinity());
+    const Bits ua = bits_of(a), ub = bits_of(b);
+    Bits out = bits_of(result);
+    out = (ub & kAbs) > inf ? (ub | kQuiet) : out;
+    out = (ua & kAbs) > inf ? (ua | kQuiet) : out;
+    Real value;
+    std::memcpy(&value, &out, sizeof value);
+    return value;
 }
 
 inline double logaddexp_value(double a, double b) {

@@ -12,13 +12,16 @@
 #include "array_functions.h"
 #include "op_eval.h"
 #include "registry.h"
+#include "arith_kernels.h"
+#include "exponent_arith.h"
+#include "sign_magnitude_kernels.h"
 #include "strided_driver.h"
 
 namespace minifloat {
 
 namespace {
 
-constexpr npy_intp kChunk = 512;
+constexpr npy_intp kChunk = 1024;
 
 const FormatRuntime& format_of(PyArrayMethod_Context* context, int operand, int* index) {
     *index = format_index_of_descr(context->descriptors[operand]);
@@ -173,15 +176,6 @@ constexpr bool computed_in_float32() {
            Op == BinaryOp::divide;
 }
 
-template <BinaryOp Op>
-inline float apply_float32(float a, float b) {
-    if constexpr (Op == BinaryOp::add) return first_nan_or(a, b, a + b);
-    if constexpr (Op == BinaryOp::subtract) return first_nan_or(a, b, a - b);
-    if constexpr (Op == BinaryOp::multiply) return first_nan_or(a, b, a * b);
-    if constexpr (Op == BinaryOp::divide) return first_nan_or(a, b, a / b);
-    return a;
-}
-
 // Decodes `count` values of operand `k` starting at `start` into `out`.
 void load_operand(const FormatRuntime& rt, const char* base, npy_intp stride, npy_intp start,
                   npy_intp count, float* out, uint16_t* scratch) {
@@ -211,10 +205,14 @@ uint32_t float_binary(const FormatRuntime& rt, char* const data[], npy_intp n, c
         load_operand(rt, data[1], s[1], start, count, fb, scratch);
         void* out = direct_out ? static_cast<void*>(data[2] + start * s[2]) : static_cast<void*>(staged);
         if (computed_in_float32<Op>() && !rt.format.row_is_exponent_only()) {
-            for (npy_intp i = 0; i < count; i++) fr[i] = apply_float32<Op>(fa[i], fb[i]);
+            arith_f32(Op, fa, fb, fr, static_cast<size_t>(count));
             flags |= encode_f32(rt.default_plan, fr, out, static_cast<size_t>(count));
         } else {
-            for (npy_intp i = 0; i < count; i++) dr[i] = apply_binary(Op, fa[i], fb[i]);
+            if constexpr (computed_in_float32<Op>()) {
+                arith_f64(Op, fa, fb, dr, static_cast<size_t>(count));
+            } else {
+                for (npy_intp i = 0; i < count; i++) dr[i] = apply_binary(Op, fa[i], fb[i]);
+            }
             flags |= encode_f64(rt.default_plan, dr, out, static_cast<size_t>(count));
             if constexpr (Op == BinaryOp::arctan2 || Op == BinaryOp::power || Op == BinaryOp::float_power ||
                           Op == BinaryOp::logaddexp || Op == BinaryOp::logaddexp2) {
@@ -244,6 +242,14 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
     const npy_intp n = dimensions[0];
     if constexpr (Op == BinaryOp::add || Op == BinaryOp::multiply) {
         if (reduce_or_accumulate<Op>(rt, data, n, strides)) return 0;
+    }
+    if constexpr (computed_in_float32<Op>()) {
+        if (rt.format.row_is_exponent_only() && strides[0] == 1 && strides[1] == 1 && strides[2] == 1) {
+            raise_fp_flags(exponent_arith(Op, reinterpret_cast<const uint8_t*>(data[0]),
+                                          reinterpret_cast<const uint8_t*>(data[1]),
+                                          reinterpret_cast<uint8_t*>(data[2]), static_cast<size_t>(n)));
+            return 0;
+        }
     }
     // 8-bit formats look results up in a 64K table, except the cheap float32
     // operations (vectorized decode/compute/encode is faster than a lookup).
@@ -309,6 +315,16 @@ int compare_loop(PyArrayMethod_Context* context, char* const data[], const npy_i
             }
         }
         return 0;
+    }
+    if constexpr (key_comparison<Op>() >= 0) {
+        if (rt.format.has_inf && s[0] == 2 && s[1] == 2 && s[2] == 1) {
+            compare_sign_magnitude16(static_cast<KeyComparison>(key_comparison<Op>()),
+                                     static_cast<uint16_t>(rt.format.inf_magnitude),
+                                     reinterpret_cast<const uint16_t*>(data[0]),
+                                     reinterpret_cast<const uint16_t*>(data[1]), reinterpret_cast<uint8_t*>(out),
+                                     static_cast<size_t>(n));
+            return 0;
+        }
     }
     for (npy_intp i = 0; i < n; i++) {
         const double x = rt.decode_f64[load_code(rt, data[0] + i * s[0])];
@@ -439,8 +455,15 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         }
         return 0;
     }
+    if (rt.format.has_inf && s[0] == 2 && s[1] == 2 && s[2] == 2) {
+        select_sign_magnitude16(Op, static_cast<uint16_t>(rt.format.inf_magnitude),
+                                reinterpret_cast<const uint16_t*>(data[0]),
+                                reinterpret_cast<const uint16_t*>(data[1]), reinterpret_cast<uint16_t*>(data[2]),
+                                static_cast<size_t>(n));
+        return 0;
+    }
     const std::vector<uint16_t>& keys = order_keys(index);
-    const unsigned nan_key = rt.format.has_nan ? *std::max_element(keys.begin(), keys.end()) : 0x10000u;
+    const unsigned nan_key = rt.format.has_nan ? keys[rt.format.nan_code] : 0x10000u;
     for (npy_intp i = 0; i < n; i++) {
         const uint32_t ca = load_code(rt, data[0] + i * s[0]);
         const uint32_t cb = load_code(rt, data[1] + i * s[1]);

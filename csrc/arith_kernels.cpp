@@ -1,0 +1,46 @@
+#include "arith_kernels.h"
+
+#include "simd_dispatch.h"
+
+namespace minifloat {
+
+namespace {
+
+template <class Real, BinaryOp Op>
+MINIFLOAT_KERNEL_INLINE void arith_loop(const float* __restrict a, const float* __restrict b,
+                                        Real* __restrict out, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const Real x = a[i], y = b[i];
+        Real r;
+        if constexpr (Op == BinaryOp::add) r = x + y;
+        if constexpr (Op == BinaryOp::subtract) r = x - y;
+        if constexpr (Op == BinaryOp::multiply) r = x * y;
+        if constexpr (Op == BinaryOp::divide) r = x / y;
+        out[i] = first_nan_or(x, y, r);
+    }
+}
+
+template <class Real>
+MINIFLOAT_KERNEL_INLINE void arith_any(BinaryOp op, const float* a, const float* b, Real* out, size_t n) {
+    switch (op) {
+        case BinaryOp::add: return arith_loop<Real, BinaryOp::add>(a, b, out, n);
+        case BinaryOp::subtract: return arith_loop<Real, BinaryOp::subtract>(a, b, out, n);
+        case BinaryOp::multiply: return arith_loop<Real, BinaryOp::multiply>(a, b, out, n);
+        case BinaryOp::divide: return arith_loop<Real, BinaryOp::divide>(a, b, out, n);
+        default: return;
+    }
+}
+
+}  // namespace
+
+MINIFLOAT_SIMD_CLONES
+void arith_f32(BinaryOp op, const float* a, const float* b, float* out, size_t n) {
+    arith_any<float>(op, a, b, out, n);
+}
+
+MINIFLOAT_SIMD_CLONES
+void arith_f64(BinaryOp op, const float* a, const float* b, double* out, size_t n) {
+    arith_any<double>(op, a, b, out, n);
+}
+
+}  // namespace minifloat

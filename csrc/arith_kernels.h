@@ -1,0 +1,18 @@
+// Element-wise + - * / over decoded operands, SIMD-dispatched: the middle
+// step of a minifloat ufunc loop (decode, compute, round once).
+#pragma once
+
+#include <cstddef>
+
+#include "math_ops.h"
+
+namespace minifloat {
+
+// out[i] = a[i] op b[i] in float32 (exact enough for every format but
+// float8_e8m0fnu, see ufunc_loops.cpp). `op` is add, subtract, multiply or divide.
+void arith_f32(BinaryOp op, const float* a, const float* b, float* out, size_t n);
+
+// The same in binary64 (float8_e8m0fnu, whose results leave float32's range).
+void arith_f64(BinaryOp op, const float* a, const float* b, double* out, size_t n);
+
+}  // namespace minifloat
