@@ -53,7 +53,10 @@ uint32_t translate_block(const FormatRuntime& src, const FormatRuntime& dst, int
         return lookup_bytes_with_flags(table.codes, table.flags, codes,
                                        reinterpret_cast<uint8_t*>(out), n);
     }
-    constexpr size_t kChunk = 512;
+    if (src.format.is_float32_upper_half) {
+        return encode_bf16_bits(dst.default_plan, reinterpret_cast<const uint16_t*>(in), out, n);
+    }
+    constexpr size_t kChunk = 2048;
     float buffer[kChunk];
     uint32_t flags = 0;
     for (size_t start = 0; start < n; start += kChunk) {

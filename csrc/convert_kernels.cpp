@@ -274,6 +274,12 @@ FastConstants<typename IeeeTraits<Float>::Bits, Float> make_fast_constants(const
     // not at all (fnuz NaN).
     c.overflow_sign = p.overflow_negative != p.overflow_positive ? p.sign_bit : 0;
     c.overflow_flags = p.overflow_flags;
+    c.inf_positive = p.inf_positive;
+    c.inf_negative = p.inf_negative;
+    c.nan_positive = p.nan_positive;
+    c.nan_negative = p.nan_negative;
+    c.inf_flags = p.inf_flags;
+    c.nan_flags = p.nan_flags;
     return c;
 }
 
@@ -483,6 +489,26 @@ uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n
     return encode_nearest_even(plan, in, static_cast<uint16_t*>(out), n);
 }
 
+uint32_t encode_bf16_bits(const EncodePlan& plan, const uint16_t* in, void* out, size_t n) {
+    constexpr size_t kBlock = 256;
+    const auto k32 = make_fast_constants<float>(plan);
+    const size_t item = static_cast<size_t>(plan.storage_bytes);
+    alignas(64) float widened[kBlock];
+    uint32_t flags = 0;
+    for (size_t start = 0; start < n; start += kBlock) {
+        const size_t count = n - start < kBlock ? n - start : kBlock;
+        char* block_out = static_cast<char*>(out) + start * item;
+        if (item == 1 && encode_bf16_u8_block_avx512(k32, plan.exponent_only, in + start,
+                                                     reinterpret_cast<uint8_t*>(block_out), count, flags)) {
+            continue;
+        }
+        uint32_t* bits = reinterpret_cast<uint32_t*>(widened);
+        for (size_t i = 0; i < count; i++) bits[i] = static_cast<uint32_t>(in[start + i]) << 16;
+        flags |= encode_f32(plan, widened, block_out, count);
+    }
+    return flags;
+}
+
 // Whether any finite |x| exceeds FLT_MAX; integer compares, so NaN inputs
 // raise no hardware flag.
 static bool any_finite_beyond_f32(const double* in, size_t n) {
@@ -534,6 +560,8 @@ static uint32_t encode_f64_direct(const EncodePlan& plan, const double* in, void
 }
 
 uint32_t encode_f64(const EncodePlan& plan, const double* in, void* out, size_t n) {
+    // float8_e8m0fnu reads its code straight off the double's exponent
+    if (plan.exponent_only) return encode_f64_direct(plan, in, out, n);
     bool handled = false;
     const uint32_t flags = encode_f64_via_f32(plan, Rounding::nearest_even, in, out, n, &handled);
     return handled ? flags : encode_f64_direct(plan, in, out, n);

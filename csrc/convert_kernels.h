@@ -38,6 +38,8 @@ EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s);
 // Round-to-nearest-even (the default cast); return the FpFlag bits raised.
 uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n);
 uint32_t encode_f64(const EncodePlan& plan, const double* in, void* out, size_t n);
+// bfloat16 codes (the upper halves of float32 bit patterns) as the source.
+uint32_t encode_bf16_bits(const EncodePlan& plan, const uint16_t* in, void* out, size_t n);
 
 // Any rounding mode. `random` holds one uint64 draw per element and is only
 // read for Rounding::stochastic: an element rounds up iff its draw is below

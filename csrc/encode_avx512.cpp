@@ -15,7 +15,7 @@ namespace {
 
 struct Vectors {
     __m512i abs_mask, half_minus_one, one, rebias, normal_from, magic_bits, overflow_from, inf_bits,
-        sign_bit, overflow_code, overflow_sign;
+        sign_bit, overflow_code, overflow_sign, inf_positive, inf_negative, nan_positive, nan_negative;
     __m128i shift, sign_shift;
     __m512 magic;
 };
@@ -33,6 +33,10 @@ MINIFLOAT_AVX512 inline Vectors broadcast(const FastConstants<uint32_t, float>& 
     v.sign_bit = _mm512_set1_epi32(static_cast<int>(k.sign_bit));
     v.overflow_code = _mm512_set1_epi32(static_cast<int>(k.overflow_code));
     v.overflow_sign = _mm512_set1_epi32(static_cast<int>(k.overflow_sign));
+    v.inf_positive = _mm512_set1_epi32(static_cast<int>(k.inf_positive));
+    v.inf_negative = _mm512_set1_epi32(static_cast<int>(k.inf_negative));
+    v.nan_positive = _mm512_set1_epi32(static_cast<int>(k.nan_positive));
+    v.nan_negative = _mm512_set1_epi32(static_cast<int>(k.nan_negative));
     v.shift = _mm_cvtsi32_si128(static_cast<int>(k.shift));
     v.sign_shift = _mm_cvtsi32_si128(static_cast<int>(k.sign_shift));
     v.magic = _mm512_set1_ps(k.magic);
@@ -65,17 +69,26 @@ MINIFLOAT_AVX512 inline __m512i encode16(const Vectors& v, bool zero_drops_sign,
     return _mm512_ternarylogic_epi32(magnitude, shifted_sign, v.sign_bit, 0xF8);
 }
 
-// Overflow codes for the lanes of `code` at or beyond the overflow
-// threshold; records overflowed lanes, and inf/NaN lanes in `outside`.
-MINIFLOAT_AVX512 inline __m512i fix_special16(const Vectors& v, __m512i u, __m512i code,
-                                              __mmask16& overflowed, __mmask16& outside) {
+// Codes for the lanes of `code` at or beyond the overflow threshold:
+// overflow, inf and NaN (each by sign), recording which occurred.
+struct SpecialLanes {
+    __mmask16 overflow = 0, inf = 0, nan = 0;
+};
+MINIFLOAT_AVX512 inline __m512i fix_special16(const Vectors& v, __m512i u, __m512i code, SpecialLanes& seen) {
     const __m512i a = _mm512_and_si512(u, v.abs_mask);
-    const __mmask16 overflow = _mm512_cmpge_epu32_mask(a, v.overflow_from);
+    const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
+    const __mmask16 is_inf = _mm512_cmpeq_epu32_mask(a, v.inf_bits);
+    const __mmask16 is_nan = _mm512_cmpgt_epu32_mask(a, v.inf_bits);
+    const __mmask16 overflow = _mm512_cmpge_epu32_mask(a, v.overflow_from) & ~is_inf & ~is_nan;
     const __m512i sign = _mm512_and_si512(_mm512_srl_epi32(u, v.sign_shift), v.sign_bit);
     const __m512i overflow_code = _mm512_or_si512(v.overflow_code, _mm512_and_si512(sign, v.overflow_sign));
-    overflowed |= overflow;
-    outside |= _mm512_cmpge_epu32_mask(a, v.inf_bits);
-    return _mm512_mask_blend_epi32(overflow, code, overflow_code);
+    code = _mm512_mask_blend_epi32(overflow, code, overflow_code);
+    code = _mm512_mask_blend_epi32(is_inf, code, _mm512_mask_blend_epi32(negative, v.inf_positive, v.inf_negative));
+    code = _mm512_mask_blend_epi32(is_nan, code, _mm512_mask_blend_epi32(negative, v.nan_positive, v.nan_negative));
+    seen.overflow |= overflow;
+    seen.inf |= is_inf;
+    seen.nan |= is_nan;
+    return code;
 }
 
 // float8_e8m0fnu for positive normal float32 below overflow: the exponent,
@@ -88,6 +101,35 @@ MINIFLOAT_AVX512 inline __m512i encode16_e8m0(__m512i u, __mmask16& outside) {
     outside |= _mm512_cmple_epi32_mask(u, _mm512_set1_epi32(0x007FFFFF));  // <= largest subnormal, or negative
     outside |= _mm512_cmpgt_epu32_mask(code, _mm512_set1_epi32(254));
     return code;
+}
+
+// float8_e8m0fnu straight from 8 doubles (64-bit lanes): the exponent field
+// minus 1023 - 127, plus one when the fraction is at least one half. Any
+// lane outside [2^-127, 2^127 * 1.5) or not a positive normal double wraps
+// above 254 and is reported in `outside`.
+MINIFLOAT_AVX512 inline __m512i encode8_e8m0_f64(const double* in, __mmask8 lanes, __mmask8& outside) {
+    const __m512i u = _mm512_maskz_loadu_epi64(lanes, in);
+    const __m512i top = _mm512_srli_epi64(u, 51);  // sign, exponent, first fraction bit
+    const __m512i code = _mm512_sub_epi64(
+        _mm512_add_epi64(_mm512_srli_epi64(top, 1), _mm512_and_si512(top, _mm512_set1_epi64(1))),
+        _mm512_set1_epi64(1023 - 127));
+    outside |= _mm512_cmpgt_epu64_mask(code, _mm512_set1_epi64(254));
+    return code;
+}
+
+MINIFLOAT_AVX512 inline __m512i encode16_e8m0(const double* in, __mmask16 lanes, __mmask16& outside) {
+    __mmask8 low_outside = 0, high_outside = 0;
+    const __m512i low = encode8_e8m0_f64(in, static_cast<__mmask8>(lanes), low_outside);
+    const __m512i high = encode8_e8m0_f64(in + 8, static_cast<__mmask8>(lanes >> 8), high_outside);
+    outside |= static_cast<__mmask16>(low_outside | (high_outside << 8));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(low)), _mm512_cvtepi64_epi32(high), 1);
+}
+MINIFLOAT_AVX512 inline __m512i encode16_e8m0(const float* in, __mmask16 lanes, __mmask16& outside) {
+    return encode16_e8m0(_mm512_maskz_loadu_epi32(lanes, in), outside);
+}
+MINIFLOAT_AVX512 inline __m512i load16(const uint16_t* in, __mmask16 lanes);
+MINIFLOAT_AVX512 inline __m512i encode16_e8m0(const uint16_t* in, __mmask16 lanes, __mmask16& outside) {
+    return encode16_e8m0(load16(in, lanes), outside);
 }
 
 // Byte 0 of every dword of two vectors into the low 32 bytes: index 4i is
@@ -117,6 +159,10 @@ MINIFLOAT_AVX512 inline __m256i odd_half(const double* in, __mmask8 lanes) {
     return _mm256_mask_or_epi32(_mm256_castps_si256(truncated), inexact, _mm256_castps_si256(truncated),
                                 _mm256_set1_epi32(1));
 }
+// bfloat16 codes are the upper halves of float32 bit patterns
+MINIFLOAT_AVX512 inline __m512i load16(const uint16_t* in, __mmask16 lanes) {
+    return _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(lanes, in)), 16);
+}
 MINIFLOAT_AVX512 inline __m512i load16(const double* in, __mmask16 lanes) {
     const __m256i low = odd_half(in, static_cast<__mmask8>(lanes));
     const __m256i high = odd_half(in + 8, static_cast<__mmask8>(lanes >> 8));
@@ -129,13 +175,14 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
     const Vectors v = broadcast(k);
     const bool zds = k.zero_drops_sign != 0;
     const __m512i pattern = low_byte_pattern();
-    __mmask16 overflowed = 0, outside = 0;
+    __mmask16 outside = 0;  // e8m0 lanes the fast path does not handle
+    SpecialLanes seen;
     constexpr __mmask16 kAll = 0xFFFF;
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
         __m512i c[4];
         if constexpr (ExponentOnly) {
-            for (int q = 0; q < 4; q++) c[q] = encode16_e8m0(load16(in + i + 16 * q, kAll), outside);
+            for (int q = 0; q < 4; q++) c[q] = encode16_e8m0(in + i + 16 * q, kAll, outside);
         } else {
             __m512i u[4];
             __mmask16 special = 0;
@@ -144,7 +191,7 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
                 c[q] = encode16(v, zds, u[q], special);
             }
             if (special != 0) {
-                for (int q = 0; q < 4; q++) c[q] = fix_special16(v, u[q], c[q], overflowed, outside);
+                for (int q = 0; q < 4; q++) c[q] = fix_special16(v, u[q], c[q], seen);
             }
         }
         _mm512_storeu_si512(out + i, pack64(pattern, c[0], c[1], c[2], c[3]));
@@ -152,23 +199,25 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
     for (; i < n; i += 16) {
         const size_t left = n - i;
         const __mmask16 lanes = left >= 16 ? kAll : static_cast<__mmask16>((1u << left) - 1u);
-        // masked-off lanes load as +0, which both encoders accept... except
-        // e8m0, so only the live lanes count toward `outside`.
+        // masked-off lanes load as +0: harmless to encode, but not a valid
+        // e8m0 input, so only live lanes count toward `outside`
         __mmask16 lane_outside = 0;
         __m512i c;
         if constexpr (ExponentOnly) {
-            c = encode16_e8m0(load16(in + i, lanes), lane_outside);
+            c = encode16_e8m0(in + i, lanes, lane_outside);
         } else {
             const __m512i u = load16(in + i, lanes);
             __mmask16 special = 0;
             c = encode16(v, zds, u, special);
-            if (special != 0) c = fix_special16(v, u, c, overflowed, lane_outside);
+            if (special != 0) c = fix_special16(v, u, c, seen);
         }
         outside |= lane_outside & lanes;
         _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, c);
     }
     if (outside != 0) return false;
-    if (overflowed != 0) flags |= k.overflow_flags;
+    if (seen.overflow != 0) flags |= k.overflow_flags;
+    if (seen.inf != 0) flags |= k.inf_flags;
+    if (seen.nan != 0) flags |= k.nan_flags;
     return true;
 }
 
@@ -220,6 +269,12 @@ bool encode_f64_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool ex
     return exponent_only ? encode_block<true>(k, in, out, n, flags) : encode_block<false>(k, in, out, n, flags);
 }
 
+bool encode_bf16_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, const uint16_t* in,
+                                 uint8_t* out, size_t n, uint32_t& flags) {
+    if (!cpu_supported()) return false;
+    return exponent_only ? encode_block<true>(k, in, out, n, flags) : encode_block<false>(k, in, out, n, flags);
+}
+
 bool round_to_odd_f32_avx512(const double* in, float* out, size_t n) {
     if (!cpu_supported()) return false;
     round_to_odd(in, out, n);
@@ -237,6 +292,10 @@ bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, con
 }
 bool encode_f64_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, const double*, uint8_t*, size_t,
                                 uint32_t&) {
+    return false;
+}
+bool encode_bf16_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, const uint16_t*, uint8_t*, size_t,
+                                 uint32_t&) {
     return false;
 }
 bool round_to_odd_f32_avx512(const double*, float*, size_t) { return false; }

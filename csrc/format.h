@@ -27,6 +27,7 @@ struct Format {
     bool has_negative_zero = false;
     bool has_zero = true;
     bool has_subnormals = true;
+    bool is_float32_upper_half = false;  // bfloat16: a code is float32's top 16 bits
 
     uint32_t code_mask = 0;       // all meaningful bits
     uint32_t sign_bit = 0;        // 0 for unsigned formats
@@ -84,6 +85,8 @@ inline Format make_format(const FormatRow& row, int index) {
     f.has_negative_zero = f.is_signed && row.specials != Specials::finite_nan_negative_zero;
     f.has_zero = row.specials != Specials::unsigned_exponent_only;
     f.has_subnormals = row.specials != Specials::unsigned_exponent_only;
+    f.is_float32_upper_half = row.bits == 16 && row.exponent_bits == 8 && row.bias == 127 &&
+                              row.specials == Specials::ieee;
 
     f.code_mask = (1u << row.bits) - 1u;
     f.sign_bit = f.is_signed ? (1u << (row.bits - 1)) : 0u;

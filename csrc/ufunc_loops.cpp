@@ -317,7 +317,7 @@ int compare_loop(PyArrayMethod_Context* context, char* const data[], const npy_i
         return 0;
     }
     if constexpr (key_comparison<Op>() >= 0) {
-        if (rt.format.has_inf && s[0] == 2 && s[1] == 2 && s[2] == 1) {
+        if (rt.format.storage_bytes == 2 && rt.format.has_inf && s[0] == 2 && s[1] == 2 && s[2] == 1) {
             compare_sign_magnitude16(static_cast<KeyComparison>(key_comparison<Op>()),
                                      static_cast<uint16_t>(rt.format.inf_magnitude),
                                      reinterpret_cast<const uint16_t*>(data[0]),
@@ -455,7 +455,7 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         }
         return 0;
     }
-    if (rt.format.has_inf && s[0] == 2 && s[1] == 2 && s[2] == 2) {
+    if (rt.format.storage_bytes == 2 && rt.format.has_inf && s[0] == 2 && s[1] == 2 && s[2] == 2) {
         select_sign_magnitude16(Op, static_cast<uint16_t>(rt.format.inf_magnitude),
                                 reinterpret_cast<const uint16_t*>(data[0]),
                                 reinterpret_cast<const uint16_t*>(data[1]), reinterpret_cast<uint16_t*>(data[2]),
