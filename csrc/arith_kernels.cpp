@@ -31,7 +31,29 @@ MINIFLOAT_KERNEL_INLINE void arith_any(BinaryOp op, const float* a, const float*
     }
 }
 
+template <BinaryOp Op>
+MINIFLOAT_KERNEL_INLINE void fold_loop(const float* __restrict values, size_t n, float* __restrict lanes) {
+    size_t i = 0;
+    for (; i + kFoldLanes <= n; i += kFoldLanes) {
+        for (size_t l = 0; l < kFoldLanes; l++) {
+            lanes[l] = Op == BinaryOp::add ? lanes[l] + values[i + l] : lanes[l] * values[i + l];
+        }
+    }
+    for (size_t l = 0; i < n; i++, l++) {
+        lanes[l] = Op == BinaryOp::add ? lanes[l] + values[i] : lanes[l] * values[i];
+    }
+}
+
 }  // namespace
+
+MINIFLOAT_SIMD_CLONES
+void fold_f32_lanes(BinaryOp op, const float* values, size_t n, float* lanes) {
+    if (op == BinaryOp::add) {
+        fold_loop<BinaryOp::add>(values, n, lanes);
+    } else {
+        fold_loop<BinaryOp::multiply>(values, n, lanes);
+    }
+}
 
 MINIFLOAT_SIMD_CLONES
 void arith_f32(BinaryOp op, const float* a, const float* b, float* out, size_t n) {

@@ -15,4 +15,10 @@ void arith_f32(BinaryOp op, const float* a, const float* b, float* out, size_t n
 // The same in binary64 (float8_e8m0fnu, whose results leave float32's range).
 void arith_f64(BinaryOp op, const float* a, const float* b, double* out, size_t n);
 
+// Folds n values into kFoldLanes running results: lanes[i % kFoldLanes] op=
+// values[i] (op is add or multiply). A fixed lane count, so every SIMD
+// width computes the same bits; enough lanes to hide the add latency.
+constexpr size_t kFoldLanes = 64;
+void fold_f32_lanes(BinaryOp op, const float* values, size_t n, float* lanes);
+
 }  // namespace minifloat

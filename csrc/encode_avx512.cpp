@@ -7,6 +7,11 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12 reports its own intrinsics' "undefined" pass-through operands.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 namespace minifloat {
 
 namespace {
@@ -14,7 +19,7 @@ namespace {
 #define MINIFLOAT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
 
 struct Vectors {
-    __m512i abs_mask, half_minus_one, one, rebias, normal_from, magic_bits, overflow_from, inf_bits,
+    __m512i abs_mask, round_bias, lsb_bit, unsigned_from, one, normal_from, overflow_from, inf_bits,
         sign_bit, overflow_code, overflow_sign, inf_positive, inf_negative, nan_positive, nan_negative;
     __m128i shift, sign_shift;
     __m512 magic;
@@ -23,11 +28,14 @@ struct Vectors {
 MINIFLOAT_AVX512 inline Vectors broadcast(const FastConstants<uint32_t, float>& k) {
     Vectors v;
     v.abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
-    v.half_minus_one = _mm512_set1_epi32(static_cast<int>(k.half_minus_one));
+    v.round_bias = _mm512_set1_epi32(static_cast<int>(k.half_minus_one - (k.rebias << k.shift)));
+    v.lsb_bit = _mm512_set1_epi32(static_cast<int>(1u << k.shift));
+    // u > unsigned_from: negative, and for fnuz beyond the largest float
+    // rounding to zero (half the subnormal step, 24 binades below magic)
+    const uint32_t rounds_to_zero = k.zero_drops_sign ? k.magic_bits - (24u << 23) : 0u;
+    v.unsigned_from = _mm512_set1_epi32(static_cast<int>(0x80000000u + rounds_to_zero - (k.zero_drops_sign ? 0u : 1u)));
     v.one = _mm512_set1_epi32(1);
-    v.rebias = _mm512_set1_epi32(static_cast<int>(k.rebias));
     v.normal_from = _mm512_set1_epi32(static_cast<int>(k.normal_from));
-    v.magic_bits = _mm512_set1_epi32(static_cast<int>(k.magic_bits));
     v.overflow_from = _mm512_set1_epi32(static_cast<int>(k.overflow_from));
     v.inf_bits = _mm512_set1_epi32(static_cast<int>(k.inf_bits));
     v.sign_bit = _mm512_set1_epi32(static_cast<int>(k.sign_bit));
@@ -43,30 +51,28 @@ MINIFLOAT_AVX512 inline Vectors broadcast(const FastConstants<uint32_t, float>& 
     return v;
 }
 
-// 16 codes (one per dword) from 16 floats, for values up to overflow; adds
-// the lanes at or beyond the overflow threshold (overflow, inf, NaN) to
-// `special`, whose codes the caller then fixes with fix_special16.
-MINIFLOAT_AVX512 inline __m512i encode16(const Vectors& v, bool zero_drops_sign, __m512i u,
-                                         __mmask16& special) {
+// 16 codes (one per dword, in its low byte: the upper bytes may hold
+// junk) from 16 floats, for values up to overflow; adds the lanes at or
+// beyond the overflow threshold (overflow, inf, NaN) to `special`, whose
+// codes the caller then fixes with fix_special16.
+MINIFLOAT_AVX512 inline __m512i encode16(const Vectors& v, __m512i u, __mmask16& special) {
     const __m512i a = _mm512_and_si512(u, v.abs_mask);
     const __mmask16 normal = _mm512_cmpge_epu32_mask(a, v.normal_from);
-    // normal: round to nearest even at bit `shift` in the integer domain
-    const __m512i lsb = _mm512_and_si512(_mm512_srl_epi32(a, v.shift), v.one);
-    const __m512i rounded = _mm512_add_epi32(_mm512_add_epi32(a, v.half_minus_one), lsb);
     // subnormal: adding the magic constant rounds at the subnormal step and
-    // leaves the code in the low bits (masked lanes raise no FP exceptions)
-    const __m512 sum = _mm512_maskz_add_ps(static_cast<__mmask16>(~normal), _mm512_castsi512_ps(a), v.magic);
-    const __m512i subnormal_code = _mm512_sub_epi32(_mm512_castps_si512(sum), v.magic_bits);
-    const __m512i magnitude =
-        _mm512_mask_sub_epi32(subnormal_code, normal, _mm512_srl_epi32(rounded, v.shift), v.rebias);
-    // magnitude | ((u >> sign_shift) & sign_bit); fnuz: no sign on zero
-    const __m512i shifted_sign = _mm512_srl_epi32(u, v.sign_shift);
+    // leaves the code in the low mantissa bits (masked lanes raise no FP
+    // exceptions)
+    const __m512i subnormal = _mm512_castps_si512(
+        _mm512_maskz_add_ps(static_cast<__mmask16>(~normal), _mm512_castsi512_ps(a), v.magic));
+    // normal: round to nearest even at bit `shift` (the rebias folded into
+    // the rounding constant), then shift down into the subnormal lanes' gaps
+    __m512i rounded = _mm512_add_epi32(a, v.round_bias);
+    rounded = _mm512_mask_add_epi32(rounded, _mm512_test_epi32_mask(a, v.lsb_bit), rounded, v.one);
+    const __m512i magnitude = _mm512_mask_srl_epi32(subnormal, normal, rounded, v.shift);
+    // the sign bit on negative lanes; fnuz formats (no -0): only on those
+    // that do not round to zero
+    const __mmask16 signed_lanes = _mm512_cmpgt_epu32_mask(u, v.unsigned_from);
     special |= _mm512_cmpge_epu32_mask(a, v.overflow_from);
-    if (zero_drops_sign) {
-        return _mm512_maskz_ternarylogic_epi32(_mm512_test_epi32_mask(magnitude, magnitude), magnitude,
-                                               shifted_sign, v.sign_bit, 0xF8);
-    }
-    return _mm512_ternarylogic_epi32(magnitude, shifted_sign, v.sign_bit, 0xF8);
+    return _mm512_mask_or_epi32(magnitude, signed_lanes, magnitude, v.sign_bit);
 }
 
 // Codes for the lanes of `code` at or beyond the overflow threshold:
@@ -173,7 +179,6 @@ template <bool ExponentOnly, class Source>
 MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, const Source* in, uint8_t* out,
                                    size_t n, uint32_t& flags) {
     const Vectors v = broadcast(k);
-    const bool zds = k.zero_drops_sign != 0;
     const __m512i pattern = low_byte_pattern();
     __mmask16 outside = 0;  // e8m0 lanes the fast path does not handle
     SpecialLanes seen;
@@ -188,7 +193,7 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
             __mmask16 special = 0;
             for (int q = 0; q < 4; q++) {
                 u[q] = load16(in + i + 16 * q, kAll);
-                c[q] = encode16(v, zds, u[q], special);
+                c[q] = encode16(v, u[q], special);
             }
             if (special != 0) {
                 for (int q = 0; q < 4; q++) c[q] = fix_special16(v, u[q], c[q], seen);
@@ -208,7 +213,7 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
         } else {
             const __m512i u = load16(in + i, lanes);
             __mmask16 special = 0;
-            c = encode16(v, zds, u, special);
+            c = encode16(v, u, special);
             if (special != 0) c = fix_special16(v, u, c, seen);
         }
         outside |= lane_outside & lanes;

@@ -22,6 +22,7 @@ namespace minifloat {
 namespace {
 
 constexpr npy_intp kChunk = 1024;
+static_assert(kChunk % kFoldLanes == 0, "fold lanes must tile a chunk");
 
 const FormatRuntime& format_of(PyArrayMethod_Context* context, int operand, int* index) {
     *index = format_index_of_descr(context->descriptors[operand]);
@@ -54,14 +55,13 @@ inline float combine(float a, float b) {
     }
 }
 
-// Folds n values into `initial`: decoded a chunk at a time, combined into 16
-// float32 partial results (vectorizable), which are combined pairwise.
+// Folds n values into `initial`: decoded a chunk at a time, combined into
+// kFoldLanes float32 partial results (vectorized), which are combined pairwise.
 template <BinaryOp Op>
 float fold(const FormatRuntime& rt, const char* data, npy_intp stride, npy_intp n, float initial) {
-    constexpr int kLanes = 16;
     // -0 is the identity of a float sum (a +0 would turn sum([-0.0]) into +0)
     const float identity = Op == BinaryOp::add ? -0.0f : 1.0f;
-    float lanes[kLanes];
+    alignas(64) float lanes[kFoldLanes];
     for (float& l : lanes) l = identity;
     alignas(64) float values[kChunk];
     alignas(64) uint16_t codes[kChunk];
@@ -74,14 +74,12 @@ float fold(const FormatRuntime& rt, const char* data, npy_intp stride, npy_intp 
             gather_codes(rt, data, stride, start, count, codes);
             decode_staged(rt, codes, values, count);
         }
-        npy_intp i = 0;
-        for (; i + kLanes <= count; i += kLanes) {
-            for (int l = 0; l < kLanes; l++) lanes[l] = combine<Op>(lanes[l], values[i + l]);
-        }
-        for (; i < count; i++) lanes[i % kLanes] = combine<Op>(lanes[i % kLanes], values[i]);
+        // chunks are a multiple of the lane count, so lane i % kFoldLanes
+        // holds every element at that position
+        fold_f32_lanes(Op, values, static_cast<size_t>(count), lanes);
     }
-    for (int width = kLanes / 2; width >= 1; width /= 2) {
-        for (int l = 0; l < width; l++) lanes[l] = combine<Op>(lanes[l], lanes[l + width]);
+    for (size_t width = kFoldLanes / 2; width >= 1; width /= 2) {
+        for (size_t l = 0; l < width; l++) lanes[l] = combine<Op>(lanes[l], lanes[l + width]);
     }
     return combine<Op>(initial, lanes[0]);
 }
