@@ -5,6 +5,7 @@
 #include "dlpack_interop.h"
 #include "mx_quantize.h"
 #include "registry.h"
+#include "simd_dispatch.h"
 
 namespace py = pybind11;
 
@@ -32,6 +33,13 @@ void register_bindings(py::module_& m) {
             return d;
         }
         throw py::value_error("unknown minifloat format: " + name);
+    });
+    // For tests: the portable kernels must give the same bits as the
+    // hand-written AVX-512 ones. Returns the previous setting.
+    m.def("_set_avx512_kernels", [](bool enabled) {
+        const bool previous = avx512_kernels_enabled();
+        set_avx512_kernels_enabled(enabled);
+        return previous;
     });
 }
 

@@ -280,6 +280,10 @@ FastConstants<typename IeeeTraits<Float>::Bits, Float> make_fast_constants(const
     c.nan_negative = p.nan_negative;
     c.inf_flags = p.inf_flags;
     c.nan_flags = p.nan_flags;
+    c.overflow_negative = p.overflow_negative;
+    c.max_magnitude = p.max_magnitude;
+    c.max_positive = p.max_positive;
+    c.max_negative = p.max_negative;
     return c;
 }
 
@@ -328,10 +332,10 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_nearest_even(const EncodePlan& plan, con
         bool done = false;
         if constexpr (sizeof(Out) == 1) {
             done = sizeof(Float) == 4
-                       ? encode_f32_u8_block_avx512(k32, plan.exponent_only,
+                       ? encode_f32_u8_block_avx512(k32, plan.exponent_only, Rounding::nearest_even,
                                                     reinterpret_cast<const float*>(in + start), out + start,
                                                     count, flags)
-                       : encode_f64_u8_block_avx512(k32, plan.exponent_only,
+                       : encode_f64_u8_block_avx512(k32, plan.exponent_only, Rounding::nearest_even,
                                                     reinterpret_cast<const double*>(in + start), out + start,
                                                     count, flags);
         }
@@ -347,7 +351,22 @@ template <class Float, Rounding Mode>
 MINIFLOAT_KERNEL_INLINE uint32_t encode_any(const EncodePlan& plan, const Float* in, const uint64_t* random, void* out,
                     size_t n) {
     if (plan.storage_bytes == 1) {
-        return encode_loop<Float, Mode>(plan, in, random, static_cast<uint8_t*>(out), n);
+        uint8_t* codes = static_cast<uint8_t*>(out);
+        if constexpr (Mode == Rounding::stochastic || sizeof(Float) != 4) {
+            return encode_loop<Float, Mode>(plan, in, random, codes, n);
+        } else {
+            constexpr size_t kBlock = 256;
+            const auto k32 = make_fast_constants<float>(plan);
+            uint32_t flags = 0;
+            for (size_t start = 0; start < n; start += kBlock) {
+                const size_t count = n - start < kBlock ? n - start : kBlock;
+                if (!encode_f32_u8_block_avx512(k32, plan.exponent_only, Mode, in + start, codes + start, count,
+                                                flags)) {
+                    flags |= encode_loop<Float, Mode>(plan, in + start, nullptr, codes + start, count);
+                }
+            }
+            return flags;
+        }
     }
     return encode_loop<Float, Mode>(plan, in, random, static_cast<uint16_t*>(out), n);
 }
@@ -498,7 +517,7 @@ uint32_t encode_bf16_bits(const EncodePlan& plan, const uint16_t* in, void* out,
     for (size_t start = 0; start < n; start += kBlock) {
         const size_t count = n - start < kBlock ? n - start : kBlock;
         char* block_out = static_cast<char*>(out) + start * item;
-        if (item == 1 && encode_bf16_u8_block_avx512(k32, plan.exponent_only, in + start,
+        if (item == 1 && encode_bf16_u8_block_avx512(k32, plan.exponent_only, Rounding::nearest_even, in + start,
                                                      reinterpret_cast<uint8_t*>(block_out), count, flags)) {
             continue;
         }
@@ -560,8 +579,8 @@ static uint32_t encode_f64_direct(const EncodePlan& plan, const double* in, void
 }
 
 uint32_t encode_f64(const EncodePlan& plan, const double* in, void* out, size_t n) {
-    // float8_e8m0fnu reads its code straight off the double's exponent
-    if (plan.exponent_only) return encode_f64_direct(plan, in, out, n);
+    // 8-bit formats: the AVX-512 kernel rounds to odd in registers
+    if (plan.storage_bytes == 1) return encode_f64_direct(plan, in, out, n);
     bool handled = false;
     const uint32_t flags = encode_f64_via_f32(plan, Rounding::nearest_even, in, out, n, &handled);
     return handled ? flags : encode_f64_direct(plan, in, out, n);
@@ -581,12 +600,27 @@ static uint32_t encode_f64_rounding_direct(const EncodePlan& plan, Rounding mode
 
 uint32_t encode_f64_rounding(const EncodePlan& plan, Rounding mode, const double* in,
                              const uint64_t* random, void* out, size_t n) {
-    if (mode != Rounding::stochastic) {  // stochastic needs the exact fraction
-        bool handled = false;
-        const uint32_t flags = encode_f64_via_f32(plan, mode, in, out, n, &handled);
-        if (handled) return flags;
+    if (mode == Rounding::stochastic) {  // needs the exact fraction
+        return encode_f64_rounding_direct(plan, mode, in, random, out, n);
     }
-    return encode_f64_rounding_direct(plan, mode, in, random, out, n);
+    if (plan.storage_bytes == 1) {
+        // the AVX-512 kernel rounds to odd in registers; blocks it declines
+        // (no AVX-512, float8_e8m0fnu edge cases) take the exact kernel
+        constexpr size_t kBlock = 256;
+        const auto k32 = make_fast_constants<float>(plan);
+        uint8_t* codes = static_cast<uint8_t*>(out);
+        uint32_t flags = 0;
+        for (size_t start = 0; start < n; start += kBlock) {
+            const size_t count = n - start < kBlock ? n - start : kBlock;
+            if (!encode_f64_u8_block_avx512(k32, plan.exponent_only, mode, in + start, codes + start, count, flags)) {
+                flags |= encode_f64_rounding_direct(plan, mode, in + start, nullptr, codes + start, count);
+            }
+        }
+        return flags;
+    }
+    bool handled = false;
+    const uint32_t flags = encode_f64_via_f32(plan, mode, in, out, n, &handled);
+    return handled ? flags : encode_f64_rounding_direct(plan, mode, in, random, out, n);
 }
 
 MINIFLOAT_SIMD_CLONES

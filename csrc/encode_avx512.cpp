@@ -1,11 +1,16 @@
-// The fast float32 -> 8-bit encoder written with AVX-512 intrinsics: the
-// same arithmetic as encode_block_fast, with mask registers for the selects
-// and two byte permutes to pack 64 codes (the compiler's generic packing
-// takes five times as many instructions).
+// The fast float32 -> 8-bit encoder written with AVX-512 intrinsics, for
+// every deterministic rounding mode: integer rounding of normal magnitudes,
+// the FPU's (with embedded rounding) for subnormal ones, mask registers for
+// the selects and two byte permutes to pack 64 codes (the compiler's
+// generic packing takes five times as many instructions).
 #include "encode_fast.h"
+
+#include "simd_dispatch.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
+
+#include <type_traits>
 
 #if defined(__GNUC__) && !defined(__clang__)
 // GCC 12 reports its own intrinsics' "undefined" pass-through operands.
@@ -18,124 +23,201 @@ namespace {
 
 #define MINIFLOAT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
 
+constexpr int kRoundToZero = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+constexpr int kRoundUp = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
+
+template <Rounding Mode>
+constexpr bool kDirected = Mode == Rounding::toward_zero || Mode == Rounding::up || Mode == Rounding::down;
+
 struct Vectors {
-    __m512i abs_mask, round_bias, lsb_bit, unsigned_from, one, normal_from, overflow_from, inf_bits,
-        sign_bit, overflow_code, overflow_sign, inf_positive, inf_negative, nan_positive, nan_negative;
-    __m128i shift, sign_shift;
-    __m512 magic;
+    __m512i abs_mask, round_bias, lsb_bit, away_increment, unsigned_from, magnitude_bits, one, normal_from,
+        special_from, toward_zero_overflow_from, inf_bits, sign_bit, overflow_positive, overflow_negative,
+        max_positive, max_negative, inf_positive, inf_negative, nan_positive, nan_negative;
+    __m128i shift;
+    __m512 magic, half_step;
+    bool zero_drops_sign;
 };
 
+// The constants of `k` for rounding mode Mode. Magnitudes are float32 bits
+// without the sign; a normal code c is the magnitude (c + rebias) << shift.
+template <Rounding Mode>
 MINIFLOAT_AVX512 inline Vectors broadcast(const FastConstants<uint32_t, float>& k) {
+    const uint32_t rebias = k.rebias << k.shift;
+    const uint32_t ulp = 1u << k.shift, half = ulp >> 1;
+    const uint32_t max_bits = (k.max_magnitude << k.shift) + rebias;
     Vectors v;
     v.abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
-    v.round_bias = _mm512_set1_epi32(static_cast<int>(k.half_minus_one - (k.rebias << k.shift)));
-    v.lsb_bit = _mm512_set1_epi32(static_cast<int>(1u << k.shift));
-    // u > unsigned_from: negative, and for fnuz beyond the largest float
-    // rounding to zero (half the subnormal step, 24 binades below magic)
+    // normal magnitudes: add the rounding increment, take off the rebias,
+    // truncate at bit `shift`
+    uint32_t increment = 0;
+    if constexpr (Mode == Rounding::nearest_even) increment = half - 1;  // + the kept lsb
+    if constexpr (Mode == Rounding::nearest_away) increment = half;
+    v.round_bias = _mm512_set1_epi32(static_cast<int>(increment - rebias));
+    v.lsb_bit = _mm512_set1_epi32(static_cast<int>(ulp));
+    v.away_increment = _mm512_set1_epi32(static_cast<int>(ulp - 1));
+    // round to nearest even: u > unsigned_from is a negative lane that keeps
+    // its sign; fnuz formats (no -0) drop it below half the subnormal step,
+    // which is 24 binades below magic
     const uint32_t rounds_to_zero = k.zero_drops_sign ? k.magic_bits - (24u << 23) : 0u;
     v.unsigned_from = _mm512_set1_epi32(static_cast<int>(0x80000000u + rounds_to_zero - (k.zero_drops_sign ? 0u : 1u)));
+    v.magnitude_bits = _mm512_set1_epi32(static_cast<int>(k.sign_bit - 1u));
+    v.zero_drops_sign = k.zero_drops_sign != 0;
     v.one = _mm512_set1_epi32(1);
     v.normal_from = _mm512_set1_epi32(static_cast<int>(k.normal_from));
-    v.overflow_from = _mm512_set1_epi32(static_cast<int>(k.overflow_from));
+    // From which magnitude a lane overflows: when its rounding leaves the
+    // magnitude alone (toward zero), one ulp past max; otherwise past max,
+    // or from the midpoint above it for the nearest modes.
+    uint32_t special_from = max_bits + 1;
+    if constexpr (Mode == Rounding::nearest_even) special_from = k.overflow_from;
+    if constexpr (Mode == Rounding::nearest_away) special_from = max_bits + half;
+    if constexpr (Mode == Rounding::toward_zero) special_from = max_bits + ulp;
+    v.special_from = _mm512_set1_epi32(static_cast<int>(special_from));
+    v.toward_zero_overflow_from = _mm512_set1_epi32(static_cast<int>(max_bits + ulp));
     v.inf_bits = _mm512_set1_epi32(static_cast<int>(k.inf_bits));
     v.sign_bit = _mm512_set1_epi32(static_cast<int>(k.sign_bit));
-    v.overflow_code = _mm512_set1_epi32(static_cast<int>(k.overflow_code));
-    v.overflow_sign = _mm512_set1_epi32(static_cast<int>(k.overflow_sign));
+    v.overflow_positive = _mm512_set1_epi32(static_cast<int>(k.overflow_code));
+    v.overflow_negative = _mm512_set1_epi32(static_cast<int>(k.overflow_negative));
+    v.max_positive = _mm512_set1_epi32(static_cast<int>(k.max_positive));
+    v.max_negative = _mm512_set1_epi32(static_cast<int>(k.max_negative));
     v.inf_positive = _mm512_set1_epi32(static_cast<int>(k.inf_positive));
     v.inf_negative = _mm512_set1_epi32(static_cast<int>(k.inf_negative));
     v.nan_positive = _mm512_set1_epi32(static_cast<int>(k.nan_positive));
     v.nan_negative = _mm512_set1_epi32(static_cast<int>(k.nan_negative));
     v.shift = _mm_cvtsi32_si128(static_cast<int>(k.shift));
-    v.sign_shift = _mm_cvtsi32_si128(static_cast<int>(k.sign_shift));
     v.magic = _mm512_set1_ps(k.magic);
+    // half the subnormal step: the magic constant's ulp, halved
+    uint32_t half_step_bits = k.magic_bits - (24u << 23);
+    float half_step;
+    __builtin_memcpy(&half_step, &half_step_bits, sizeof half_step);
+    v.half_step = _mm512_set1_ps(half_step);
     return v;
+}
+
+// Lanes whose magnitude a directed mode rounds away from zero.
+template <Rounding Mode>
+MINIFLOAT_AVX512 inline __mmask16 away_lanes(__mmask16 negative) {
+    if constexpr (Mode == Rounding::up) return static_cast<__mmask16>(~negative);
+    if constexpr (Mode == Rounding::down) return negative;
+    return 0;
 }
 
 // 16 codes (one per dword, in its low byte: the upper bytes may hold
 // junk) from 16 floats, for values up to overflow; adds the lanes at or
 // beyond the overflow threshold (overflow, inf, NaN) to `special`, whose
 // codes the caller then fixes with fix_special16.
+template <Rounding Mode>
 MINIFLOAT_AVX512 inline __m512i encode16(const Vectors& v, __m512i u, __mmask16& special) {
     const __m512i a = _mm512_and_si512(u, v.abs_mask);
+    const __m512 a_float = _mm512_castsi512_ps(a);
     const __mmask16 normal = _mm512_cmpge_epu32_mask(a, v.normal_from);
-    // subnormal: adding the magic constant rounds at the subnormal step and
-    // leaves the code in the low mantissa bits (masked lanes raise no FP
-    // exceptions)
-    const __m512i subnormal = _mm512_castps_si512(
-        _mm512_maskz_add_ps(static_cast<__mmask16>(~normal), _mm512_castsi512_ps(a), v.magic));
-    // normal: round to nearest even at bit `shift` (the rebias folded into
-    // the rounding constant), then shift down into the subnormal lanes' gaps
+    const __mmask16 tiny = static_cast<__mmask16>(~normal);
+    const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
+    // subnormal: adding the magic constant rounds at the subnormal step (in
+    // the mode's direction) and leaves the code in the low mantissa bits;
+    // masked lanes raise no FP exceptions
+    __m512 sum;
+    if constexpr (Mode == Rounding::nearest_even) {
+        sum = _mm512_maskz_add_ps(tiny, a_float, v.magic);
+    } else if constexpr (Mode == Rounding::nearest_away) {
+        // floor((a + step/2) / step): truncating twice keeps the floor
+        const __m512 shifted = _mm512_maskz_add_round_ps(tiny, a_float, v.half_step, kRoundToZero);
+        sum = _mm512_maskz_add_round_ps(tiny, shifted, v.magic, kRoundToZero);
+    } else {
+        const __mmask16 away = away_lanes<Mode>(negative);
+        sum = _mm512_maskz_add_round_ps(tiny & ~away, a_float, v.magic, kRoundToZero);
+        if constexpr (Mode != Rounding::toward_zero) {
+            sum = _mm512_mask_add_round_ps(sum, tiny & away, a_float, v.magic, kRoundUp);
+        }
+    }
+    // normal: add the rounding increment (the rebias folded in), then shift
+    // down into the subnormal lanes' gaps
     __m512i rounded = _mm512_add_epi32(a, v.round_bias);
-    rounded = _mm512_mask_add_epi32(rounded, _mm512_test_epi32_mask(a, v.lsb_bit), rounded, v.one);
-    const __m512i magnitude = _mm512_mask_srl_epi32(subnormal, normal, rounded, v.shift);
+    if constexpr (Mode == Rounding::nearest_even) {
+        rounded = _mm512_mask_add_epi32(rounded, _mm512_test_epi32_mask(a, v.lsb_bit), rounded, v.one);
+    } else if constexpr (Mode == Rounding::up || Mode == Rounding::down) {
+        rounded = _mm512_mask_add_epi32(rounded, away_lanes<Mode>(negative), rounded, v.away_increment);
+    }
+    const __m512i magnitude = _mm512_mask_srl_epi32(_mm512_castps_si512(sum), normal, rounded, v.shift);
     // the sign bit on negative lanes; fnuz formats (no -0): only on those
-    // that do not round to zero
-    const __mmask16 signed_lanes = _mm512_cmpgt_epu32_mask(u, v.unsigned_from);
-    special |= _mm512_cmpge_epu32_mask(a, v.overflow_from);
+    // whose magnitude is not zero
+    __mmask16 signed_lanes;
+    if constexpr (Mode == Rounding::nearest_even) {
+        signed_lanes = _mm512_cmpgt_epu32_mask(u, v.unsigned_from);
+    } else {
+        signed_lanes = v.zero_drops_sign ? negative & _mm512_test_epi32_mask(magnitude, v.magnitude_bits) : negative;
+    }
+    special |= _mm512_cmpge_epu32_mask(a, v.special_from);
     return _mm512_mask_or_epi32(magnitude, signed_lanes, magnitude, v.sign_bit);
 }
 
 // Codes for the lanes of `code` at or beyond the overflow threshold:
-// overflow, inf and NaN (each by sign), recording which occurred.
+// overflow (to the overflow code, or to max where the mode rounds the
+// magnitude down), inf and NaN (each by sign), recording which occurred.
 struct SpecialLanes {
     __mmask16 overflow = 0, inf = 0, nan = 0;
 };
+template <Rounding Mode>
 MINIFLOAT_AVX512 inline __m512i fix_special16(const Vectors& v, __m512i u, __m512i code, SpecialLanes& seen) {
     const __m512i a = _mm512_and_si512(u, v.abs_mask);
     const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
     const __mmask16 is_inf = _mm512_cmpeq_epu32_mask(a, v.inf_bits);
     const __mmask16 is_nan = _mm512_cmpgt_epu32_mask(a, v.inf_bits);
-    const __mmask16 overflow = _mm512_cmpge_epu32_mask(a, v.overflow_from) & ~is_inf & ~is_nan;
-    const __m512i sign = _mm512_and_si512(_mm512_srl_epi32(u, v.sign_shift), v.sign_bit);
-    const __m512i overflow_code = _mm512_or_si512(v.overflow_code, _mm512_and_si512(sign, v.overflow_sign));
-    code = _mm512_mask_blend_epi32(overflow, code, overflow_code);
-    code = _mm512_mask_blend_epi32(is_inf, code, _mm512_mask_blend_epi32(negative, v.inf_positive, v.inf_negative));
-    code = _mm512_mask_blend_epi32(is_nan, code, _mm512_mask_blend_epi32(negative, v.nan_positive, v.nan_negative));
-    seen.overflow |= overflow;
+    const __mmask16 finite = static_cast<__mmask16>(~(is_inf | is_nan));
+    __mmask16 toward_zero = 0;  // lanes whose magnitude the mode rounds down
+    if constexpr (kDirected<Mode>) toward_zero = static_cast<__mmask16>(~away_lanes<Mode>(negative));
+    const __mmask16 overflow_away =
+        _mm512_cmpge_epu32_mask(a, v.special_from) & static_cast<__mmask16>(~toward_zero) & finite;
+    const __mmask16 overflow_to_max = _mm512_cmpge_epu32_mask(a, v.toward_zero_overflow_from) & toward_zero & finite;
+    code = _mm512_mask_blend_epi32(overflow_away, code,
+                                   _mm512_mask_blend_epi32(negative, v.overflow_positive, v.overflow_negative));
+    if constexpr (kDirected<Mode>) {
+        code = _mm512_mask_blend_epi32(overflow_to_max, code,
+                                       _mm512_mask_blend_epi32(negative, v.max_positive, v.max_negative));
+    }
+    if (finite != 0xFFFF) {  // rarer than finite overflow
+        code = _mm512_mask_blend_epi32(is_inf, code, _mm512_mask_blend_epi32(negative, v.inf_positive, v.inf_negative));
+        code = _mm512_mask_blend_epi32(is_nan, code, _mm512_mask_blend_epi32(negative, v.nan_positive, v.nan_negative));
+    }
+    seen.overflow |= overflow_away | overflow_to_max;
     seen.inf |= is_inf;
     seen.nan |= is_nan;
     return code;
 }
 
 // float8_e8m0fnu for positive normal float32 below overflow: the exponent,
-// plus one when the fraction is at least one half. Anything else (zero,
+// plus one when the mode rounds the fraction up (nearest: at least one
+// half, ties to the larger power; up: any fraction). Anything else (zero,
 // negatives, subnormals, overflow, inf/NaN) sends the block to the general
 // kernel.
+template <Rounding Mode>
 MINIFLOAT_AVX512 inline __m512i encode16_e8m0(__m512i u, __mmask16& outside) {
-    const __m512i exponent = _mm512_srli_epi32(u, 23);
-    const __m512i code = _mm512_add_epi32(exponent, _mm512_and_si512(_mm512_srli_epi32(u, 22), _mm512_set1_epi32(1)));
+    __m512i code = _mm512_srli_epi32(u, 23);
+    if constexpr (Mode == Rounding::nearest_even || Mode == Rounding::nearest_away) {
+        code = _mm512_add_epi32(code, _mm512_and_si512(_mm512_srli_epi32(u, 22), _mm512_set1_epi32(1)));
+    } else if constexpr (Mode == Rounding::up) {
+        code = _mm512_mask_add_epi32(code, _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x007FFFFF)), code,
+                                     _mm512_set1_epi32(1));
+    }
     outside |= _mm512_cmple_epi32_mask(u, _mm512_set1_epi32(0x007FFFFF));  // <= largest subnormal, or negative
     outside |= _mm512_cmpgt_epu32_mask(code, _mm512_set1_epi32(254));
     return code;
 }
 
-// float8_e8m0fnu straight from 8 doubles (64-bit lanes): the exponent field
-// minus 1023 - 127, plus one when the fraction is at least one half. Any
-// lane outside [2^-127, 2^127 * 1.5) or not a positive normal double wraps
-// above 254 and is reported in `outside`.
-MINIFLOAT_AVX512 inline __m512i encode8_e8m0_f64(const double* in, __mmask8 lanes, __mmask8& outside) {
-    const __m512i u = _mm512_maskz_loadu_epi64(lanes, in);
-    const __m512i top = _mm512_srli_epi64(u, 51);  // sign, exponent, first fraction bit
-    const __m512i code = _mm512_sub_epi64(
-        _mm512_add_epi64(_mm512_srli_epi64(top, 1), _mm512_and_si512(top, _mm512_set1_epi64(1))),
-        _mm512_set1_epi64(1023 - 127));
-    outside |= _mm512_cmpgt_epu64_mask(code, _mm512_set1_epi64(254));
+// float8_e8m0fnu straight from 16 doubles, rounding to nearest: their upper
+// dwords (sign, exponent, leading fraction bits) gathered into one vector,
+// then the exponent minus 1023 - 127, plus one when the fraction is at
+// least one half. Any lane outside [2^-127, 2^127 * 1.5) or not a positive
+// normal double wraps above 254 and is reported in `outside`.
+MINIFLOAT_AVX512 inline __m512i encode16_e8m0_nearest(const double* in, __mmask16 lanes, __mmask16& outside) {
+    const __m512i low = _mm512_maskz_loadu_epi64(static_cast<__mmask8>(lanes), in);
+    const __m512i high = _mm512_maskz_loadu_epi64(static_cast<__mmask8>(lanes >> 8), in + 8);
+    const __m512i odd_dwords = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512i upper = _mm512_permutex2var_epi32(low, odd_dwords, high);
+    const __m512i half_bit = _mm512_and_si512(_mm512_srli_epi32(upper, 19), _mm512_set1_epi32(1));
+    const __m512i code = _mm512_sub_epi32(_mm512_add_epi32(_mm512_srli_epi32(upper, 20), half_bit),
+                                          _mm512_set1_epi32(1023 - 127));
+    outside |= _mm512_cmpgt_epu32_mask(code, _mm512_set1_epi32(254));
     return code;
-}
-
-MINIFLOAT_AVX512 inline __m512i encode16_e8m0(const double* in, __mmask16 lanes, __mmask16& outside) {
-    __mmask8 low_outside = 0, high_outside = 0;
-    const __m512i low = encode8_e8m0_f64(in, static_cast<__mmask8>(lanes), low_outside);
-    const __m512i high = encode8_e8m0_f64(in + 8, static_cast<__mmask8>(lanes >> 8), high_outside);
-    outside |= static_cast<__mmask16>(low_outside | (high_outside << 8));
-    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(low)), _mm512_cvtepi64_epi32(high), 1);
-}
-MINIFLOAT_AVX512 inline __m512i encode16_e8m0(const float* in, __mmask16 lanes, __mmask16& outside) {
-    return encode16_e8m0(_mm512_maskz_loadu_epi32(lanes, in), outside);
-}
-MINIFLOAT_AVX512 inline __m512i load16(const uint16_t* in, __mmask16 lanes);
-MINIFLOAT_AVX512 inline __m512i encode16_e8m0(const uint16_t* in, __mmask16 lanes, __mmask16& outside) {
-    return encode16_e8m0(load16(in, lanes), outside);
 }
 
 // Byte 0 of every dword of two vectors into the low 32 bytes: index 4i is
@@ -175,10 +257,25 @@ MINIFLOAT_AVX512 inline __m512i load16(const double* in, __mmask16 lanes) {
     return _mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1);
 }
 
-template <bool ExponentOnly, class Source>
+template <Rounding Mode, class Source>
+MINIFLOAT_AVX512 inline __m512i encode16_e8m0_from(const Source* in, __mmask16 lanes, __mmask16& outside) {
+    if constexpr (std::is_same_v<Source, double> && Mode == Rounding::nearest_even) {
+        return encode16_e8m0_nearest(in, lanes, outside);
+    } else {
+        const __m512i u = load16(in, lanes);
+        if constexpr (std::is_same_v<Source, double>) {
+            // beyond float32's range the narrowing stops at FLT_MAX, which
+            // the directed modes would not flag as an overflow
+            outside |= _mm512_cmpeq_epi32_mask(u, _mm512_set1_epi32(0x7F7FFFFF));
+        }
+        return encode16_e8m0<Mode>(u, outside);
+    }
+}
+
+template <bool ExponentOnly, Rounding Mode, class Source>
 MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, const Source* in, uint8_t* out,
                                    size_t n, uint32_t& flags) {
-    const Vectors v = broadcast(k);
+    const Vectors v = broadcast<Mode>(k);
     const __m512i pattern = low_byte_pattern();
     __mmask16 outside = 0;  // e8m0 lanes the fast path does not handle
     SpecialLanes seen;
@@ -187,16 +284,16 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
     for (; i + 64 <= n; i += 64) {
         __m512i c[4];
         if constexpr (ExponentOnly) {
-            for (int q = 0; q < 4; q++) c[q] = encode16_e8m0(in + i + 16 * q, kAll, outside);
+            for (int q = 0; q < 4; q++) c[q] = encode16_e8m0_from<Mode>(in + i + 16 * q, kAll, outside);
         } else {
             __m512i u[4];
             __mmask16 special = 0;
             for (int q = 0; q < 4; q++) {
                 u[q] = load16(in + i + 16 * q, kAll);
-                c[q] = encode16(v, u[q], special);
+                c[q] = encode16<Mode>(v, u[q], special);
             }
             if (special != 0) {
-                for (int q = 0; q < 4; q++) c[q] = fix_special16(v, u[q], c[q], seen);
+                for (int q = 0; q < 4; q++) c[q] = fix_special16<Mode>(v, u[q], c[q], seen);
             }
         }
         _mm512_storeu_si512(out + i, pack64(pattern, c[0], c[1], c[2], c[3]));
@@ -209,12 +306,12 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
         __mmask16 lane_outside = 0;
         __m512i c;
         if constexpr (ExponentOnly) {
-            c = encode16_e8m0(in + i, lanes, lane_outside);
+            c = encode16_e8m0_from<Mode>(in + i, lanes, lane_outside);
         } else {
             const __m512i u = load16(in + i, lanes);
             __mmask16 special = 0;
-            c = encode16(v, u, special);
-            if (special != 0) c = fix_special16(v, u, c, seen);
+            c = encode16<Mode>(v, u, special);
+            if (special != 0) c = fix_special16<Mode>(v, u, c, seen);
         }
         outside |= lane_outside & lanes;
         _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, c);
@@ -224,6 +321,31 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
     if (seen.inf != 0) flags |= k.inf_flags;
     if (seen.nan != 0) flags |= k.nan_flags;
     return true;
+}
+
+template <class Source>
+MINIFLOAT_AVX512 bool encode_block_any(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                                       const Source* in, uint8_t* out, size_t n, uint32_t& flags) {
+    switch (mode) {
+        case Rounding::nearest_even:
+            return exponent_only ? encode_block<true, Rounding::nearest_even>(k, in, out, n, flags)
+                                 : encode_block<false, Rounding::nearest_even>(k, in, out, n, flags);
+        case Rounding::nearest_away:
+            return exponent_only ? encode_block<true, Rounding::nearest_away>(k, in, out, n, flags)
+                                 : encode_block<false, Rounding::nearest_away>(k, in, out, n, flags);
+        case Rounding::toward_zero:
+            return exponent_only ? encode_block<true, Rounding::toward_zero>(k, in, out, n, flags)
+                                 : encode_block<false, Rounding::toward_zero>(k, in, out, n, flags);
+        case Rounding::up:
+            return exponent_only ? encode_block<true, Rounding::up>(k, in, out, n, flags)
+                                 : encode_block<false, Rounding::up>(k, in, out, n, flags);
+        case Rounding::down:
+            return exponent_only ? encode_block<true, Rounding::down>(k, in, out, n, flags)
+                                 : encode_block<false, Rounding::down>(k, in, out, n, flags);
+        case Rounding::stochastic:
+            return false;
+    }
+    return false;
 }
 
 MINIFLOAT_AVX512 void round_to_odd(const double* in, float* out, size_t n) {
@@ -255,29 +377,26 @@ MINIFLOAT_AVX512 void round_to_odd(const double* in, float* out, size_t n) {
 }
 
 bool cpu_supported() {
-    static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-                           __builtin_cpu_supports("avx512vbmi");
-    return ok;
+    static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+    return ok && avx512_kernels_enabled();
 }
 
 }  // namespace
 
-bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, const float* in,
-                                uint8_t* out, size_t n, uint32_t& flags) {
-    if (!cpu_supported()) return false;
-    return exponent_only ? encode_block<true>(k, in, out, n, flags) : encode_block<false>(k, in, out, n, flags);
+bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                                const float* in, uint8_t* out, size_t n, uint32_t& flags) {
+    return cpu_supported() && encode_block_any(k, exponent_only, mode, in, out, n, flags);
 }
 
-bool encode_f64_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, const double* in,
-                                uint8_t* out, size_t n, uint32_t& flags) {
-    if (!cpu_supported()) return false;
-    return exponent_only ? encode_block<true>(k, in, out, n, flags) : encode_block<false>(k, in, out, n, flags);
+bool encode_f64_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                                const double* in, uint8_t* out, size_t n, uint32_t& flags) {
+    return cpu_supported() && encode_block_any(k, exponent_only, mode, in, out, n, flags);
 }
 
-bool encode_bf16_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, const uint16_t* in,
-                                 uint8_t* out, size_t n, uint32_t& flags) {
-    if (!cpu_supported()) return false;
-    return exponent_only ? encode_block<true>(k, in, out, n, flags) : encode_block<false>(k, in, out, n, flags);
+bool encode_bf16_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                                 const uint16_t* in, uint8_t* out, size_t n, uint32_t& flags) {
+    return cpu_supported() && encode_block_any(k, exponent_only, mode, in, out, n, flags);
 }
 
 bool round_to_odd_f32_avx512(const double* in, float* out, size_t n) {
@@ -291,16 +410,16 @@ bool round_to_odd_f32_avx512(const double* in, float* out, size_t n) {
 #else
 
 namespace minifloat {
-bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, const float*, uint8_t*, size_t,
+bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, Rounding, const float*, uint8_t*, size_t,
                                 uint32_t&) {
     return false;
 }
-bool encode_f64_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, const double*, uint8_t*, size_t,
-                                uint32_t&) {
+bool encode_f64_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, Rounding, const double*, uint8_t*,
+                                size_t, uint32_t&) {
     return false;
 }
-bool encode_bf16_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, const uint16_t*, uint8_t*, size_t,
-                                 uint32_t&) {
+bool encode_bf16_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, Rounding, const uint16_t*, uint8_t*,
+                                 size_t, uint32_t&) {
     return false;
 }
 bool round_to_odd_f32_avx512(const double*, float*, size_t) { return false; }

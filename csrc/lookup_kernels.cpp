@@ -1,5 +1,7 @@
 #include "lookup_kernels.h"
 
+#include "simd_dispatch.h"
+
 #include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -175,7 +177,7 @@ MINIFLOAT_VBMI void select_by_keys_vbmi(KeySelection op, const uint8_t* keys, co
 
 bool cpu_has_vbmi() {
     static const bool has = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
-    return has;
+    return has && avx512_kernels_enabled();
 }
 #endif
 

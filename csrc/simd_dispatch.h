@@ -21,3 +21,14 @@
 #else
 #define MINIFLOAT_KERNEL_INLINE inline
 #endif
+
+namespace minifloat {
+
+// Whether the hand-written AVX-512 kernels may run (when the CPU has them).
+// On by default; off when the environment sets MINIFLOAT_DISABLE_AVX512=1,
+// or through minifloat._core._set_avx512_kernels (the tests compare the
+// portable kernels with them).
+bool avx512_kernels_enabled();
+void set_avx512_kernels_enabled(bool enabled);
+
+}  // namespace minifloat

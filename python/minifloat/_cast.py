@@ -21,7 +21,7 @@ def _exact_source(arr):
     """An array the C++ encoder takes, holding exactly the values of `arr`."""
     dtype = arr.dtype
     if isinstance(dtype, MinifloatDType):
-        return arr.astype(np.float32)  # every format is a subset of float32
+        return arr.astype(np.float32)  # every format is a subset of float32 (a new array anyway)
     kind = dtype.kind
     if kind == "b":
         return arr.astype(np.float32)
@@ -37,12 +37,12 @@ def _exact_source(arr):
         return wide
     if kind == "f":
         if dtype.itemsize <= 4:
-            return arr.astype(np.float32)
+            return arr.astype(np.float32, copy=False)
         if dtype.itemsize == 8:
-            return arr.astype(np.float64)
+            return arr.astype(np.float64, copy=False)
         if np.finfo(dtype).nmant <= 52:  # platforms where longdouble is double
             return arr.astype(np.float64)
-        return arr.astype(np.longdouble)
+        return arr.astype(np.longdouble, copy=False)
     if kind == "O":
         # Object arrays of real numbers (Python ints of any size, Fractions,
         # Decimals, NumPy scalars) convert exactly; text does not belong here.
