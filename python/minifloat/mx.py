@@ -124,7 +124,7 @@ def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sca
     if arr.ndim == 0:
         arr = arr.reshape(1)
     axis = np.lib.array_utils.normalize_axis_index(axis, arr.ndim)
-    x32 = arr.astype(np.float32)
+    x32 = arr.astype(np.float32, copy=False)  # the spec starts from FP32 (rounded once)
     moved = np.moveaxis(x32, axis, -1)
     rows = np.ascontiguousarray(moved.reshape(-1, moved.shape[-1]))
     t = None

@@ -1,0 +1,198 @@
+#include "mx_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "codec.h"
+#include "simd_dispatch.h"
+
+namespace minifloat {
+
+namespace {
+
+constexpr uint32_t kInfBits = 0x7F800000u;
+constexpr uint32_t kFractionMask = 0x007FFFFFu;
+
+// exponent and 23-bit normalized fraction of a positive finite float32
+struct Binade {
+    int exponent;
+    uint32_t fraction;
+};
+
+Binade binade_of(uint32_t bits) {
+    const uint32_t field = bits >> 23;
+    if (field != 0) return {static_cast<int>(field) - 127, bits & kFractionMask};
+    const int top = 31 - __builtin_clz(bits);  // subnormal: bits * 2^-149
+    return {top - 149, (bits << (23 - top)) & kFractionMask};
+}
+
+MINIFLOAT_KERNEL_INLINE uint32_t largest_magnitude(const float* v, size_t n) {
+    const uint32_t* bits = reinterpret_cast<const uint32_t*>(v);
+    uint32_t amax = 0;
+    for (size_t i = 0; i < n; i++) amax = std::max(amax, bits[i] & 0x7FFFFFFFu);  // orders like the values
+    return amax;
+}
+
+// 2^-E for E in [-127, 127], as float32 (2^-127 is subnormal).
+struct ScaleFactors {
+    float value[255];
+    ScaleFactors() {
+        for (int e = -127; e <= 127; e++) value[e + 127] = std::ldexp(1.0f, -e);
+    }
+};
+const ScaleFactors& scale_factors() {
+    static const ScaleFactors factors;
+    return factors;
+}
+
+// Blocks handled per pass: enough to amortize the encoder call, few enough
+// to stay in L1/L2.
+constexpr size_t kPassValues = 4096;
+
+}  // namespace
+
+int shared_exponent(uint32_t amax_bits, const MxElement& e, ScaleMode mode) {
+    const Binade a = binade_of(amax_bits);
+    int exponent = a.exponent - e.emax;
+    switch (mode) {
+        case ScaleMode::floor:
+            break;
+        case ScaleMode::ceil:
+            exponent += a.fraction != 0;
+            break;
+        case ScaleMode::even: {
+            // amax rounded (nearest even) to the element's significand may
+            // carry into the next binade
+            const int dropped = 23 - (e.significand_bits - 1);
+            const uint32_t kept = a.fraction >> dropped;
+            const uint32_t rest = a.fraction & ((1u << dropped) - 1u);
+            const uint32_t half = 1u << (dropped - 1);
+            const bool up = rest > half || (rest == half && (kept & 1u));
+            exponent += up && kept == (1u << (e.significand_bits - 1)) - 1u;
+            break;
+        }
+        case ScaleMode::rceil: {
+            // smallest E with amax <= max_element * 2^E
+            const Binade m = binade_of(e.max_bits);
+            exponent = a.exponent - m.exponent + (a.fraction > m.fraction);
+            break;
+        }
+    }
+    return std::clamp(exponent, -127, 127);
+}
+
+MINIFLOAT_SIMD_CLONES
+void mx_quantize_row(const float* row, size_t cols, size_t block, const MxElement& e, ScaleMode mode,
+                     uint8_t* elements, uint8_t* scales) {
+    const size_t blocks_per_pass = std::max<size_t>(1, kPassValues / block);
+    std::vector<float> scaled(blocks_per_pass * block);
+    std::vector<uint8_t> non_finite(blocks_per_pass);
+    const ScaleFactors& factors = scale_factors();
+    const size_t blocks = (cols + block - 1) / block;
+    for (size_t first = 0; first < blocks; first += blocks_per_pass) {
+        const size_t pass_blocks = std::min(blocks_per_pass, blocks - first);
+        const size_t start = first * block;
+        const size_t count = std::min(cols, (first + pass_blocks) * block) - start;
+        for (size_t b = 0; b < pass_blocks; b++) {
+            const size_t offset = b * block;
+            const size_t length = std::min(block, count - offset);
+            const uint32_t amax = largest_magnitude(row + start + offset, length);
+            non_finite[b] = amax >= kInfBits;
+            int exponent = -127;  // all-zero blocks: 2^-127
+            if (amax >= kInfBits) {
+                scales[first + b] = 0xFF;
+            } else {
+                if (amax != 0) exponent = shared_exponent(amax, e, mode);
+                scales[first + b] = static_cast<uint8_t>(exponent + 127);
+            }
+            // V / 2^E is exact in float32 wherever the element can hold it;
+            // MXINT8 then counts in 2^-6 steps
+            const float factor = factors.value[exponent + 127];
+            const float unit = e.plan == nullptr ? 64.0f : 1.0f;
+            const float* in = row + start + offset;
+            float* out = scaled.data() + offset;
+            for (size_t i = 0; i < length; i++) out[i] = (in[i] * factor) * unit;
+        }
+        uint8_t* codes = elements + start;
+        if (e.plan == nullptr) {
+            int8_t* ints = reinterpret_cast<int8_t*>(codes);
+            for (size_t i = 0; i < count; i++) {
+                ints[i] = static_cast<int8_t>(std::clamp(std::nearbyint(scaled[i]), -127.0f, 127.0f));
+            }
+        } else {
+            encode_f32(*e.plan, scaled.data(), codes, count);
+        }
+        for (size_t b = 0; b < pass_blocks; b++) {
+            if (!non_finite[b]) continue;
+            const size_t offset = b * block;
+            std::memset(codes + offset, e.nan_fill, std::min(block, count - offset));
+        }
+    }
+}
+
+MINIFLOAT_SIMD_CLONES
+void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tensor_scale,
+                        const FormatRuntime& element, const FormatRuntime& scale, uint8_t* elements,
+                        uint8_t* scales) {
+    const double divisor = 6.0 * tensor_scale;  // exact: tensor_scale is a float32
+    const size_t blocks_per_pass = std::max<size_t>(1, kPassValues / block);
+    std::vector<double> quotients(blocks_per_pass * block);
+    std::vector<double> scale_values(blocks_per_pass);
+    std::vector<uint8_t> scale_codes(blocks_per_pass);
+    const size_t blocks = (cols + block - 1) / block;
+    for (size_t first = 0; first < blocks; first += blocks_per_pass) {
+        const size_t pass_blocks = std::min(blocks_per_pass, blocks - first);
+        const size_t start = first * block;
+        const size_t count = std::min(cols, (first + pass_blocks) * block) - start;
+        // block scales: amax / (6 t), rounded once as a batch; a quotient
+        // that is inexact and lands on a rounding boundary of float8_e4m3fn
+        // (few significant bits) is redone with the sign of its error
+        for (size_t b = 0; b < pass_blocks; b++) {
+            const size_t offset = b * block;
+            const uint32_t amax_bits = largest_magnitude(row + start + offset, std::min(block, count - offset));
+            float amax;
+            std::memcpy(&amax, &amax_bits, sizeof amax);
+            scale_values[b] = amax_bits >= kInfBits ? std::nan("") : amax / divisor;
+        }
+        encode_f64(scale.saturating_plan, scale_values.data(), scale_codes.data(), pass_blocks);
+        for (size_t b = 0; b < pass_blocks; b++) {
+            const double q = scale_values[b];
+            if (std::isnan(q)) {
+                scale_codes[b] = static_cast<uint8_t>(scale.format.nan_code);
+                continue;
+            }
+            uint64_t q_bits;
+            std::memcpy(&q_bits, &q, sizeof q_bits);
+            if ((q_bits & ((uint64_t{1} << 47) - 1)) != 0) continue;  // too many bits for a boundary
+            const uint32_t amax_bits = largest_magnitude(row + start + b * block, std::min(block, count - b * block));
+            float amax;
+            std::memcpy(&amax, &amax_bits, sizeof amax);
+            const double error = std::fma(q, divisor, -static_cast<double>(amax));
+            if (error == 0) continue;
+            scale_codes[b] = static_cast<uint8_t>(
+                encode_from_double(scale.format, scale.saturating_specials, q, error > 0 ? -1 : 1).code);
+        }
+        // elements: V / (s t) in binary64 (a float32 over a 4-bit times
+        // float32 product never lands on an FP4 boundary unless exactly),
+        // rounded once
+        for (size_t b = 0; b < pass_blocks; b++) {
+            const size_t offset = b * block;
+            const size_t length = std::min(block, count - offset);
+            const uint8_t code = scale_codes[b];
+            scales[first + b] = code;
+            const double block_scale = scale.decode_f64[code] * tensor_scale;  // exact
+            const float* in = row + start + offset;
+            double* out = quotients.data() + offset;
+            if (code == scale.format.nan_code || block_scale == 0.0) {
+                for (size_t i = 0; i < length; i++) out[i] = 0.0;  // NaN/inf or all-zero blocks: zeros
+            } else {
+                for (size_t i = 0; i < length; i++) out[i] = in[i] / block_scale;
+            }
+        }
+        encode_f64(element.saturating_plan, quotients.data(), elements + start, count);
+    }
+}
+
+}  // namespace minifloat

@@ -1,0 +1,40 @@
+// The row kernels of block quantization: per block, the largest magnitude,
+// the shared scale, and the elements rounded once (see python/minifloat/mx.py
+// for the rules). Pure computation on contiguous float32 rows; the Python
+// binding lives in mx_quantize.cpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "convert_kernels.h"
+#include "registry.h"
+
+namespace minifloat {
+
+enum class ScaleMode { floor, ceil, even, rceil };
+
+struct MxElement {
+    int emax;               // exponent of the largest power of two the element holds
+    uint32_t max_bits;      // float32 bits of the largest element magnitude
+    int significand_bits;   // mantissa bits + 1 (MXINT8: 7)
+    const EncodePlan* plan; // saturating plan of the element format; nullptr: MXINT8
+    uint8_t nan_fill;       // element code written into NaN/inf blocks
+};
+
+// The shared exponent of a block whose largest magnitude has the float32
+// bits `amax_bits` (finite, non-zero), clamped to [-127, 127].
+int shared_exponent(uint32_t amax_bits, const MxElement& e, ScaleMode mode);
+
+// One row of `cols` values, blocks of `block` along it: writes the element
+// codes (int8 values for MXINT8) and one float8_e8m0fnu scale code per block.
+void mx_quantize_row(const float* row, size_t cols, size_t block, const MxElement& e, ScaleMode mode,
+                     uint8_t* elements, uint8_t* scales);
+
+// NVFP4: float8_e4m3fn scale s = amax / (6 t) per block, float4_e2m1fn
+// elements V / (s t), both rounded once with saturation.
+void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tensor_scale,
+                        const FormatRuntime& element, const FormatRuntime& scale, uint8_t* elements,
+                        uint8_t* scales);
+
+}  // namespace minifloat
