@@ -209,6 +209,9 @@ def test_finfo(mf, name, which):
         assert Fraction(float(got)) == exp[key], (name, key, got)
     for key in ("bits", "nmant", "maxexp", "minexp"):
         assert getattr(fi, key) == exp[key], (name, key)
+    # the exponent field's width, even where inf is absent and the top
+    # exponent holds numbers (NumPy would infer one bit more)
+    assert fi.nexp == fi.iexp == R.FORMATS[name].ebits, name
     assert fi.dtype == np.dtype(T)
     # the literal design facts
     mx, mn, ms, eps = R.EXPECTED_FINFO[name]

@@ -92,12 +92,16 @@ def _register():
         # np.dtype("float8_e4m3fn") resolves through NumPy's name table.
         _np.sctypeDict[name] = scalar_type
         # np.finfo caches one object per dtype; some fields need the format
-        # itself: the real width (storage is a whole byte for FP6/FP4),
-        # epsneg (NumPy derives it as eps/2, which FP4 cannot hold) and
-        # resolution (NumPy computes 10**-precision in the format, where
-        # float8_e8m0fnu has no zero for the exponent 0).
+        # itself: the real width (storage is a whole byte for FP6/FP4), the
+        # exponent width (NumPy infers it from the exponent range, which
+        # formats without inf stretch by one), epsneg (NumPy derives it as
+        # eps/2, which FP4 cannot hold) and resolution (NumPy computes
+        # 10**-precision in the format, where float8_e8m0fnu has no zero
+        # for the exponent 0).
         info = _np.finfo(scalar_type)
-        info.bits = _core.format_info(name)["bits"]
+        row = _core.format_info(name)
+        info.bits = row["bits"]
+        info.nexp = info.iexp = row["exponent_bits"]
         one = scalar_type(1.0)
         info.epsneg = one - _np.nextafter(one, scalar_type(0.5))
         info.resolution = scalar_type(10.0 ** -info.precision)

@@ -1,0 +1,31 @@
+from typing import Any, Final, Literal, TypeAlias
+
+import numpy as np
+import numpy.typing as npt
+
+Format: TypeAlias = Literal["mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4_e2m1", "mxint8", "nvfp4"]
+ScaleMode: TypeAlias = Literal["floor", "ceil", "even", "rceil"]
+
+FORMATS: Final[dict[str, tuple[Any, int, float, int, int]]]
+SCALE_MODES: Final[tuple[str, ...]]
+
+class MXArray:
+    data: npt.NDArray[Any]
+    scales: npt.NDArray[Any]
+    format: str
+    block_size: int
+    axis: int
+    tensor_scale: np.float32 | None
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+    def dequantize(self, dtype: npt.DTypeLike = ...) -> npt.NDArray[Any]: ...
+
+def quantize(
+    x: npt.ArrayLike,
+    fmt: Format,
+    *,
+    axis: int = -1,
+    block_size: int | None = None,
+    scale_mode: ScaleMode = "floor",
+    tensor_scale: float | Literal["auto"] | None = None,
+) -> MXArray: ...
