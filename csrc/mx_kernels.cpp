@@ -53,7 +53,7 @@ constexpr size_t kPassValues = 4096;
 
 }  // namespace
 
-int shared_exponent(uint32_t amax_bits, const MxElement& e, ScaleMode mode) {
+MINIFLOAT_KERNEL_INLINE int shared_exponent_inline(uint32_t amax_bits, const MxElement& e, ScaleMode mode) {
     const Binade a = binade_of(amax_bits);
     int exponent = a.exponent - e.emax;
     switch (mode) {
@@ -83,37 +83,68 @@ int shared_exponent(uint32_t amax_bits, const MxElement& e, ScaleMode mode) {
     return std::clamp(exponent, -127, 127);
 }
 
+int shared_exponent(uint32_t amax_bits, const MxElement& e, ScaleMode mode) {
+    return shared_exponent_inline(amax_bits, e, mode);
+}
+
+namespace {
+
+// One pass of blocks: scales, and the scaled values ready for the encoder.
+// Block is the block size when known at compile time (0: `block`).
+template <size_t Block>
+MINIFLOAT_KERNEL_INLINE void scale_blocks(const float* row, size_t count, size_t block, const MxElement& e,
+                                          ScaleMode mode, float* scaled, uint8_t* scales, uint8_t* non_finite) {
+    if constexpr (Block != 0) block = Block;
+    const ScaleFactors& factors = scale_factors();
+    const float unit = e.plan == nullptr ? 64.0f : 1.0f;
+    const size_t pass_blocks = (count + block - 1) / block;
+    for (size_t b = 0; b < pass_blocks; b++) {
+        const size_t offset = b * block;
+        const size_t length = std::min(block, count - offset);
+        const bool whole = Block != 0 && length == block;
+        const uint32_t amax = whole ? largest_magnitude(row + offset, Block) : largest_magnitude(row + offset, length);
+        non_finite[b] = amax >= kInfBits;
+        int exponent = -127;  // all-zero blocks: 2^-127
+        if (amax >= kInfBits) {
+            scales[b] = 0xFF;
+        } else {
+            if (amax != 0) exponent = shared_exponent_inline(amax, e, mode);
+            scales[b] = static_cast<uint8_t>(exponent + 127);
+        }
+        // V / 2^E is exact in float32 wherever the element can hold it;
+        // MXINT8 then counts in 2^-6 steps
+        const float factor = factors.value[exponent + 127];
+        const float* in = row + offset;
+        float* out = scaled + offset;
+        if (whole) {
+            for (size_t i = 0; i < Block; i++) out[i] = (in[i] * factor) * unit;
+        } else {
+            for (size_t i = 0; i < length; i++) out[i] = (in[i] * factor) * unit;
+        }
+    }
+}
+
+}  // namespace
+
 MINIFLOAT_SIMD_CLONES
 void mx_quantize_row(const float* row, size_t cols, size_t block, const MxElement& e, ScaleMode mode,
                      uint8_t* elements, uint8_t* scales) {
     const size_t blocks_per_pass = std::max<size_t>(1, kPassValues / block);
     std::vector<float> scaled(blocks_per_pass * block);
     std::vector<uint8_t> non_finite(blocks_per_pass);
-    const ScaleFactors& factors = scale_factors();
     const size_t blocks = (cols + block - 1) / block;
     for (size_t first = 0; first < blocks; first += blocks_per_pass) {
         const size_t pass_blocks = std::min(blocks_per_pass, blocks - first);
         const size_t start = first * block;
         const size_t count = std::min(cols, (first + pass_blocks) * block) - start;
-        for (size_t b = 0; b < pass_blocks; b++) {
-            const size_t offset = b * block;
-            const size_t length = std::min(block, count - offset);
-            const uint32_t amax = largest_magnitude(row + start + offset, length);
-            non_finite[b] = amax >= kInfBits;
-            int exponent = -127;  // all-zero blocks: 2^-127
-            if (amax >= kInfBits) {
-                scales[first + b] = 0xFF;
-            } else {
-                if (amax != 0) exponent = shared_exponent(amax, e, mode);
-                scales[first + b] = static_cast<uint8_t>(exponent + 127);
-            }
-            // V / 2^E is exact in float32 wherever the element can hold it;
-            // MXINT8 then counts in 2^-6 steps
-            const float factor = factors.value[exponent + 127];
-            const float unit = e.plan == nullptr ? 64.0f : 1.0f;
-            const float* in = row + start + offset;
-            float* out = scaled.data() + offset;
-            for (size_t i = 0; i < length; i++) out[i] = (in[i] * factor) * unit;
+        float* values = scaled.data();
+        uint8_t* pass_scales = scales + first;
+        if (block == 32) {
+            scale_blocks<32>(row + start, count, block, e, mode, values, pass_scales, non_finite.data());
+        } else if (block == 16) {
+            scale_blocks<16>(row + start, count, block, e, mode, values, pass_scales, non_finite.data());
+        } else {
+            scale_blocks<0>(row + start, count, block, e, mode, values, pass_scales, non_finite.data());
         }
         uint8_t* codes = elements + start;
         if (e.plan == nullptr) {
@@ -138,7 +169,9 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
                         uint8_t* scales) {
     const double divisor = 6.0 * tensor_scale;  // exact: tensor_scale is a float32
     const size_t blocks_per_pass = std::max<size_t>(1, kPassValues / block);
-    std::vector<double> quotients(blocks_per_pass * block);
+    const bool unit_tensor_scale = tensor_scale == 1.0;
+    std::vector<double> quotients(unit_tensor_scale ? 0 : blocks_per_pass * block);
+    std::vector<float> quotients32(unit_tensor_scale ? blocks_per_pass * block : 0);
     std::vector<double> scale_values(blocks_per_pass);
     std::vector<uint8_t> scale_codes(blocks_per_pass);
     const size_t blocks = (cols + block - 1) / block;
@@ -174,24 +207,33 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
             scale_codes[b] = static_cast<uint8_t>(
                 encode_from_double(scale.format, scale.saturating_specials, q, error > 0 ? -1 : 1).code);
         }
-        // elements: V / (s t) in binary64 (a float32 over a 4-bit times
-        // float32 product never lands on an FP4 boundary unless exactly),
-        // rounded once
+        // elements: V / (s t), rounded once. Without a tensor scale the
+        // float32 quotient V / s (s has 4 significant bits) never lands on
+        // an FP4 rounding boundary unless it is exactly on it, so it rounds
+        // once; with one, V / (s t) in binary64 (a float32 over a 4-bit
+        // times float32 product) has the same property.
         for (size_t b = 0; b < pass_blocks; b++) {
             const size_t offset = b * block;
             const size_t length = std::min(block, count - offset);
             const uint8_t code = scale_codes[b];
             scales[first + b] = code;
             const double block_scale = scale.decode_f64[code] * tensor_scale;  // exact
+            const bool no_value = code == scale.format.nan_code || block_scale == 0.0;  // zeros
             const float* in = row + start + offset;
-            double* out = quotients.data() + offset;
-            if (code == scale.format.nan_code || block_scale == 0.0) {
-                for (size_t i = 0; i < length; i++) out[i] = 0.0;  // NaN/inf or all-zero blocks: zeros
+            if (unit_tensor_scale) {
+                const float divisor32 = static_cast<float>(block_scale);
+                float* out = quotients32.data() + offset;
+                for (size_t i = 0; i < length; i++) out[i] = no_value ? 0.0f : in[i] / divisor32;
             } else {
-                for (size_t i = 0; i < length; i++) out[i] = in[i] / block_scale;
+                double* out = quotients.data() + offset;
+                for (size_t i = 0; i < length; i++) out[i] = no_value ? 0.0 : in[i] / block_scale;
             }
         }
-        encode_f64(element.saturating_plan, quotients.data(), elements + start, count);
+        if (unit_tensor_scale) {
+            encode_f32(element.saturating_plan, quotients32.data(), elements + start, count);
+        } else {
+            encode_f64(element.saturating_plan, quotients.data(), elements + start, count);
+        }
     }
 }
 

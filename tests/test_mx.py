@@ -466,3 +466,27 @@ def test_dequantize_dtypes(mf):
         d16 = q.dequantize(np.float16)
         assert d16.dtype == np.float16
         assert same_values(d16, ref.astype(np.float16)).all()
+
+
+@pytest.mark.parametrize("tensor_scale", [None, 0.37])
+def test_nvfp4_elements_at_every_rounding_boundary(mf, tensor_scale):
+    """For every positive float8_e4m3fn scale s: a block whose amax makes the
+    scale s, holding every FP4 rounding boundary b * s (ties) and its float32
+    neighbours on both sides, both signs: each rounds once."""
+    t = 1.0 if tensor_scale is None else float(np.float32(tensor_scale))
+    boundaries = np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0])
+    rows = []
+    for code in range(1, 0x7F):
+        s = float(np.array([code], np.uint8).view(mf.float8_e4m3fn).astype(np.float64)[0])
+        centre = (boundaries * s * t).astype(np.float32)
+        values = np.concatenate([centre, np.nextafter(centre, np.float32(np.inf)),
+                                 np.nextafter(centre, np.float32(0))])
+        block = np.zeros(48, np.float32)
+        block[0] = np.float32(6 * s * t)
+        block[1:22] = values
+        block[22:43] = -values
+        rows.append(block)
+    x = np.stack(rows)
+    q = quantize(mf, x, "nvfp4", block_size=48, tensor_scale=tensor_scale)
+    check_against(q, I.mx_quantize(x, "nvfp4", block_size=48, tensor_scale=tensor_scale),
+                  "nvfp4", f"boundaries t={tensor_scale}")
