@@ -62,7 +62,11 @@ GROUP_TITLES = {
     6: "8-bit arithmetic, comparisons, reductions (vs ml_dtypes >= 20x)",
     7: f"{MATMUL_SIZE}x{MATMUL_SIZE} matmul (mf <= 1.5x float32 matmul; ml_dtypes reported)",
     8: "torch float8 conversions (torch/mf >= 1x)",
+    9: "mf.cast rounding modes (mf.cast <= 2x the same format's astype)",
+    10: "MX/NVFP4 quantize (<= 3x the float32 -> float8_e4m3fn astype)",
 }
+CAST_FORMATS = ["float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float6_e2m3fn", "float4_e2m1fn"]
+CAST_MODES = ["nearest_even", "nearest_away", "toward_zero", "up", "down"]
 
 
 # --------------------------------------------------------------------------
@@ -359,6 +363,45 @@ def build_cases(data, torch):
 
             add(8, f"torch f32 -> {f}", mf_to, Ref("ref", "torch", t_to, 1.0))
             add(8, f"torch {f} -> f32", mf_from, Ref("ref", "torch", t_from, 1.0))
+
+    # 9. mf.cast with an explicit rounding mode / saturation vs plain astype
+    def astype_of(f, source):
+        def make():
+            x, dt = source(f), mf_dtype(f)
+            return lambda: x.astype(dt)
+        return make
+
+    for f in CAST_FORMATS:
+        for mode in CAST_MODES:
+            def mf_cast(f=f, mode=mode):
+                x, dt = data.x32(f), mf_dtype(f)
+                return lambda: mf.cast(x, dt, rounding=mode)
+
+            add(9, f"mf.cast f32 -> {f} {mode}", mf_cast,
+                Ref("ref", "mf astype", astype_of(f, data.x32), 0.5))
+    for mode in CAST_MODES:
+        def mf_cast64(mode=mode):
+            x, dt = data.x64("float8_e4m3fn"), mf_dtype("float8_e4m3fn")
+            return lambda: mf.cast(x, dt, rounding=mode, saturate=True)
+
+        add(9, f"mf.cast f64 -> float8_e4m3fn {mode} saturate", mf_cast64,
+            Ref("ref", "mf astype", astype_of("float8_e4m3fn", data.x64), 0.5))
+
+    # 10. block quantization of N float32 values
+    def f32_to_e4m3fn():
+        x = make_f32("bfloat16", data.n)  # standard normal
+        return lambda: x.astype(mf.float8_e4m3fn)
+
+    quantize_cases = [(fmt, "floor") for fmt in mf.mx.FORMATS]
+    quantize_cases += [("mxfp8_e4m3", mode) for mode in ("ceil", "even", "rceil")]
+    for fmt, mode in quantize_cases:
+        def mf_quantize(fmt=fmt, mode=mode):
+            x = make_f32("bfloat16", data.n)
+            kwargs = {} if fmt == "nvfp4" else {"scale_mode": mode}
+            return lambda: mf.mx.quantize(x, fmt, **kwargs)
+
+        label = f"mx.quantize {fmt}" + ("" if mode == "floor" else f" scale_mode={mode}")
+        add(10, label, mf_quantize, Ref("ref", "f32->e4m3fn", f32_to_e4m3fn, 1 / 3))
     return cases
 
 
@@ -724,8 +767,9 @@ def main(argv=None):
     md_lines += [f"- **{k}**: {v}" for k, v in facts]
     md_lines += ["", "Ratios are `baseline ms / minifloat ms` (a speedup, higher is better "
                  "for minifloat); every target is `ratio >= X`. `ml` = ml_dtypes, "
-                 "`other` = NumPy uint8 cast (group 1), float32 matmul (group 7) or "
-                 "torch (group 8).", "", "Groups:", ""]
+                 "`other` = NumPy uint8 cast (group 1), float32 matmul (group 7), "
+                 "torch (group 8), minifloat's own astype (group 9) or the float32 -> "
+                 "float8_e4m3fn astype (group 10).", "", "Groups:", ""]
     md_lines += [f"{g}. {GROUP_TITLES[g]}" for g in groups_present]
     md_lines += ["", render_md_table(COLUMNS, rows), ""]
     if notes:
