@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "mx_avx512.h"
 #include "simd_dispatch.h"
 
 namespace minifloat {
@@ -139,12 +140,20 @@ void mx_quantize_row(const float* row, size_t cols, size_t block, const MxElemen
         const size_t count = std::min(cols, (first + pass_blocks) * block) - start;
         float* values = scaled.data();
         uint8_t* pass_scales = scales + first;
+        // whole groups of 16 blocks in registers, the rest one block at a time
+        const size_t whole_blocks = count / block;
+        const size_t vector_blocks =
+            mx_scale_blocks_avx512(row + start, whole_blocks, block, e, mode, values, pass_scales, non_finite.data());
+        const size_t rest = vector_blocks * block;
         if (block == 32) {
-            scale_blocks<32>(row + start, count, block, e, mode, values, pass_scales, non_finite.data());
+            scale_blocks<32>(row + start + rest, count - rest, block, e, mode, values + rest,
+                             pass_scales + vector_blocks, non_finite.data() + vector_blocks);
         } else if (block == 16) {
-            scale_blocks<16>(row + start, count, block, e, mode, values, pass_scales, non_finite.data());
+            scale_blocks<16>(row + start + rest, count - rest, block, e, mode, values + rest,
+                             pass_scales + vector_blocks, non_finite.data() + vector_blocks);
         } else {
-            scale_blocks<0>(row + start, count, block, e, mode, values, pass_scales, non_finite.data());
+            scale_blocks<0>(row + start + rest, count - rest, block, e, mode, values + rest,
+                            pass_scales + vector_blocks, non_finite.data() + vector_blocks);
         }
         uint8_t* codes = elements + start;
         if (e.plan == nullptr) {

@@ -490,3 +490,24 @@ def test_nvfp4_elements_at_every_rounding_boundary(mf, tensor_scale):
     q = quantize(mf, x, "nvfp4", block_size=48, tensor_scale=tensor_scale)
     check_against(q, I.mx_quantize(x, "nvfp4", block_size=48, tensor_scale=tensor_scale),
                   "nvfp4", f"boundaries t={tensor_scale}")
+
+
+@pytest.mark.parametrize("fmt", MX)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("block_size", [32, 16])
+def test_many_blocks_against_reference(mf, fmt, mode, block_size):
+    """Rows of 40 blocks (the vectorized path takes 16 blocks at a time),
+    with zero, subnormal, huge, inf and NaN blocks among them."""
+    rng = np.random.default_rng(zlib.crc32(f"many{fmt}{mode}{block_size}".encode()))
+    x = gaussian(zlib.crc32(f"{fmt}{mode}{block_size}".encode()), (3, 40 * block_size))
+    with np.errstate(over="ignore"):  # an overflow to inf is one more inf block
+        x *= (2.0 ** rng.integers(-20, 20, (3, 40))).repeat(block_size, axis=1).astype(np.float32)
+    b = block_size
+    x[0, 3 * b:4 * b] = 0.0                                   # all-zero block
+    x[0, 5 * b:6 * b] = rng.standard_normal(b) * 1e-39        # subnormal maxima
+    x[1, 7 * b + 3] = np.inf                                  # inf block
+    x[1, 17 * b + 9] = np.nan                                 # NaN block
+    x[2, 20 * b:21 * b] = 3e38                                # largest scales
+    x[2, 30 * b:31 * b] = np.float32(2.0 ** -149)             # smallest subnormal
+    q = quantize(mf, x, fmt, block_size=b, scale_mode=mode)
+    check_against(q, I.mx_quantize(x, fmt, block_size=b, scale_mode=mode), fmt, f"{fmt} {mode} bs={b}")

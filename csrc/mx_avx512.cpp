@@ -1,0 +1,154 @@
+#include "mx_avx512.h"
+
+#include "simd_dispatch.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12 reports its own intrinsics' "undefined" pass-through operands.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace minifloat {
+
+namespace {
+
+#define MINIFLOAT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
+
+// 16 vectors of partial maxima -> one vector of their 16 maxima, in order:
+// halves, then quarters of 128-bit lanes swapped between neighbours, so
+// every step halves the vectors and the partials per block.
+MINIFLOAT_AVX512 inline __m512i reduce16_max(__m512i m[16]) {
+    __m512i y[8], z[4], w[2];
+    for (int k = 0; k < 8; k++) {
+        y[k] = _mm512_max_epu32(_mm512_shuffle_i32x4(m[2 * k], m[2 * k + 1], 0x44),
+                                _mm512_shuffle_i32x4(m[2 * k], m[2 * k + 1], 0xEE));
+    }
+    for (int k = 0; k < 4; k++) {  // 128-bit lane L of z[k]: block 4k + L
+        z[k] = _mm512_max_epu32(_mm512_shuffle_i32x4(y[2 * k], y[2 * k + 1], 0x88),
+                                _mm512_shuffle_i32x4(y[2 * k], y[2 * k + 1], 0xDD));
+    }
+    for (int k = 0; k < 2; k++) {
+        w[k] = _mm512_max_epu32(_mm512_unpacklo_epi32(z[2 * k], z[2 * k + 1]),
+                                _mm512_unpackhi_epi32(z[2 * k], z[2 * k + 1]));
+    }
+    // dword 4L + i now holds block 4i + L
+    const __m512i r = _mm512_max_epu32(_mm512_unpacklo_epi64(w[0], w[1]), _mm512_unpackhi_epi64(w[0], w[1]));
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    return _mm512_permutexvar_epi32(order, r);
+}
+
+// Shared exponents of 16 blocks from their largest magnitudes (positive
+// normal floats; the caller redoes other lanes with the scalar rule).
+MINIFLOAT_AVX512 inline __m512i shared_exponents16(__m512i amax, const MxElement& e, ScaleMode mode) {
+    const __m512i exponent = _mm512_sub_epi32(_mm512_srli_epi32(amax, 23), _mm512_set1_epi32(127));
+    const __m512i fraction = _mm512_and_si512(amax, _mm512_set1_epi32(0x007FFFFF));
+    const __m512i one = _mm512_set1_epi32(1);
+    __m512i result = _mm512_sub_epi32(exponent, _mm512_set1_epi32(e.emax));
+    switch (mode) {
+        case ScaleMode::floor:
+            break;
+        case ScaleMode::ceil:
+            result = _mm512_mask_add_epi32(result, _mm512_test_epi32_mask(fraction, fraction), result, one);
+            break;
+        case ScaleMode::even: {
+            // rounding the fraction to significand_bits - 1 bits carries past bit 23
+            const int dropped = 23 - (e.significand_bits - 1);
+            const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(fraction, dropped), one);
+            const __m512i rounded = _mm512_add_epi32(
+                _mm512_add_epi32(fraction, _mm512_set1_epi32(static_cast<int>((1u << (dropped - 1)) - 1u))), lsb);
+            result = _mm512_add_epi32(result, _mm512_srli_epi32(rounded, 23));
+            break;
+        }
+        case ScaleMode::rceil: {
+            const int max_exponent = static_cast<int>(e.max_bits >> 23) - 127;
+            const __m512i max_fraction = _mm512_set1_epi32(static_cast<int>(e.max_bits & 0x007FFFFFu));
+            result = _mm512_sub_epi32(exponent, _mm512_set1_epi32(max_exponent));
+            result = _mm512_mask_add_epi32(result, _mm512_cmpgt_epu32_mask(fraction, max_fraction), result, one);
+            break;
+        }
+    }
+    return _mm512_min_epi32(_mm512_max_epi32(result, _mm512_set1_epi32(-127)), _mm512_set1_epi32(127));
+}
+
+template <size_t Block>
+MINIFLOAT_AVX512 size_t scale_groups(const float* in, size_t blocks, const MxElement& e, ScaleMode mode,
+                                     float* scaled, uint8_t* scales, uint8_t* non_finite) {
+    const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
+    const __m512 unit = _mm512_set1_ps(e.plan == nullptr ? 64.0f : 1.0f);
+    size_t done = 0;
+    for (; done + 16 <= blocks; done += 16) {
+        const float* group = in + done * Block;
+        __m512i m[16];
+        for (int j = 0; j < 16; j++) {
+            m[j] = _mm512_and_si512(_mm512_loadu_si512(group + j * Block), abs_mask);
+            if constexpr (Block == 32) {
+                m[j] = _mm512_max_epu32(m[j], _mm512_and_si512(_mm512_loadu_si512(group + j * Block + 16), abs_mask));
+            }
+        }
+        const __m512i amax = reduce16_max(m);
+        __m512i exponent = shared_exponents16(amax, e, mode);
+        // lanes the vector rule does not cover: zero blocks (2^-127),
+        // subnormal maxima (scalar rule), inf/NaN blocks (scale NaN)
+        const __mmask16 non_normal = _mm512_cmplt_epu32_mask(amax, _mm512_set1_epi32(0x00800000));
+        const __mmask16 bad = _mm512_cmpge_epu32_mask(amax, _mm512_set1_epi32(0x7F800000));
+        if (non_normal != 0) {
+            alignas(64) int32_t lanes[16];
+            alignas(64) uint32_t maxima[16];
+            _mm512_store_si512(lanes, exponent);
+            _mm512_store_si512(maxima, amax);
+            for (int j = 0; j < 16; j++) {
+                if ((non_normal >> j) & 1) lanes[j] = maxima[j] == 0 ? -127 : shared_exponent(maxima[j], e, mode);
+            }
+            exponent = _mm512_load_si512(lanes);
+        }
+        exponent = _mm512_mask_mov_epi32(exponent, bad, _mm512_setzero_si512());  // any factor; filled later
+        const __m512i codes = _mm512_mask_mov_epi32(_mm512_add_epi32(exponent, _mm512_set1_epi32(127)), bad,
+                                                    _mm512_set1_epi32(0xFF));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(scales + done), _mm512_cvtepi32_epi8(codes));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(non_finite + done),
+                         _mm_maskz_mov_epi8(bad, _mm_set1_epi8(1)));
+        // 2^-E: the exponent field 127 - E, or the subnormal 2^-127
+        const __m512i factor_bits = _mm512_mask_mov_epi32(
+            _mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127), exponent), 23),
+            _mm512_cmpeq_epi32_mask(exponent, _mm512_set1_epi32(127)), _mm512_set1_epi32(0x00400000));
+        float* out = scaled + done * Block;
+        for (int j = 0; j < 16; j++) {
+            const __m512 factor = _mm512_castsi512_ps(_mm512_permutexvar_epi32(_mm512_set1_epi32(j), factor_bits));
+            for (size_t h = 0; h < Block; h += 16) {
+                const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(group + j * Block + h), factor);
+                _mm512_storeu_ps(out + j * Block + h, _mm512_mul_ps(v, unit));
+            }
+        }
+    }
+    return done;
+}
+
+bool cpu_supported() {
+    static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                           __builtin_cpu_supports("avx512vl");
+    return ok && avx512_kernels_enabled();
+}
+
+}  // namespace
+
+size_t mx_scale_blocks_avx512(const float* in, size_t blocks, size_t block, const MxElement& e, ScaleMode mode,
+                              float* scaled, uint8_t* scales, uint8_t* non_finite) {
+    if (!cpu_supported()) return 0;
+    if (block == 32) return scale_groups<32>(in, blocks, e, mode, scaled, scales, non_finite);
+    if (block == 16) return scale_groups<16>(in, blocks, e, mode, scaled, scales, non_finite);
+    return 0;
+}
+
+}  // namespace minifloat
+
+#else
+
+namespace minifloat {
+size_t mx_scale_blocks_avx512(const float*, size_t, size_t, const MxElement&, ScaleMode, float*, uint8_t*, uint8_t*) {
+    return 0;
+}
+}  // namespace minifloat
+
+#endif
