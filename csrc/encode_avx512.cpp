@@ -15,6 +15,7 @@
 #if defined(__GNUC__) && !defined(__clang__)
 // GCC 12 reports its own intrinsics' "undefined" pass-through operands.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 namespace minifloat {

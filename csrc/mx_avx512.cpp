@@ -8,6 +8,7 @@
 #if defined(__GNUC__) && !defined(__clang__)
 // GCC 12 reports its own intrinsics' "undefined" pass-through operands.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 namespace minifloat {
@@ -72,22 +73,37 @@ MINIFLOAT_AVX512 inline __m512i shared_exponents16(__m512i amax, const MxElement
     return _mm512_min_epi32(_mm512_max_epi32(result, _mm512_set1_epi32(-127)), _mm512_set1_epi32(127));
 }
 
+// The largest magnitudes of 16 consecutive blocks.
+template <size_t Block>
+MINIFLOAT_AVX512 inline __m512i group_maxima(const float* group) {
+    const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
+    __m512i m[16];
+    for (int j = 0; j < 16; j++) {
+        m[j] = _mm512_and_si512(_mm512_loadu_si512(group + j * Block), abs_mask);
+        if constexpr (Block == 32) {
+            m[j] = _mm512_max_epu32(m[j], _mm512_and_si512(_mm512_loadu_si512(group + j * Block + 16), abs_mask));
+        }
+    }
+    return reduce16_max(m);
+}
+
+template <size_t Block>
+MINIFLOAT_AVX512 size_t maxima_groups(const float* in, size_t blocks, uint32_t* maxima) {
+    size_t done = 0;
+    for (; done + 16 <= blocks; done += 16) {
+        _mm512_storeu_si512(maxima + done, group_maxima<Block>(in + done * Block));
+    }
+    return done;
+}
+
 template <size_t Block>
 MINIFLOAT_AVX512 size_t scale_groups(const float* in, size_t blocks, const MxElement& e, ScaleMode mode,
                                      float* scaled, uint8_t* scales, uint8_t* non_finite) {
-    const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
     const __m512 unit = _mm512_set1_ps(e.plan == nullptr ? 64.0f : 1.0f);
     size_t done = 0;
     for (; done + 16 <= blocks; done += 16) {
         const float* group = in + done * Block;
-        __m512i m[16];
-        for (int j = 0; j < 16; j++) {
-            m[j] = _mm512_and_si512(_mm512_loadu_si512(group + j * Block), abs_mask);
-            if constexpr (Block == 32) {
-                m[j] = _mm512_max_epu32(m[j], _mm512_and_si512(_mm512_loadu_si512(group + j * Block + 16), abs_mask));
-            }
-        }
-        const __m512i amax = reduce16_max(m);
+        const __m512i amax = group_maxima<Block>(group);
         __m512i exponent = shared_exponents16(amax, e, mode);
         // lanes the vector rule does not cover: zero blocks (2^-127),
         // subnormal maxima (scalar rule), inf/NaN blocks (scale NaN)
@@ -141,6 +157,13 @@ size_t mx_scale_blocks_avx512(const float* in, size_t blocks, size_t block, cons
     return 0;
 }
 
+size_t largest_magnitudes_avx512(const float* in, size_t blocks, size_t block, uint32_t* maxima) {
+    if (!cpu_supported()) return 0;
+    if (block == 32) return maxima_groups<32>(in, blocks, maxima);
+    if (block == 16) return maxima_groups<16>(in, blocks, maxima);
+    return 0;
+}
+
 }  // namespace minifloat
 
 #else
@@ -149,6 +172,7 @@ namespace minifloat {
 size_t mx_scale_blocks_avx512(const float*, size_t, size_t, const MxElement&, ScaleMode, float*, uint8_t*, uint8_t*) {
     return 0;
 }
+size_t largest_magnitudes_avx512(const float*, size_t, size_t, uint32_t*) { return 0; }
 }  // namespace minifloat
 
 #endif

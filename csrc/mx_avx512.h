@@ -16,4 +16,9 @@ namespace minifloat {
 size_t mx_scale_blocks_avx512(const float* in, size_t blocks, size_t block, const MxElement& e, ScaleMode mode,
                               float* scaled, uint8_t* scales, uint8_t* non_finite);
 
+// The largest magnitudes (float32 bits without sign) of the first 16 * k
+// whole blocks of `in` (block is 16 or 32); returns the number of blocks
+// done (0 without AVX-512).
+size_t largest_magnitudes_avx512(const float* in, size_t blocks, size_t block, uint32_t* maxima);
+
 }  // namespace minifloat

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "codec.h"
@@ -182,6 +183,7 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
     std::vector<double> quotients(unit_tensor_scale ? 0 : blocks_per_pass * block);
     std::vector<float> quotients32(unit_tensor_scale ? blocks_per_pass * block : 0);
     std::vector<double> scale_values(blocks_per_pass);
+    std::vector<uint32_t> maxima(blocks_per_pass);
     std::vector<uint8_t> scale_codes(blocks_per_pass);
     const size_t blocks = (cols + block - 1) / block;
     for (size_t first = 0; first < blocks; first += blocks_per_pass) {
@@ -191,15 +193,18 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
         // block scales: amax / (6 t), rounded once as a batch; a quotient
         // that is inexact and lands on a rounding boundary of float8_e4m3fn
         // (few significant bits) is redone with the sign of its error
-        for (size_t b = 0; b < pass_blocks; b++) {
-            const size_t offset = b * block;
-            const uint32_t amax_bits = largest_magnitude(row + start + offset, std::min(block, count - offset));
+        const size_t whole_blocks = count / block;
+        size_t b = largest_magnitudes_avx512(row + start, whole_blocks, block, maxima.data());
+        for (; b < pass_blocks; b++) {
+            maxima[b] = largest_magnitude(row + start + b * block, std::min(block, count - b * block));
+        }
+        for (b = 0; b < pass_blocks; b++) {
             float amax;
-            std::memcpy(&amax, &amax_bits, sizeof amax);
-            scale_values[b] = amax_bits >= kInfBits ? std::nan("") : amax / divisor;
+            std::memcpy(&amax, &maxima[b], sizeof amax);
+            scale_values[b] = maxima[b] >= kInfBits ? std::numeric_limits<double>::quiet_NaN() : amax / divisor;
         }
         encode_f64(scale.saturating_plan, scale_values.data(), scale_codes.data(), pass_blocks);
-        for (size_t b = 0; b < pass_blocks; b++) {
+        for (b = 0; b < pass_blocks; b++) {
             const double q = scale_values[b];
             if (std::isnan(q)) {
                 scale_codes[b] = static_cast<uint8_t>(scale.format.nan_code);
@@ -208,9 +213,8 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
             uint64_t q_bits;
             std::memcpy(&q_bits, &q, sizeof q_bits);
             if ((q_bits & ((uint64_t{1} << 47) - 1)) != 0) continue;  // too many bits for a boundary
-            const uint32_t amax_bits = largest_magnitude(row + start + b * block, std::min(block, count - b * block));
             float amax;
-            std::memcpy(&amax, &amax_bits, sizeof amax);
+            std::memcpy(&amax, &maxima[b], sizeof amax);
             const double error = std::fma(q, divisor, -static_cast<double>(amax));
             if (error == 0) continue;
             scale_codes[b] = static_cast<uint8_t>(
@@ -221,7 +225,7 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
         // an FP4 rounding boundary unless it is exactly on it, so it rounds
         // once; with one, V / (s t) in binary64 (a float32 over a 4-bit
         // times float32 product) has the same property.
-        for (size_t b = 0; b < pass_blocks; b++) {
+        for (b = 0; b < pass_blocks; b++) {
             const size_t offset = b * block;
             const size_t length = std::min(block, count - offset);
             const uint8_t code = scale_codes[b];
