@@ -377,31 +377,25 @@ MINIFLOAT_AVX512 void round_to_odd(const double* in, float* out, size_t n) {
     }
 }
 
-bool cpu_supported() {
-    static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
-    return ok && avx512_kernels_enabled();
-}
-
 }  // namespace
 
 bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
                                 const float* in, uint8_t* out, size_t n, uint32_t& flags) {
-    return cpu_supported() && encode_block_any(k, exponent_only, mode, in, out, n, flags);
+    return avx512_vbmi_usable() && encode_block_any(k, exponent_only, mode, in, out, n, flags);
 }
 
 bool encode_f64_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
                                 const double* in, uint8_t* out, size_t n, uint32_t& flags) {
-    return cpu_supported() && encode_block_any(k, exponent_only, mode, in, out, n, flags);
+    return avx512_vbmi_usable() && encode_block_any(k, exponent_only, mode, in, out, n, flags);
 }
 
 bool encode_bf16_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
                                  const uint16_t* in, uint8_t* out, size_t n, uint32_t& flags) {
-    return cpu_supported() && encode_block_any(k, exponent_only, mode, in, out, n, flags);
+    return avx512_vbmi_usable() && encode_block_any(k, exponent_only, mode, in, out, n, flags);
 }
 
 bool round_to_odd_f32_avx512(const double* in, float* out, size_t n) {
-    if (!cpu_supported()) return false;
+    if (!avx512_vbmi_usable()) return false;
     round_to_odd(in, out, n);
     return true;
 }

@@ -175,17 +175,13 @@ MINIFLOAT_VBMI void select_by_keys_vbmi(KeySelection op, const uint8_t* keys, co
     for (; i < n; i++) out[i] = first_is_selected(op, keys[a[i]], keys[b[i]], 255) ? a[i] : b[i];
 }
 
-bool cpu_has_vbmi() {
-    static const bool has = __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
-    return has && avx512_kernels_enabled();
-}
 #endif
 
 }  // namespace
 
 void lookup_bytes(const uint8_t* table256, const uint8_t* in, uint8_t* out, size_t n) {
 #ifdef MINIFLOAT_HAVE_VBMI_PATH
-    if (cpu_has_vbmi()) return lookup_bytes_vbmi(table256, in, out, n);
+    if (avx512_vbmi_usable()) return lookup_bytes_vbmi(table256, in, out, n);
 #endif
     lookup_bytes_scalar(table256, in, out, n);
 }
@@ -193,7 +189,7 @@ void lookup_bytes(const uint8_t* table256, const uint8_t* in, uint8_t* out, size
 uint32_t lookup_bytes_with_flags(const uint8_t* codes256, const uint8_t* flags256,
                                  const uint8_t* in, uint8_t* out, size_t n) {
 #ifdef MINIFLOAT_HAVE_VBMI_PATH
-    if (cpu_has_vbmi()) return lookup_bytes_with_flags_vbmi(codes256, flags256, in, out, n);
+    if (avx512_vbmi_usable()) return lookup_bytes_with_flags_vbmi(codes256, flags256, in, out, n);
 #endif
     return lookup_bytes_with_flags_scalar(codes256, flags256, in, out, n);
 }
@@ -201,7 +197,7 @@ uint32_t lookup_bytes_with_flags(const uint8_t* codes256, const uint8_t* flags25
 void compare_by_keys(KeyComparison op, const uint8_t* keys256, const uint8_t* a, const uint8_t* b,
                      uint8_t* out, size_t n) {
 #ifdef MINIFLOAT_HAVE_VBMI_PATH
-    if (cpu_has_vbmi()) return compare_by_keys_vbmi(op, keys256, a, b, out, n);
+    if (avx512_vbmi_usable()) return compare_by_keys_vbmi(op, keys256, a, b, out, n);
 #endif
     compare_by_keys_scalar(op, keys256, a, b, out, n);
 }
@@ -209,7 +205,7 @@ void compare_by_keys(KeyComparison op, const uint8_t* keys256, const uint8_t* a,
 bool decode_bytes_to_f32(const uint8_t* byte2_table, const uint8_t* byte3_table, const uint8_t* in,
                          float* out, size_t n) {
 #ifdef MINIFLOAT_HAVE_VBMI_PATH
-    if (cpu_has_vbmi()) {
+    if (avx512_vbmi_usable()) {
         decode_bytes_to_f32_vbmi(byte2_table, byte3_table, in, out, n);
         return true;
     }
@@ -221,7 +217,7 @@ bool decode_bytes_to_f32(const uint8_t* byte2_table, const uint8_t* byte3_table,
 void select_by_keys(KeySelection op, const uint8_t* keys256, const uint8_t* a, const uint8_t* b, uint8_t* out,
                     size_t n) {
 #ifdef MINIFLOAT_HAVE_VBMI_PATH
-    if (cpu_has_vbmi()) return select_by_keys_vbmi(op, keys256, a, b, out, n);
+    if (avx512_vbmi_usable()) return select_by_keys_vbmi(op, keys256, a, b, out, n);
 #endif
     for (size_t i = 0; i < n; i++) out[i] = first_is_selected(op, keys256[a[i]], keys256[b[i]], 255) ? a[i] : b[i];
 }

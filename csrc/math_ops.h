@@ -27,6 +27,17 @@ enum class BinaryOp : uint8_t {
     count
 };
 
+// The step of a float32 sum or product (the reductions' accumulators).
+template <BinaryOp Op>
+inline float combine(float a, float b) {
+    static_assert(Op == BinaryOp::add || Op == BinaryOp::multiply);
+    if constexpr (Op == BinaryOp::add) {
+        return a + b;
+    } else {
+        return a * b;
+    }
+}
+
 enum class UnaryOp : uint8_t {
     negative, positive, absolute, sign, reciprocal, square, sqrt, cbrt, rint, floor, ceil,
     trunc, exp, exp2, expm1, log, log2, log10, log1p, sin, cos, tan, arcsin, arccos,

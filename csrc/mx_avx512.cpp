@@ -141,24 +141,18 @@ MINIFLOAT_AVX512 size_t scale_groups(const float* in, size_t blocks, const MxEle
     return done;
 }
 
-bool cpu_supported() {
-    static const bool ok = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                           __builtin_cpu_supports("avx512vl");
-    return ok && avx512_kernels_enabled();
-}
-
 }  // namespace
 
 size_t mx_scale_blocks_avx512(const float* in, size_t blocks, size_t block, const MxElement& e, ScaleMode mode,
                               float* scaled, uint8_t* scales, uint8_t* non_finite) {
-    if (!cpu_supported()) return 0;
+    if (!avx512_bw_usable()) return 0;
     if (block == 32) return scale_groups<32>(in, blocks, e, mode, scaled, scales, non_finite);
     if (block == 16) return scale_groups<16>(in, blocks, e, mode, scaled, scales, non_finite);
     return 0;
 }
 
 size_t largest_magnitudes_avx512(const float* in, size_t blocks, size_t block, uint32_t* maxima) {
-    if (!cpu_supported()) return 0;
+    if (!avx512_bw_usable()) return 0;
     if (block == 32) return maxima_groups<32>(in, blocks, maxima);
     if (block == 16) return maxima_groups<16>(in, blocks, maxima);
     return 0;

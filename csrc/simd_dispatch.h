@@ -31,4 +31,9 @@ namespace minifloat {
 bool avx512_kernels_enabled();
 void set_avx512_kernels_enabled(bool enabled);
 
+// Whether the CPU has AVX-512 F+BW+VL (resp. also VBMI's byte permutes) and
+// the hand-written kernels are enabled: what each AVX-512 kernel asks first.
+bool avx512_bw_usable();
+bool avx512_vbmi_usable();
+
 }  // namespace minifloat

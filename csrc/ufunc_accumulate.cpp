@@ -36,15 +36,6 @@ NpyAuxData* clone_aux(NpyAuxData* aux) {
     return copy ? &copy->base : nullptr;
 }
 
-template <BinaryOp Op>
-inline float combine(float a, float b) {
-    if constexpr (Op == BinaryOp::add) {
-        return a + b;
-    } else {
-        return a * b;
-    }
-}
-
 // A reduction step: out[j] (op)= in[j] for a row (stride != 0), or
 // out (op)= sum of all in (stride 0), continuing from the float32 value
 // kept for that output unless someone else changed the output since.

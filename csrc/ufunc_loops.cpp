@@ -46,15 +46,6 @@ void decode_staged(const FormatRuntime& rt, const uint16_t* codes, float* out, n
 
 // ---- sums and products: float32 accumulation, one rounding -------------
 
-template <BinaryOp Op>
-inline float combine(float a, float b) {
-    if constexpr (Op == BinaryOp::add) {
-        return a + b;
-    } else {
-        return a * b;
-    }
-}
-
 // Folds n values into `initial`: decoded a chunk at a time, combined into
 // kFoldLanes float32 partial results (vectorized), which are combined pairwise.
 template <BinaryOp Op>

@@ -979,3 +979,21 @@ def codes_of(arr, fmt=None) -> np.ndarray:
     """Raw codes of a minifloat array (uint8, uint16 for 16-bit formats)."""
     arr = np.asarray(arr)
     return arr.view(np.uint16 if arr.dtype.itemsize == 2 else np.uint8)
+
+
+def targeted_float32_bits(name, n, rng):
+    """float32 bit patterns whose exponent lies in (or just around) the
+    format's range, with extra weight on ties and near-ties."""
+    fmt = FORMATS[name]
+    fi = finfo_expected(name)
+    lo = floor_log2(fi["smallest_subnormal"]) - 3
+    hi = floor_log2(fi["max"]) + 2
+    e = rng.integers(max(lo + 127, 0), min(hi + 127, 254) + 1, n, dtype=np.uint32)
+    mant = rng.integers(0, 1 << 23, n, dtype=np.uint32)
+    low = np.uint32((1 << (23 - fmt.mbits - 1)) - 1)
+    kind = rng.integers(0, 4, n)
+    mant = np.where(kind == 0, mant & ~low, mant)  # exact ties / values
+    mant = np.where(kind == 1, (mant & ~low) | np.uint32(1), mant)  # just above
+    mant = np.where(kind == 2, (mant & ~low) - np.uint32(1), mant) & np.uint32((1 << 23) - 1)
+    s = rng.integers(0, 2, n, dtype=np.uint32)
+    return ((s << 31) | (e << 23) | mant).astype(np.uint32)

@@ -101,24 +101,6 @@ def test_nan_payloads_and_signs(mf, name, dtype):
     assert_codes(cast(x, T), exp, x, name)
 
 
-def targeted_float32_bits(name, n, rng):
-    """float32 bit patterns whose exponent lies in (or just around) the
-    format's range, with extra weight on ties and near-ties."""
-    fmt = R.FORMATS[name]
-    fi = R.finfo_expected(name)
-    lo = R.floor_log2(fi["smallest_subnormal"]) - 3
-    hi = R.floor_log2(fi["max"]) + 2
-    e = rng.integers(max(lo + 127, 0), min(hi + 127, 254) + 1, n, dtype=np.uint32)
-    mant = rng.integers(0, 1 << 23, n, dtype=np.uint32)
-    low = np.uint32((1 << (23 - fmt.mbits - 1)) - 1)
-    kind = rng.integers(0, 4, n)
-    mant = np.where(kind == 0, mant & ~low, mant)  # exact ties / values
-    mant = np.where(kind == 1, (mant & ~low) | np.uint32(1), mant)  # just above
-    mant = np.where(kind == 2, (mant & ~low) - np.uint32(1), mant) & np.uint32((1 << 23) - 1)
-    s = rng.integers(0, 2, n, dtype=np.uint32)
-    return ((s << 31) | (e << 23) | mant).astype(np.uint32)
-
-
 @ALL
 def test_random_float32_bit_patterns(mf, name):
     T = getattr(mf, name)
@@ -126,7 +108,7 @@ def test_random_float32_bit_patterns(mf, name):
     bits = np.concatenate(
         [
             rng.integers(0, 2**32, 1_000_000, dtype=np.uint64).astype(np.uint32),
-            targeted_float32_bits(name, 1_000_000, rng),
+            R.targeted_float32_bits(name, 1_000_000, rng),
         ]
     )
     x = bits.view(np.float32)

@@ -45,19 +45,7 @@ def ml_known_wrong_f32(name, x32):
 
 def float32_sample(name, n=400_000):
     rng = np.random.default_rng(zlib.crc32(name.encode()) + 32)
-    fmt = R.FORMATS[name]
-    fi = R.finfo_expected(name)
-    lo = R.floor_log2(fi["smallest_subnormal"]) - 3
-    hi = R.floor_log2(fi["max"]) + 2
-    e = rng.integers(max(lo + 127, 0), min(hi + 127, 254) + 1, n, dtype=np.uint32)
-    mant = rng.integers(0, 1 << 23, n, dtype=np.uint32)
-    low = np.uint32((1 << (23 - fmt.mbits - 1)) - 1)
-    kind = rng.integers(0, 4, n)
-    mant = np.where(kind == 0, mant & ~low, mant)
-    mant = np.where(kind == 1, (mant & ~low) | np.uint32(1), mant)
-    mant = np.where(kind == 2, (mant & ~low) - np.uint32(1), mant) & np.uint32((1 << 23) - 1)
-    s = rng.integers(0, 2, n, dtype=np.uint32)
-    targeted = ((s << 31) | (e << 23) | mant).astype(np.uint32).view(np.float32)
+    targeted = R.targeted_float32_bits(name, n, rng).view(np.float32)
     random = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
     boundary, _, _ = R.boundary_cases(name, np.float32)
     specials = np.concatenate([
