@@ -100,6 +100,8 @@ template <size_t Block>
 MINIFLOAT_AVX512 size_t scale_groups(const float* in, size_t blocks, const MxElement& e, ScaleMode mode,
                                      float* scaled, uint8_t* scales, uint8_t* non_finite) {
     const __m512 unit = _mm512_set1_ps(e.plan == nullptr ? 64.0f : 1.0f);
+    const __m512 limit = _mm512_set1_ps(element_limit(e));
+    const __m512 negative_limit = _mm512_set1_ps(-element_limit(e));
     size_t done = 0;
     for (; done + 16 <= blocks; done += 16) {
         const float* group = in + done * Block;
@@ -133,8 +135,8 @@ MINIFLOAT_AVX512 size_t scale_groups(const float* in, size_t blocks, const MxEle
         for (int j = 0; j < 16; j++) {
             const __m512 factor = _mm512_castsi512_ps(_mm512_permutexvar_epi32(_mm512_set1_epi32(j), factor_bits));
             for (size_t h = 0; h < Block; h += 16) {
-                const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(group + j * Block + h), factor);
-                _mm512_storeu_ps(out + j * Block + h, _mm512_mul_ps(v, unit));
+                const __m512 v = _mm512_mul_ps(_mm512_mul_ps(_mm512_loadu_ps(group + j * Block + h), factor), unit);
+                _mm512_storeu_ps(out + j * Block + h, _mm512_min_ps(_mm512_max_ps(v, negative_limit), limit));
             }
         }
     }

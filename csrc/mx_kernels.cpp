@@ -99,6 +99,7 @@ MINIFLOAT_KERNEL_INLINE void scale_blocks(const float* row, size_t count, size_t
     if constexpr (Block != 0) block = Block;
     const ScaleFactors& factors = scale_factors();
     const float unit = e.plan == nullptr ? 64.0f : 1.0f;
+    const float limit = element_limit(e);
     const size_t pass_blocks = (count + block - 1) / block;
     for (size_t b = 0; b < pass_blocks; b++) {
         const size_t offset = b * block;
@@ -119,9 +120,9 @@ MINIFLOAT_KERNEL_INLINE void scale_blocks(const float* row, size_t count, size_t
         const float* in = row + offset;
         float* out = scaled + offset;
         if (whole) {
-            for (size_t i = 0; i < Block; i++) out[i] = (in[i] * factor) * unit;
+            for (size_t i = 0; i < Block; i++) out[i] = std::clamp((in[i] * factor) * unit, -limit, limit);
         } else {
-            for (size_t i = 0; i < length; i++) out[i] = (in[i] * factor) * unit;
+            for (size_t i = 0; i < length; i++) out[i] = std::clamp((in[i] * factor) * unit, -limit, limit);
         }
     }
 }

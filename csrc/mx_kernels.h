@@ -22,6 +22,17 @@ struct MxElement {
     uint8_t nan_fill;       // element code written into NaN/inf blocks
 };
 
+// The largest scaled element magnitude, in the encoder's units (MXINT8
+// counts 2^-6 steps). The scaling clamps to it: under round-to-nearest with
+// saturation every larger magnitude encodes as the maximum anyway, and the
+// encoder's slow path for overflowing lanes (a quarter of floor-mode blocks
+// hold one) is never taken.
+inline float element_limit(const MxElement& e) {
+    float max_element;
+    __builtin_memcpy(&max_element, &e.max_bits, sizeof max_element);
+    return e.plan == nullptr ? max_element * 64.0f : max_element;
+}
+
 // The shared exponent of a block whose largest magnitude has the float32
 // bits `amax_bits` (finite, non-zero), clamped to [-127, 127].
 int shared_exponent(uint32_t amax_bits, const MxElement& e, ScaleMode mode);
