@@ -143,6 +143,92 @@ MINIFLOAT_AVX512 size_t scale_groups(const float* in, size_t blocks, const MxEle
     return done;
 }
 
+// float4_e2m1fn codes of 16 floats over a scale whose boundaries are
+// b[0..6] (m * s for m = 0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5): one more per
+// boundary passed, ties up at 0.75, 1.75 and 3.5 (the even codes); bit 3 the
+// sign.
+MINIFLOAT_AVX512 inline __m512i fp4_codes16(__m512i bits, const __m512 b[7]) {
+    const __m512 a = _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF)));
+    const __m512i one = _mm512_set1_epi32(1);
+    __m512i code = _mm512_and_si512(_mm512_srli_epi32(bits, 28), _mm512_set1_epi32(8));
+    for (int k = 0; k < 7; k += 2) code = _mm512_mask_add_epi32(code, _mm512_cmp_ps_mask(a, b[k], _CMP_GT_OQ), code, one);
+    for (int k = 1; k < 7; k += 2) code = _mm512_mask_add_epi32(code, _mm512_cmp_ps_mask(a, b[k], _CMP_GE_OQ), code, one);
+    return code;
+}
+
+// The same for 8 floats compared in double (boundaries m * s * t).
+MINIFLOAT_AVX512 inline __m256i fp4_codes8(__m256i bits, const __m512d b[7]) {
+    const __m512d a = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm256_and_si256(bits, _mm256_set1_epi32(0x7FFFFFFF))));
+    const __m256i one = _mm256_set1_epi32(1);
+    __m256i code = _mm256_and_si256(_mm256_srli_epi32(bits, 28), _mm256_set1_epi32(8));
+    for (int k = 0; k < 7; k += 2) code = _mm256_mask_add_epi32(code, _mm512_cmp_pd_mask(a, b[k], _CMP_GT_OQ), code, one);
+    for (int k = 1; k < 7; k += 2) code = _mm256_mask_add_epi32(code, _mm512_cmp_pd_mask(a, b[k], _CMP_GE_OQ), code, one);
+    return code;
+}
+
+constexpr double kFp4Boundaries[7] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0};
+
+// Blocks of 16 with float32 boundaries (NVFP4's default), 16 blocks at a
+// time: the boundaries of all 16 as seven vector products, then each
+// block's broadcast from its lane. Returns the number of blocks done.
+MINIFLOAT_AVX512 size_t fp4_groups16(const float* in, size_t blocks, const double* block_scales, uint8_t* out) {
+    size_t done = 0;
+    for (; done + 16 <= blocks; done += 16) {
+        const __m256 low = _mm512_cvtpd_ps(_mm512_loadu_pd(block_scales + done));
+        const __m256 high = _mm512_cvtpd_ps(_mm512_loadu_pd(block_scales + done + 8));
+        const __m512 scales = _mm512_castpd_ps(
+            _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(low)), _mm256_castps_pd(high), 1));
+        const __mmask16 empty = _mm512_cmpeq_ps_mask(scales, _mm512_setzero_ps());
+        __m512 group_bounds[7];
+        for (int k = 0; k < 7; k++) {
+            group_bounds[k] = _mm512_mul_ps(_mm512_set1_ps(static_cast<float>(kFp4Boundaries[k])), scales);
+        }
+        for (int j = 0; j < 16; j++) {
+            const size_t start = (done + j) * 16;
+            __m512i code = _mm512_setzero_si512();
+            if (!((empty >> j) & 1)) {
+                const __m512i lane = _mm512_set1_epi32(j);
+                __m512 bounds[7];
+                for (int k = 0; k < 7; k++) bounds[k] = _mm512_permutexvar_ps(lane, group_bounds[k]);
+                code = fp4_codes16(_mm512_loadu_si512(in + start), bounds);
+            }
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + start), _mm512_cvtepi32_epi8(code));
+        }
+    }
+    return done;
+}
+
+MINIFLOAT_AVX512 void fp4_blocks(const float* in, size_t count, size_t block, const double* block_scales,
+                                 bool float32_boundaries, uint8_t* out) {
+    size_t b = 0;
+    if (float32_boundaries && block == 16) b = fp4_groups16(in, count / 16, block_scales, out);
+    for (size_t start = b * block; start < count; start += block, b++) {
+        const size_t length = count - start < block ? count - start : block;
+        const double s = block_scales[b];
+        if (s == 0.0) {
+            __builtin_memset(out + start, 0, length);
+            continue;
+        }
+        if (float32_boundaries) {
+            __m512 bounds[7];
+            for (int k = 0; k < 7; k++) bounds[k] = _mm512_set1_ps(static_cast<float>(kFp4Boundaries[k] * s));
+            for (size_t i = 0; i < length; i += 16) {
+                const __mmask16 lanes = length - i >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (length - i)) - 1u);
+                const __m512i code = fp4_codes16(_mm512_maskz_loadu_epi32(lanes, in + start + i), bounds);
+                _mm512_mask_cvtepi32_storeu_epi8(out + start + i, lanes, code);
+            }
+        } else {
+            __m512d bounds[7];
+            for (int k = 0; k < 7; k++) bounds[k] = _mm512_set1_pd(kFp4Boundaries[k] * s);
+            for (size_t i = 0; i < length; i += 8) {
+                const __mmask8 lanes = length - i >= 8 ? 0xFF : static_cast<__mmask8>((1u << (length - i)) - 1u);
+                const __m256i code = fp4_codes8(_mm256_maskz_loadu_epi32(lanes, in + start + i), bounds);
+                _mm256_mask_cvtepi32_storeu_epi8(out + start + i, lanes, code);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 size_t mx_scale_blocks_avx512(const float* in, size_t blocks, size_t block, const MxElement& e, ScaleMode mode,
@@ -160,6 +246,13 @@ size_t largest_magnitudes_avx512(const float* in, size_t blocks, size_t block, u
     return 0;
 }
 
+bool fp4_blocks_avx512(const float* in, size_t count, size_t block, const double* block_scales,
+                       bool float32_boundaries, uint8_t* out) {
+    if (!avx512_bw_usable()) return false;
+    fp4_blocks(in, count, block, block_scales, float32_boundaries, out);
+    return true;
+}
+
 }  // namespace minifloat
 
 #else
@@ -169,6 +262,7 @@ size_t mx_scale_blocks_avx512(const float*, size_t, size_t, const MxElement&, Sc
     return 0;
 }
 size_t largest_magnitudes_avx512(const float*, size_t, size_t, uint32_t*) { return 0; }
+bool fp4_blocks_avx512(const float*, size_t, size_t, const double*, bool, uint8_t*) { return false; }
 }  // namespace minifloat
 
 #endif

@@ -21,4 +21,13 @@ size_t mx_scale_blocks_avx512(const float* in, size_t blocks, size_t block, cons
 // done (0 without AVX-512).
 size_t largest_magnitudes_avx512(const float* in, size_t blocks, size_t block, uint32_t* maxima);
 
+// NVFP4 elements: the float4_e2m1fn codes of the `count` values of `in`, in
+// blocks of `block`, each divided by its block_scales[b] (0: the block
+// holds zeros) and rounded to nearest even with saturation, by comparing
+// with the rounding boundaries (see fp4_codes_by_boundaries in
+// mx_kernels.cpp) in float32 (float32_boundaries) or double. Returns false
+// without AVX-512.
+bool fp4_blocks_avx512(const float* in, size_t count, size_t block, const double* block_scales,
+                       bool float32_boundaries, uint8_t* out);
+
 }  // namespace minifloat

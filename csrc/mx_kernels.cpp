@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <vector>
 
 #include "codec.h"
@@ -174,16 +173,43 @@ void mx_quantize_row(const float* row, size_t cols, size_t block, const MxElemen
     }
 }
 
+namespace {
+
+// float4_e2m1fn codes of v / s rounded to nearest even with saturation, with
+// no division: the magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6 have the rounding
+// boundaries m * s for m = 0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5, each exact in
+// Real (3 significant bits times s), so comparing |v| with them is comparing
+// the exact quotient. A tie goes up where the upper code is even (0.75,
+// 1.75, 3.5); |v| past 5 s gives 6. The sign is bit 3, so -0 stays -0.
+// N: the length when known at compile time (0: n), so that a block of 16
+// is one vector step rather than the remainder of a 64-byte loop.
+template <class Real, size_t N = 0>
+MINIFLOAT_KERNEL_INLINE void fp4_codes_by_boundaries(const float* in, size_t n, Real s, uint8_t* out) {
+    if constexpr (N != 0) n = N;
+    const Real b0 = Real(0.25) * s, b1 = Real(0.75) * s, b2 = Real(1.25) * s, b3 = Real(1.75) * s;
+    const Real b4 = Real(2.5) * s, b5 = Real(3.5) * s, b6 = Real(5) * s;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        std::memcpy(&bits, &in[i], sizeof bits);
+        const Real a = std::fabs(static_cast<Real>(in[i]));
+        const uint32_t code = static_cast<uint32_t>(a > b0) + static_cast<uint32_t>(a >= b1) +
+                              static_cast<uint32_t>(a > b2) + static_cast<uint32_t>(a >= b3) +
+                              static_cast<uint32_t>(a > b4) + static_cast<uint32_t>(a >= b5) +
+                              static_cast<uint32_t>(a > b6);
+        out[i] = static_cast<uint8_t>(code | ((bits >> 28) & 8u));
+    }
+}
+
+}  // namespace
+
 MINIFLOAT_SIMD_CLONES
 void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tensor_scale,
-                        const FormatRuntime& element, const FormatRuntime& scale, uint8_t* elements,
-                        uint8_t* scales) {
+                        const FormatRuntime& scale, uint8_t* elements, uint8_t* scales) {
     const double divisor = 6.0 * tensor_scale;  // exact: tensor_scale is a float32
     const size_t blocks_per_pass = std::max<size_t>(1, kPassValues / block);
     const bool unit_tensor_scale = tensor_scale == 1.0;
-    std::vector<double> quotients(unit_tensor_scale ? 0 : blocks_per_pass * block);
-    std::vector<float> quotients32(unit_tensor_scale ? blocks_per_pass * block : 0);
     std::vector<double> scale_values(blocks_per_pass);
+    std::vector<double> block_scales(blocks_per_pass);
     std::vector<uint32_t> maxima(blocks_per_pass);
     std::vector<uint8_t> scale_codes(blocks_per_pass);
     const size_t blocks = (cols + block - 1) / block;
@@ -199,15 +225,15 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
         for (; b < pass_blocks; b++) {
             maxima[b] = largest_magnitude(row + start + b * block, std::min(block, count - b * block));
         }
-        for (b = 0; b < pass_blocks; b++) {
+        for (b = 0; b < pass_blocks; b++) {  // vectorized; NaN/inf blocks are set below
             float amax;
             std::memcpy(&amax, &maxima[b], sizeof amax);
-            scale_values[b] = maxima[b] >= kInfBits ? std::numeric_limits<double>::quiet_NaN() : amax / divisor;
+            scale_values[b] = amax / divisor;
         }
         encode_f64(scale.saturating_plan, scale_values.data(), scale_codes.data(), pass_blocks);
         for (b = 0; b < pass_blocks; b++) {
             const double q = scale_values[b];
-            if (std::isnan(q)) {
+            if (maxima[b] >= kInfBits) {  // a NaN or inf in the block
                 scale_codes[b] = static_cast<uint8_t>(scale.format.nan_code);
                 continue;
             }
@@ -221,32 +247,32 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
             scale_codes[b] = static_cast<uint8_t>(
                 encode_from_double(scale.format, scale.saturating_specials, q, error > 0 ? -1 : 1).code);
         }
-        // elements: V / (s t), rounded once. Without a tensor scale the
-        // float32 quotient V / s (s has 4 significant bits) never lands on
-        // an FP4 rounding boundary unless it is exactly on it, so it rounds
-        // once; with one, V / (s t) in binary64 (a float32 over a 4-bit
-        // times float32 product) has the same property.
+        // elements: V / (s t) rounded once, by comparing V with the FP4
+        // rounding boundaries scaled by s t (exact: s t has at most 4 + 24
+        // significant bits, a double holds the products; without a tensor
+        // scale float32 holds them)
+        for (b = 0; b < pass_blocks; b++) {
+            const uint8_t code = scale_codes[b];
+            scales[first + b] = code;
+            // exact; 0 for a block with nothing to keep (zeros)
+            block_scales[b] = code == scale.format.nan_code ? 0.0 : scale.decode_f64[code] * tensor_scale;
+        }
+        uint8_t* out = elements + start;
+        if (fp4_blocks_avx512(row + start, count, block, block_scales.data(), unit_tensor_scale, out)) continue;
         for (b = 0; b < pass_blocks; b++) {
             const size_t offset = b * block;
             const size_t length = std::min(block, count - offset);
-            const uint8_t code = scale_codes[b];
-            scales[first + b] = code;
-            const double block_scale = scale.decode_f64[code] * tensor_scale;  // exact
-            const bool no_value = code == scale.format.nan_code || block_scale == 0.0;  // zeros
-            const float* in = row + start + offset;
-            if (unit_tensor_scale) {
-                const float divisor32 = static_cast<float>(block_scale);
-                float* out = quotients32.data() + offset;
-                for (size_t i = 0; i < length; i++) out[i] = no_value ? 0.0f : in[i] / divisor32;
+            if (block_scales[b] == 0.0) {
+                std::memset(out + offset, 0, length);
+            } else if (unit_tensor_scale && length == 16) {
+                fp4_codes_by_boundaries<float, 16>(row + start + offset, length,
+                                                   static_cast<float>(block_scales[b]), out + offset);
+            } else if (unit_tensor_scale) {
+                fp4_codes_by_boundaries<float>(row + start + offset, length, static_cast<float>(block_scales[b]),
+                                               out + offset);
             } else {
-                double* out = quotients.data() + offset;
-                for (size_t i = 0; i < length; i++) out[i] = no_value ? 0.0 : in[i] / block_scale;
+                fp4_codes_by_boundaries<double>(row + start + offset, length, block_scales[b], out + offset);
             }
-        }
-        if (unit_tensor_scale) {
-            encode_f32(element.saturating_plan, quotients32.data(), elements + start, count);
-        } else {
-            encode_f64(element.saturating_plan, quotients.data(), elements + start, count);
         }
     }
 }

@@ -44,8 +44,8 @@ void mx_quantize_row(const float* row, size_t cols, size_t block, const MxElemen
 
 // NVFP4: float8_e4m3fn scale s = amax / (6 t) per block, float4_e2m1fn
 // elements V / (s t), both rounded once with saturation.
+// `scale` is float8_e4m3fn's runtime.
 void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tensor_scale,
-                        const FormatRuntime& element, const FormatRuntime& scale, uint8_t* elements,
-                        uint8_t* scales);
+                        const FormatRuntime& scale, uint8_t* elements, uint8_t* scales);
 
 }  // namespace minifloat

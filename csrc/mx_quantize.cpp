@@ -107,7 +107,7 @@ py::tuple nvfp4_quantize(py::handle values, int block_size, double tensor_scale)
         py::gil_scoped_release release;
         for (npy_intp r = 0; r < rows; r++) {
             nvfp4_quantize_row(in + r * cols, static_cast<size_t>(cols), static_cast<size_t>(block_size), tensor_scale,
-                               runtime(element_index), runtime(scale_index), out + r * cols, scale_codes + r * blocks);
+                               runtime(scale_index), out + r * cols, scale_codes + r * blocks);
         }
     }
     return py::make_tuple(data, scales);
