@@ -408,42 +408,76 @@ def build_cases(data, torch):
 # --------------------------------------------------------------------------
 # timing
 # --------------------------------------------------------------------------
-def time_callable(factory, repeat):
-    """Best-of-`repeat` wall time in ms (one warm-up call first)."""
-    fn = factory()
-    fn()  # warm-up (also surfaces errors before timing)
-    best = float("inf")
-    spent = 0.0
+class _Timer:
+    """Best wall time of one callable over the rounds it takes part in."""
+
+    def __init__(self, fn, repeat):
+        self.fn, self.repeat = fn, repeat
+        self.best, self.spent, self.done = float("inf"), 0.0, 0
+
+    @property
+    def finished(self):
+        if self.done >= EXTEND * self.repeat:
+            return True
+        if self.done >= MIN_REPEAT and self.spent > TIME_CAP_S:
+            return True
+        return self.done >= self.repeat and self.spent >= MIN_TIME_S
+
+    def step(self):
+        t0 = time.perf_counter()
+        self.fn()
+        dt = time.perf_counter() - t0
+        self.best = min(self.best, dt)
+        self.spent += dt
+        self.done += 1
+
+
+def time_interleaved(factories, repeat):
+    """Best-of-`repeat` wall times in ms of several callables (None where a
+    factory or its warm-up call raised: the exception instead), timed in
+    alternating rounds so that a slow spell of a shared machine hits the
+    minifloat call and its baselines alike."""
+    timers, results = [], []
+    for factory in factories:
+        try:
+            fn = factory()
+            fn()  # warm-up (also surfaces errors before timing)
+            timers.append(_Timer(fn, repeat))
+            results.append(None)
+        except Exception as exc:
+            timers.append(None)
+            results.append(exc)
     gc_was = gc.isenabled()
     gc.disable()
     try:
-        for i in range(EXTEND * repeat):
-            t0 = time.perf_counter()
-            fn()
-            dt = time.perf_counter() - t0
-            best = min(best, dt)
-            spent += dt
-            done = i + 1
-            if done >= MIN_REPEAT and spent > TIME_CAP_S:
+        while True:
+            active = [t for t in timers if t is not None and not t.finished]
+            if not active:
                 break
-            if done >= repeat and spent >= MIN_TIME_S:
-                break
+            for t in active:
+                try:
+                    t.step()
+                except Exception as exc:
+                    results[timers.index(t)] = exc
+                    timers[timers.index(t)] = None
     finally:
         if gc_was:
             gc.enable()
-    return best * 1e3
+    return [(t.best * 1e3 if t is not None else None, err) for t, err in zip(timers, results)]
 
 
 def run_case(case, repeat):
-    try:
-        case.mf_ms = time_callable(case.mf_factory, repeat)
-    except Exception as exc:
-        case.mf_error = first_line(exc)
-    for r in case.refs:
-        try:
-            r.ms = time_callable(r.factory, repeat)
-        except Exception as exc:
-            r.error = first_line(exc)
+    timed = time_interleaved([case.mf_factory] + [r.factory for r in case.refs], repeat)
+    ms, err = timed[0]
+    if err is not None:
+        case.mf_error = first_line(err)
+    else:
+        case.mf_ms = ms
+    for r, (ms, err) in zip(case.refs, timed[1:]):
+        if err is not None:
+            r.error = first_line(err)
+        else:
+            r.ms = ms
 
 
 # --------------------------------------------------------------------------
