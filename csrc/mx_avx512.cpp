@@ -16,9 +16,6 @@ namespace minifloat {
 namespace {
 
 #define MINIFLOAT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
-#ifndef MINIFLOAT_PREFETCH_BYTES
-#define MINIFLOAT_PREFETCH_BYTES 16384
-#endif
 
 // 16 vectors of partial maxima -> one vector of their 16 maxima, in order:
 // halves, then quarters of 128-bit lanes swapped between neighbours, so
@@ -76,17 +73,6 @@ MINIFLOAT_AVX512 inline __m512i shared_exponents16(__m512i amax, const MxElement
     return _mm512_min_epi32(_mm512_max_epi32(result, _mm512_set1_epi32(-127)), _mm512_set1_epi32(127));
 }
 
-// Requests the lines `distance` bytes past a group of 16 blocks about to be
-// read. The callers work in passes whose other half (encoding, from cache)
-// reads no memory; fetching the next pass meanwhile keeps the input
-// streaming. Prefetches past the array are harmless (they never fault).
-template <size_t Block>
-MINIFLOAT_AVX512 inline void prefetch_group(const float* group) {
-    constexpr size_t kDistance = MINIFLOAT_PREFETCH_BYTES;
-    const char* ahead = reinterpret_cast<const char*>(group) + kDistance;
-    for (size_t line = 0; line < 16 * Block * sizeof(float); line += 64) _mm_prefetch(ahead + line, _MM_HINT_T0);
-}
-
 // The largest magnitudes of 16 consecutive blocks.
 template <size_t Block>
 MINIFLOAT_AVX512 inline __m512i group_maxima(const float* group) {
@@ -105,7 +91,6 @@ template <size_t Block>
 MINIFLOAT_AVX512 size_t maxima_groups(const float* in, size_t blocks, uint32_t* maxima) {
     size_t done = 0;
     for (; done + 16 <= blocks; done += 16) {
-        prefetch_group<Block>(in + done * Block);
         _mm512_storeu_si512(maxima + done, group_maxima<Block>(in + done * Block));
     }
     return done;
@@ -120,7 +105,6 @@ MINIFLOAT_AVX512 size_t scale_groups(const float* in, size_t blocks, const MxEle
     size_t done = 0;
     for (; done + 16 <= blocks; done += 16) {
         const float* group = in + done * Block;
-        prefetch_group<Block>(group);
         const __m512i amax = group_maxima<Block>(group);
         __m512i exponent = shared_exponents16(amax, e, mode);
         // lanes the vector rule does not cover: zero blocks (2^-127),

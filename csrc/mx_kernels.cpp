@@ -48,9 +48,11 @@ const ScaleFactors& scale_factors() {
     return factors;
 }
 
-// Blocks handled per pass: enough to amortize the encoder call, few enough
-// to stay in L1/L2.
-constexpr size_t kPassValues = 4096;
+// Values per pass (scale, then encode from L1): enough to amortize the
+// encoder call, short enough that the input stream from memory barely
+// pauses while a pass encodes (measured with inputs not in cache: 1024 beats
+// 512, 2048 and 4096 by 15-30%).
+constexpr size_t kPassValues = 1024;
 
 }  // namespace
 
