@@ -440,6 +440,8 @@ typename IeeeTraits<Float>::Bits special_threshold(const Format& f) {
 
 }  // namespace
 
+FastConstants<uint32_t, float> fast_constants_f32(const EncodePlan& plan) { return make_fast_constants<float>(plan); }
+
 EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
     EncodePlan p;
     p.exponent_only = f.specials == Specials::unsigned_exponent_only;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "encode_fast.h"
 #include "format.h"
 #include "rounding.h"
 
@@ -34,6 +35,10 @@ struct EncodePlan {
 };
 
 EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s);
+
+// The float32 constants of the fast encoder for `plan` (what the AVX-512
+// kernels take).
+FastConstants<uint32_t, float> fast_constants_f32(const EncodePlan& plan);
 
 // Round-to-nearest-even (the default cast); return the FpFlag bits raised.
 uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n);

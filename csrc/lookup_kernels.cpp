@@ -4,8 +4,10 @@
 
 #include <cstring>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
+#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#include "avx512_intrinsics.h"
+
+#include "byte_lookup_avx512.h"
 #define MINIFLOAT_HAVE_VBMI_PATH 1
 #endif
 
@@ -48,22 +50,6 @@ void compare_by_keys_scalar(KeyComparison op, const uint8_t* keys, const uint8_t
 #ifdef MINIFLOAT_HAVE_VBMI_PATH
 #define MINIFLOAT_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
-struct ByteTable {
-    __m512i quarter[4];
-};
-
-MINIFLOAT_VBMI inline ByteTable load_table(const uint8_t* table) {
-    ByteTable t;
-    for (int q = 0; q < 4; q++) t.quarter[q] = _mm512_loadu_si512(table + 64 * q);
-    return t;
-}
-
-// 64 lookups: bits 0-6 pick a byte of one 128-byte half, bit 7 the half.
-MINIFLOAT_VBMI inline __m512i lookup64(const ByteTable& t, __m512i index) {
-    const __m512i low = _mm512_permutex2var_epi8(t.quarter[0], index, t.quarter[1]);
-    const __m512i high = _mm512_permutex2var_epi8(t.quarter[2], index, t.quarter[3]);
-    return _mm512_mask_blend_epi8(_mm512_movepi8_mask(index), low, high);
-}
 
 MINIFLOAT_VBMI void lookup_bytes_vbmi(const uint8_t* table, const uint8_t* in, uint8_t* out, size_t n) {
     const ByteTable t = load_table(table);
@@ -123,27 +109,14 @@ MINIFLOAT_VBMI void decode_bytes_to_f32_vbmi(const uint8_t* byte2_table, const u
                                              const uint8_t* in, float* out, size_t n) {
     const ByteTable t2 = load_table(byte2_table);
     const ByteTable t3 = load_table(byte3_table);
-    alignas(64) uint8_t pattern_bytes[4][64];
-    for (int q = 0; q < 4; q++) {
-        for (int lane = 0; lane < 16; lane++) {
-            pattern_bytes[q][4 * lane + 0] = 0;
-            pattern_bytes[q][4 * lane + 1] = 0;
-            pattern_bytes[q][4 * lane + 2] = static_cast<uint8_t>(16 * q + lane);       // from byte2s
-            pattern_bytes[q][4 * lane + 3] = static_cast<uint8_t>(64 + 16 * q + lane);  // from byte3s
-        }
-    }
     __m512i pattern[4];
-    for (int q = 0; q < 4; q++) pattern[q] = _mm512_load_si512(pattern_bytes[q]);
-    const __mmask64 upper_halves = 0xCCCCCCCCCCCCCCCCull;
+    upper_halves_patterns(pattern);
     size_t i = 0;
     for (; i + 64 <= n; i += 64) {
         const __m512i index = _mm512_loadu_si512(in + i);
         const __m512i b2 = lookup64(t2, index);
         const __m512i b3 = lookup64(t3, index);
-        for (int q = 0; q < 4; q++) {
-            _mm512_storeu_si512(out + i + 16 * q,
-                                _mm512_maskz_permutex2var_epi8(upper_halves, b2, pattern[q], b3));
-        }
+        for (int q = 0; q < 4; q++) _mm512_storeu_ps(out + i + 16 * q, floats_from_upper_halves(b2, pattern[q], b3));
     }
     uint32_t* bits = reinterpret_cast<uint32_t*>(out);
     for (; i < n; i++) {

@@ -2,14 +2,8 @@
 
 #include "simd_dispatch.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-
-#if defined(__GNUC__) && !defined(__clang__)
-// GCC 12 reports its own intrinsics' "undefined" pass-through operands.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#include "avx512_intrinsics.h"
 
 namespace minifloat {
 

@@ -24,7 +24,7 @@ bool avx512_kernels_enabled() { return enabled_flag().load(std::memory_order_rel
 
 void set_avx512_kernels_enabled(bool enabled) { enabled_flag().store(enabled, std::memory_order_relaxed); }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
 bool avx512_bw_usable() {
     static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                             __builtin_cpu_supports("avx512vl");

@@ -22,6 +22,12 @@
 #define MINIFLOAT_KERNEL_INLINE inline
 #endif
 
+// The hand-written AVX-512 kernels (x86-64 intrinsics with per-function
+// target attributes) are built with GCC or Clang on x86-64.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MINIFLOAT_HAVE_AVX512_KERNELS 1
+#endif
+
 namespace minifloat {
 
 // Whether the hand-written AVX-512 kernels may run (when the CPU has them).

@@ -12,6 +12,7 @@
 #include "array_functions.h"
 #include "op_eval.h"
 #include "registry.h"
+#include "arith_avx512.h"
 #include "arith_kernels.h"
 #include "exponent_arith.h"
 #include "sign_magnitude_kernels.h"
@@ -237,6 +238,20 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
             raise_fp_flags(exponent_arith(Op, reinterpret_cast<const uint8_t*>(data[0]),
                                           reinterpret_cast<const uint8_t*>(data[1]),
                                           reinterpret_cast<uint8_t*>(data[2]), static_cast<size_t>(n)));
+            return 0;
+        }
+    }
+    if constexpr (computed_in_float32<Op>()) {
+        // contiguous or broadcast 8-bit operands: decoded, combined and
+        // encoded in registers
+        const bool unit_or_zero = (strides[0] == 0 || strides[0] == 1) && (strides[1] == 0 || strides[1] == 1);
+        uint32_t flags = 0;
+        if (rt.format.storage_bytes == 1 && !rt.format.row_is_exponent_only() && unit_or_zero && strides[2] == 1 &&
+            binary_u8_avx512(Op, rt.decode_plan, fast_constants_f32(rt.default_plan),
+                             reinterpret_cast<const uint8_t*>(data[0]), strides[0] == 0,
+                             reinterpret_cast<const uint8_t*>(data[1]), strides[1] == 0,
+                             reinterpret_cast<uint8_t*>(data[2]), static_cast<size_t>(n), flags)) {
+            raise_fp_flags(flags);
             return 0;
         }
     }

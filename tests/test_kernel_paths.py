@@ -110,6 +110,25 @@ def test_ufunc_paths(mf, name):
     assert (x == y).all()
 
 
+@pytest.mark.parametrize("name", [n for n in NAMES if R.FORMATS[n].bits <= 8])
+def test_fused_arithmetic_broadcast_and_tails(mf, name):
+    """The fused 8-bit + - * / with a broadcast operand on either side (every
+    code as the scalar) and lengths that leave a partial 64-value step."""
+    T = getattr(mf, name)
+    codes = R.all_codes(name).view(T)
+    for op in (np.add, np.subtract, np.multiply, np.divide):
+        for j in range(len(codes)):
+            scalar = codes[j]
+            (x, wx), (y, wy) = run_both(mf, lambda: op(codes, scalar))
+            assert (x == y).all() and wx == wy, (op.__name__, j)
+            (x, wx), (y, wy) = run_both(mf, lambda: op(scalar, codes))
+            assert (x == y).all() and wx == wy, (op.__name__, j)
+        for start, length in ((0, 1), (3, 63), (5, 65), (1, 130)):
+            a, b = codes[start:start + length], codes[::-1][start:start + length]
+            (x, wx), (y, wy) = run_both(mf, lambda: op(a, b))
+            assert (x == y).all() and wx == wy, (op.__name__, start, length)
+
+
 @pytest.mark.parametrize("fmt", ["mxfp8_e4m3", "mxfp4_e2m1", "mxint8", "nvfp4"])
 def test_mx_paths(mf, fmt):
     x = np.random.default_rng(3).standard_normal(1 << 14).astype(np.float32)

@@ -1,0 +1,196 @@
+// The vector pieces of the AVX-512 float32 -> 8-bit encoder, shared by the
+// cast kernels (encode_avx512.cpp) and the fused 8-bit arithmetic
+// (arith_avx512.cpp): per-mode constants, 16 codes from 16 float32 bit
+// patterns, the overflow/inf/NaN fix-up, and packing 64 codes. Include only
+// from x86-64 GCC/Clang translation units.
+#pragma once
+
+#include <immintrin.h>
+
+#include "encode_fast.h"
+
+namespace minifloat {
+namespace avx512_encoder {
+
+#define MINIFLOAT_AVX512_ENCODER __attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi")))
+
+constexpr int kRoundToZero = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+constexpr int kRoundUp = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
+
+template <Rounding Mode>
+constexpr bool kDirected = Mode == Rounding::toward_zero || Mode == Rounding::up || Mode == Rounding::down;
+
+struct Vectors {
+    __m512i abs_mask, round_bias, lsb_bit, away_increment, unsigned_from, magnitude_bits, one, normal_from,
+        special_from, toward_zero_overflow_from, inf_bits, sign_bit, overflow_positive, overflow_negative,
+        max_positive, max_negative, inf_positive, inf_negative, nan_positive, nan_negative;
+    __m128i shift;
+    __m512 magic, half_step;
+    bool zero_drops_sign;
+};
+
+// The constants of `k` for rounding mode Mode. Magnitudes are float32 bits
+// without the sign; a normal code c is the magnitude (c + rebias) << shift.
+template <Rounding Mode>
+MINIFLOAT_AVX512_ENCODER inline Vectors broadcast(const FastConstants<uint32_t, float>& k) {
+    const uint32_t rebias = k.rebias << k.shift;
+    const uint32_t ulp = 1u << k.shift, half = ulp >> 1;
+    const uint32_t max_bits = (k.max_magnitude << k.shift) + rebias;
+    Vectors v;
+    v.abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
+    // normal magnitudes: add the rounding increment, take off the rebias,
+    // truncate at bit `shift`
+    uint32_t increment = 0;
+    if constexpr (Mode == Rounding::nearest_even) increment = half - 1;  // + the kept lsb
+    if constexpr (Mode == Rounding::nearest_away) increment = half;
+    v.round_bias = _mm512_set1_epi32(static_cast<int>(increment - rebias));
+    v.lsb_bit = _mm512_set1_epi32(static_cast<int>(ulp));
+    v.away_increment = _mm512_set1_epi32(static_cast<int>(ulp - 1));
+    // round to nearest even: u > unsigned_from is a negative lane that keeps
+    // its sign; fnuz formats (no -0) drop it below half the subnormal step,
+    // which is 24 binades below magic
+    const uint32_t rounds_to_zero = k.zero_drops_sign ? k.magic_bits - (24u << 23) : 0u;
+    v.unsigned_from = _mm512_set1_epi32(static_cast<int>(0x80000000u + rounds_to_zero - (k.zero_drops_sign ? 0u : 1u)));
+    v.magnitude_bits = _mm512_set1_epi32(static_cast<int>(k.sign_bit - 1u));
+    v.zero_drops_sign = k.zero_drops_sign != 0;
+    v.one = _mm512_set1_epi32(1);
+    v.normal_from = _mm512_set1_epi32(static_cast<int>(k.normal_from));
+    // From which magnitude a lane overflows: when its rounding leaves the
+    // magnitude alone (toward zero), one ulp past max; otherwise past max,
+    // or from the midpoint above it for the nearest modes.
+    uint32_t special_from = max_bits + 1;
+    if constexpr (Mode == Rounding::nearest_even) special_from = k.overflow_from;
+    if constexpr (Mode == Rounding::nearest_away) special_from = max_bits + half;
+    if constexpr (Mode == Rounding::toward_zero) special_from = max_bits + ulp;
+    v.special_from = _mm512_set1_epi32(static_cast<int>(special_from));
+    v.toward_zero_overflow_from = _mm512_set1_epi32(static_cast<int>(max_bits + ulp));
+    v.inf_bits = _mm512_set1_epi32(static_cast<int>(k.inf_bits));
+    v.sign_bit = _mm512_set1_epi32(static_cast<int>(k.sign_bit));
+    v.overflow_positive = _mm512_set1_epi32(static_cast<int>(k.overflow_code));
+    v.overflow_negative = _mm512_set1_epi32(static_cast<int>(k.overflow_negative));
+    v.max_positive = _mm512_set1_epi32(static_cast<int>(k.max_positive));
+    v.max_negative = _mm512_set1_epi32(static_cast<int>(k.max_negative));
+    v.inf_positive = _mm512_set1_epi32(static_cast<int>(k.inf_positive));
+    v.inf_negative = _mm512_set1_epi32(static_cast<int>(k.inf_negative));
+    v.nan_positive = _mm512_set1_epi32(static_cast<int>(k.nan_positive));
+    v.nan_negative = _mm512_set1_epi32(static_cast<int>(k.nan_negative));
+    v.shift = _mm_cvtsi32_si128(static_cast<int>(k.shift));
+    v.magic = _mm512_set1_ps(k.magic);
+    // half the subnormal step: the magic constant's ulp, halved
+    uint32_t half_step_bits = k.magic_bits - (24u << 23);
+    float half_step;
+    __builtin_memcpy(&half_step, &half_step_bits, sizeof half_step);
+    v.half_step = _mm512_set1_ps(half_step);
+    return v;
+}
+
+// Lanes whose magnitude a directed mode rounds away from zero.
+template <Rounding Mode>
+MINIFLOAT_AVX512_ENCODER inline __mmask16 away_lanes(__mmask16 negative) {
+    if constexpr (Mode == Rounding::up) return static_cast<__mmask16>(~negative);
+    if constexpr (Mode == Rounding::down) return negative;
+    return 0;
+}
+
+// 16 codes (one per dword, in its low byte: the upper bytes may hold
+// junk) from 16 floats, for values up to overflow; adds the lanes at or
+// beyond the overflow threshold (overflow, inf, NaN) to `special`, whose
+// codes the caller then fixes with fix_special16.
+template <Rounding Mode>
+MINIFLOAT_AVX512_ENCODER inline __m512i encode16(const Vectors& v, __m512i u, __mmask16& special) {
+    const __m512i a = _mm512_and_si512(u, v.abs_mask);
+    const __m512 a_float = _mm512_castsi512_ps(a);
+    const __mmask16 normal = _mm512_cmpge_epu32_mask(a, v.normal_from);
+    const __mmask16 tiny = static_cast<__mmask16>(~normal);
+    const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
+    // subnormal: adding the magic constant rounds at the subnormal step (in
+    // the mode's direction) and leaves the code in the low mantissa bits;
+    // masked lanes raise no FP exceptions
+    __m512 sum;
+    if constexpr (Mode == Rounding::nearest_even) {
+        sum = _mm512_maskz_add_ps(tiny, a_float, v.magic);
+    } else if constexpr (Mode == Rounding::nearest_away) {
+        // floor((a + step/2) / step): truncating twice keeps the floor
+        const __m512 shifted = _mm512_maskz_add_round_ps(tiny, a_float, v.half_step, kRoundToZero);
+        sum = _mm512_maskz_add_round_ps(tiny, shifted, v.magic, kRoundToZero);
+    } else {
+        const __mmask16 away = away_lanes<Mode>(negative);
+        sum = _mm512_maskz_add_round_ps(tiny & ~away, a_float, v.magic, kRoundToZero);
+        if constexpr (Mode != Rounding::toward_zero) {
+            sum = _mm512_mask_add_round_ps(sum, tiny & away, a_float, v.magic, kRoundUp);
+        }
+    }
+    // normal: add the rounding increment (the rebias folded in), then shift
+    // down into the subnormal lanes' gaps
+    __m512i rounded = _mm512_add_epi32(a, v.round_bias);
+    if constexpr (Mode == Rounding::nearest_even) {
+        rounded = _mm512_mask_add_epi32(rounded, _mm512_test_epi32_mask(a, v.lsb_bit), rounded, v.one);
+    } else if constexpr (Mode == Rounding::up || Mode == Rounding::down) {
+        rounded = _mm512_mask_add_epi32(rounded, away_lanes<Mode>(negative), rounded, v.away_increment);
+    }
+    const __m512i magnitude = _mm512_mask_srl_epi32(_mm512_castps_si512(sum), normal, rounded, v.shift);
+    // the sign bit on negative lanes; fnuz formats (no -0): only on those
+    // whose magnitude is not zero
+    __mmask16 signed_lanes;
+    if constexpr (Mode == Rounding::nearest_even) {
+        signed_lanes = _mm512_cmpgt_epu32_mask(u, v.unsigned_from);
+    } else {
+        signed_lanes = v.zero_drops_sign ? negative & _mm512_test_epi32_mask(magnitude, v.magnitude_bits) : negative;
+    }
+    special |= _mm512_cmpge_epu32_mask(a, v.special_from);
+    return _mm512_mask_or_epi32(magnitude, signed_lanes, magnitude, v.sign_bit);
+}
+
+// Codes for the lanes of `code` at or beyond the overflow threshold:
+// overflow (to the overflow code, or to max where the mode rounds the
+// magnitude down), inf and NaN (each by sign), recording which occurred.
+struct SpecialLanes {
+    __mmask16 overflow = 0, inf = 0, nan = 0;
+};
+template <Rounding Mode>
+MINIFLOAT_AVX512_ENCODER inline __m512i fix_special16(const Vectors& v, __m512i u, __m512i code, SpecialLanes& seen) {
+    const __m512i a = _mm512_and_si512(u, v.abs_mask);
+    const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
+    const __mmask16 is_inf = _mm512_cmpeq_epu32_mask(a, v.inf_bits);
+    const __mmask16 is_nan = _mm512_cmpgt_epu32_mask(a, v.inf_bits);
+    const __mmask16 finite = static_cast<__mmask16>(~(is_inf | is_nan));
+    __mmask16 toward_zero = 0;  // lanes whose magnitude the mode rounds down
+    if constexpr (kDirected<Mode>) toward_zero = static_cast<__mmask16>(~away_lanes<Mode>(negative));
+    const __mmask16 overflow_away =
+        _mm512_cmpge_epu32_mask(a, v.special_from) & static_cast<__mmask16>(~toward_zero) & finite;
+    const __mmask16 overflow_to_max = _mm512_cmpge_epu32_mask(a, v.toward_zero_overflow_from) & toward_zero & finite;
+    code = _mm512_mask_blend_epi32(overflow_away, code,
+                                   _mm512_mask_blend_epi32(negative, v.overflow_positive, v.overflow_negative));
+    if constexpr (kDirected<Mode>) {
+        code = _mm512_mask_blend_epi32(overflow_to_max, code,
+                                       _mm512_mask_blend_epi32(negative, v.max_positive, v.max_negative));
+    }
+    if (finite != 0xFFFF) {  // rarer than finite overflow
+        code = _mm512_mask_blend_epi32(is_inf, code, _mm512_mask_blend_epi32(negative, v.inf_positive, v.inf_negative));
+        code = _mm512_mask_blend_epi32(is_nan, code, _mm512_mask_blend_epi32(negative, v.nan_positive, v.nan_negative));
+    }
+    seen.overflow |= overflow_away | overflow_to_max;
+    seen.inf |= is_inf;
+    seen.nan |= is_nan;
+    return code;
+}
+
+
+// Byte 0 of every dword of two vectors into the low 32 bytes: index 4i is
+// byte 0 of dword i of the first vector for i < 16 and, with bit 6 set,
+// of dword i - 16 of the second.
+MINIFLOAT_AVX512_ENCODER inline __m512i low_byte_pattern() {
+    alignas(64) uint8_t pick[64] = {};
+    for (int i = 0; i < 32; i++) pick[i] = static_cast<uint8_t>(4 * i);
+    return _mm512_load_si512(pick);
+}
+
+MINIFLOAT_AVX512_ENCODER inline __m512i pack64(__m512i pattern, __m512i c0, __m512i c1, __m512i c2, __m512i c3) {
+    const __m512i packed01 = _mm512_permutex2var_epi8(c0, pattern, c1);
+    const __m512i packed23 = _mm512_permutex2var_epi8(c2, pattern, c3);
+    return _mm512_inserti64x4(packed01, _mm512_castsi512_si256(packed23), 1);
+}
+
+
+}  // namespace avx512_encoder
+}  // namespace minifloat
