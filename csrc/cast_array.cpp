@@ -52,31 +52,56 @@ uint32_t encode_each(const FormatRuntime& rt, const Source* in, const uint64_t* 
     return flags;
 }
 
-py::object encode_array(py::handle source, const std::string& format_name, bool saturate,
-                        const std::string& rounding_name, py::handle random_obj) {
+// What both entry points check and allocate: the format, the rounding
+// mode, the source, one uint64 draw per element for stochastic rounding,
+// and the result array of the source's shape.
+struct CastJob {
+    const FormatRuntime* rt;
+    Rounding mode;
+    PyArrayObject* src;
+    npy_intp n;
+    const uint64_t* random;
+    py::object out;
+    char* out_data;
+};
+
+CastJob prepare_cast(py::handle source, const std::string& format_name, const std::string& rounding_name,
+                     py::handle random_obj) {
     const int index = format_index_of_name(format_name.c_str());
     if (index < 0) throw py::value_error("unknown minifloat format: " + format_name);
-    const Rounding mode = parse_rounding(rounding_name);
-    PyArrayObject* src = require_contiguous(source, "source");
-    const npy_intp n = PyArray_SIZE(src);
-    const uint64_t* random = nullptr;
-    if (mode == Rounding::stochastic) {
+    CastJob job;
+    job.mode = parse_rounding(rounding_name);
+    job.src = require_contiguous(source, "source");
+    job.n = PyArray_SIZE(job.src);
+    job.random = nullptr;
+    if (job.mode == Rounding::stochastic) {
         PyArrayObject* draws = require_contiguous(random_obj, "random draws");
-        if (PyArray_TYPE(draws) != NPY_UINT64 || PyArray_SIZE(draws) != n) {
+        if (PyArray_TYPE(draws) != NPY_UINT64 || PyArray_SIZE(draws) != job.n) {
             throw py::value_error("stochastic rounding needs one uint64 draw per element");
         }
-        random = static_cast<const uint64_t*>(PyArray_DATA(draws));
+        job.random = static_cast<const uint64_t*>(PyArray_DATA(draws));
     }
-    const FormatRuntime& rt = runtime(index);
+    job.rt = &runtime(index);
+    Py_INCREF(&job.rt->descr->base);
+    PyObject* result = PyArray_NewFromDescr(&PyArray_Type, &job.rt->descr->base, PyArray_NDIM(job.src),
+                                            PyArray_DIMS(job.src), nullptr, nullptr, 0, nullptr);
+    if (result == nullptr) throw py::error_already_set();
+    job.out = py::reinterpret_steal<py::object>(result);
+    job.out_data = static_cast<char*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(result)));
+    return job;
+}
+
+py::object encode_array(py::handle source, const std::string& format_name, bool saturate,
+                        const std::string& rounding_name, py::handle random_obj) {
+    CastJob job = prepare_cast(source, format_name, rounding_name, random_obj);
+    const FormatRuntime& rt = *job.rt;
+    const Rounding mode = job.mode;
+    PyArrayObject* src = job.src;
+    const npy_intp n = job.n;
+    const uint64_t* random = job.random;
     const SpecialCodes& specials = saturate ? rt.saturating_specials : rt.default_specials;
     const EncodePlan& plan = saturate ? rt.saturating_plan : rt.default_plan;
-
-    Py_INCREF(&rt.descr->base);
-    PyObject* result = PyArray_NewFromDescr(&PyArray_Type, &rt.descr->base, PyArray_NDIM(src),
-                                            PyArray_DIMS(src), nullptr, nullptr, 0, nullptr);
-    if (result == nullptr) throw py::error_already_set();
-    py::object out = py::reinterpret_steal<py::object>(result);
-    char* out_data = static_cast<char*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(result)));
+    char* out_data = job.out_data;
     const void* in = PyArray_DATA(src);
     const size_t count = static_cast<size_t>(n);
     uint32_t flags = 0;
@@ -111,35 +136,22 @@ py::object encode_array(py::handle source, const std::string& format_name, bool 
     }
     if (flags == ~0u) throw py::type_error("source must be float32, float64, int64, uint64 or longdouble");
     if (report_scalar_fp_flags("cast", flags) < 0) throw py::error_already_set();
-    return out;
+    return job.out;
 }
 
 // Python numbers of any size (object arrays): exact, one element at a time.
 py::object encode_objects(py::handle source, const std::string& format_name, bool saturate,
                           const std::string& rounding_name, py::handle random_obj) {
-    const int index = format_index_of_name(format_name.c_str());
-    if (index < 0) throw py::value_error("unknown minifloat format: " + format_name);
-    const Rounding mode = parse_rounding(rounding_name);
-    PyArrayObject* src = require_contiguous(source, "source");
-    if (PyArray_TYPE(src) != NPY_OBJECT) throw py::type_error("source must be an object array");
-    const npy_intp n = PyArray_SIZE(src);
-    const uint64_t* random = nullptr;
-    if (mode == Rounding::stochastic) {
-        PyArrayObject* draws = require_contiguous(random_obj, "random draws");
-        if (PyArray_TYPE(draws) != NPY_UINT64 || PyArray_SIZE(draws) != n) {
-            throw py::value_error("stochastic rounding needs one uint64 draw per element");
-        }
-        random = static_cast<const uint64_t*>(PyArray_DATA(draws));
+    if (PyArray_Check(source.ptr()) && PyArray_TYPE(reinterpret_cast<PyArrayObject*>(source.ptr())) != NPY_OBJECT) {
+        throw py::type_error("source must be an object array");
     }
-    const FormatRuntime& rt = runtime(index);
+    CastJob job = prepare_cast(source, format_name, rounding_name, random_obj);
+    const FormatRuntime& rt = *job.rt;
     const SpecialCodes& specials = saturate ? rt.saturating_specials : rt.default_specials;
-    Py_INCREF(&rt.descr->base);
-    PyObject* result = PyArray_NewFromDescr(&PyArray_Type, &rt.descr->base, PyArray_NDIM(src),
-                                            PyArray_DIMS(src), nullptr, nullptr, 0, nullptr);
-    if (result == nullptr) throw py::error_already_set();
-    py::object out = py::reinterpret_steal<py::object>(result);
-    char* out_data = static_cast<char*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(result)));
-    PyObject* const* items = static_cast<PyObject* const*>(PyArray_DATA(src));
+    const uint64_t* random = job.random;
+    const npy_intp n = job.n;
+    char* out_data = job.out_data;
+    PyObject* const* items = static_cast<PyObject* const*>(PyArray_DATA(job.src));
     uint32_t flags = 0;
     for (npy_intp i = 0; i < n; i++) {
         PyObject* item = items[i] != nullptr ? items[i] : Py_None;
@@ -148,13 +160,13 @@ py::object encode_objects(py::handle source, const std::string& format_name, boo
             throw py::type_error(std::string("mf.cast needs real numbers, not '") + Py_TYPE(item)->tp_name + "'");
         }
         uint32_t code = 0;
-        if (!code_from_object(rt, specials, item, &code, &flags, mode, random ? random[i] : 0)) {
+        if (!code_from_object(rt, specials, item, &code, &flags, job.mode, random ? random[i] : 0)) {
             throw py::error_already_set();
         }
         store_code(rt, out_data + i * rt.format.storage_bytes, code);
     }
     if (report_scalar_fp_flags("cast", flags) < 0) throw py::error_already_set();
-    return out;
+    return job.out;
 }
 
 }  // namespace

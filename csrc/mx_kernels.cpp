@@ -54,6 +54,26 @@ const ScaleFactors& scale_factors() {
 // 512, 2048 and 4096 by 15-30%).
 constexpr size_t kPassValues = 1024;
 
+size_t blocks_per_pass(size_t block) { return std::max<size_t>(1, kPassValues / block); }
+
+// One pass over a row: blocks first .. first + blocks - 1, which hold the
+// `count` values from `start` (the last block may be partial).
+struct Pass {
+    size_t first, blocks, start, count;
+};
+
+// Calls pass_fn(Pass) for consecutive passes covering a row of `cols`.
+template <class PassFn>
+MINIFLOAT_KERNEL_INLINE void for_each_pass(size_t cols, size_t block, PassFn&& pass_fn) {
+    const size_t per_pass = blocks_per_pass(block);
+    const size_t blocks = (cols + block - 1) / block;
+    for (size_t first = 0; first < blocks; first += per_pass) {
+        const size_t pass_blocks = std::min(per_pass, blocks - first);
+        const size_t start = first * block;
+        pass_fn(Pass{first, pass_blocks, start, std::min(cols, (first + pass_blocks) * block) - start});
+    }
+}
+
 }  // namespace
 
 MINIFLOAT_KERNEL_INLINE int shared_exponent_inline(uint32_t amax_bits, const MxElement& e, ScaleMode mode) {
@@ -133,14 +153,10 @@ MINIFLOAT_KERNEL_INLINE void scale_blocks(const float* row, size_t count, size_t
 MINIFLOAT_SIMD_CLONES
 void mx_quantize_row(const float* row, size_t cols, size_t block, const MxElement& e, ScaleMode mode,
                      uint8_t* elements, uint8_t* scales) {
-    const size_t blocks_per_pass = std::max<size_t>(1, kPassValues / block);
-    std::vector<float> scaled(blocks_per_pass * block);
-    std::vector<uint8_t> non_finite(blocks_per_pass);
-    const size_t blocks = (cols + block - 1) / block;
-    for (size_t first = 0; first < blocks; first += blocks_per_pass) {
-        const size_t pass_blocks = std::min(blocks_per_pass, blocks - first);
-        const size_t start = first * block;
-        const size_t count = std::min(cols, (first + pass_blocks) * block) - start;
+    std::vector<float> scaled(blocks_per_pass(block) * block);
+    std::vector<uint8_t> non_finite(blocks_per_pass(block));
+    for_each_pass(cols, block, [&](const Pass& pass) MINIFLOAT_LAMBDA_INLINE {
+        const size_t first = pass.first, pass_blocks = pass.blocks, start = pass.start, count = pass.count;
         float* values = scaled.data();
         uint8_t* pass_scales = scales + first;
         // whole groups of 16 blocks in registers, the rest one block at a time
@@ -172,7 +188,7 @@ void mx_quantize_row(const float* row, size_t cols, size_t block, const MxElemen
             const size_t offset = b * block;
             std::memset(codes + offset, e.nan_fill, std::min(block, count - offset));
         }
-    }
+    });
 }
 
 namespace {
@@ -208,17 +224,13 @@ MINIFLOAT_SIMD_CLONES
 void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tensor_scale,
                         const FormatRuntime& scale, uint8_t* elements, uint8_t* scales) {
     const double divisor = 6.0 * tensor_scale;  // exact: tensor_scale is a float32
-    const size_t blocks_per_pass = std::max<size_t>(1, kPassValues / block);
     const bool unit_tensor_scale = tensor_scale == 1.0;
-    std::vector<double> scale_values(blocks_per_pass);
-    std::vector<double> block_scales(blocks_per_pass);
-    std::vector<uint32_t> maxima(blocks_per_pass);
-    std::vector<uint8_t> scale_codes(blocks_per_pass);
-    const size_t blocks = (cols + block - 1) / block;
-    for (size_t first = 0; first < blocks; first += blocks_per_pass) {
-        const size_t pass_blocks = std::min(blocks_per_pass, blocks - first);
-        const size_t start = first * block;
-        const size_t count = std::min(cols, (first + pass_blocks) * block) - start;
+    std::vector<double> scale_values(blocks_per_pass(block));
+    std::vector<double> block_scales(blocks_per_pass(block));
+    std::vector<uint32_t> maxima(blocks_per_pass(block));
+    std::vector<uint8_t> scale_codes(blocks_per_pass(block));
+    for_each_pass(cols, block, [&](const Pass& pass) MINIFLOAT_LAMBDA_INLINE {
+        const size_t first = pass.first, pass_blocks = pass.blocks, start = pass.start, count = pass.count;
         // block scales: amax / (6 t), rounded once as a batch; a quotient
         // that is inexact and lands on a rounding boundary of float8_e4m3fn
         // (few significant bits) is redone with the sign of its error
@@ -260,7 +272,7 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
             block_scales[b] = code == scale.format.nan_code ? 0.0 : scale.decode_f64[code] * tensor_scale;
         }
         uint8_t* out = elements + start;
-        if (fp4_blocks_avx512(row + start, count, block, block_scales.data(), unit_tensor_scale, out)) continue;
+        if (fp4_blocks_avx512(row + start, count, block, block_scales.data(), unit_tensor_scale, out)) return;
         for (b = 0; b < pass_blocks; b++) {
             const size_t offset = b * block;
             const size_t length = std::min(block, count - offset);
@@ -276,7 +288,7 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
                 fp4_codes_by_boundaries<double>(row + start + offset, length, block_scales[b], out + offset);
             }
         }
-    }
+    });
 }
 
 }  // namespace minifloat

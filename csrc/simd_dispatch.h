@@ -18,8 +18,10 @@
 // out-of-line helper would be compiled for the baseline ISA only.
 #if defined(__GNUC__) || defined(__clang__)
 #define MINIFLOAT_KERNEL_INLINE inline __attribute__((always_inline))
+#define MINIFLOAT_LAMBDA_INLINE __attribute__((always_inline))  // after a lambda's parameter list
 #else
 #define MINIFLOAT_KERNEL_INLINE inline
+#define MINIFLOAT_LAMBDA_INLINE
 #endif
 
 // The hand-written AVX-512 kernels (x86-64 intrinsics with per-function

@@ -7,13 +7,14 @@ from ._core import MinifloatDType
 ROUNDINGS = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic", "nearest")
 
 
-def _minifloat_dtype(dtype):
+def minifloat_dtype(dtype, what):
+    """`dtype` as a minifloat dtype instance, or TypeError naming `what`."""
     try:
         resolved = np.dtype(dtype)
     except TypeError as error:
-        raise TypeError(f"mf.cast needs a minifloat dtype, not {dtype!r}") from error
+        raise TypeError(f"{what} needs a minifloat dtype, not {dtype!r}") from error
     if not isinstance(resolved, MinifloatDType):
-        raise TypeError(f"mf.cast needs a minifloat dtype, not {resolved}")
+        raise TypeError(f"{what} needs a minifloat dtype, not {resolved}")
     return resolved
 
 
@@ -69,7 +70,7 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None):
     +-max (ONNX Cast saturate=1), NaN stays NaN where the format has one.
     saturate=False: the format's default overflow (inf, NaN or max).
     """
-    target = _minifloat_dtype(dtype)
+    target = minifloat_dtype(dtype, "mf.cast")
     if rounding not in ROUNDINGS:
         raise ValueError(f"rounding must be one of {', '.join(map(repr, ROUNDINGS))}, not {rounding!r}")
     scalar = np.ndim(x) == 0 and not isinstance(x, np.ndarray)

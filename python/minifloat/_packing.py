@@ -17,16 +17,12 @@ import math
 import numpy as np
 
 from . import _core
+from ._cast import minifloat_dtype
 from ._core import MinifloatDType
 
 
 def _format_of(dtype, what):
-    try:
-        resolved = np.dtype(dtype)
-    except TypeError as error:
-        raise TypeError(f"{what} needs a minifloat dtype, not {dtype!r}") from error
-    if not isinstance(resolved, MinifloatDType):
-        raise TypeError(f"{what} needs a minifloat dtype, not {resolved}")
+    resolved = minifloat_dtype(dtype, what)
     return resolved, _core.format_info(resolved.name)["bits"]
 
 
