@@ -155,8 +155,8 @@ py::object encode_objects(py::handle source, const std::string& format_name, boo
     uint32_t flags = 0;
     for (npy_intp i = 0; i < n; i++) {
         PyObject* item = items[i] != nullptr ? items[i] : Py_None;
-        if (PyComplex_Check(item) || PyArray_IsScalar(item, ComplexFloating) || PyUnicode_Check(item) ||
-            PyBytes_Check(item)) {
+        if (item == Py_None || PyComplex_Check(item) || PyArray_IsScalar(item, ComplexFloating) ||
+            PyUnicode_Check(item) || PyBytes_Check(item)) {
             throw py::type_error(std::string("mf.cast needs real numbers, not '") + Py_TYPE(item)->tp_name + "'");
         }
         uint32_t code = 0;

@@ -46,10 +46,8 @@ def _exact_source(arr):
         return arr.astype(np.longdouble, copy=False)
     if kind == "O":
         # Object arrays of real numbers (Python ints of any size, Fractions,
-        # Decimals, NumPy scalars) convert exactly; text does not belong here.
-        for item in arr.flat:
-            if isinstance(item, (str, bytes, complex, np.complexfloating)) or item is None:
-                raise TypeError(f"mf.cast needs real numbers, not {type(item).__name__} elements")
+        # Decimals, NumPy scalars) convert exactly; the encoder rejects text,
+        # complex numbers and None element by element.
         return arr
     raise TypeError(f"mf.cast needs real numbers, not {dtype}")
 

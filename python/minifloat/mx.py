@@ -39,6 +39,8 @@ None for 1, a number, or "auto" for amax(|x|) / (6 * 448)).
 Inputs are converted to float32 (nearest even) first, as the spec's
 conversion starts from FP32.
 """
+import math
+
 import numpy as np
 
 from . import _core
@@ -46,17 +48,31 @@ from ._core import bfloat16, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8
 
 __all__ = ["FORMATS", "MXArray", "quantize"]
 
+# format -> (element format, None for MXINT8's int8; default block size)
+_SPEC = {
+    "mxfp8_e4m3": (float8_e4m3fn, 32),
+    "mxfp8_e5m2": (float8_e5m2, 32),
+    "mxfp6_e3m2": (float6_e3m2fn, 32),
+    "mxfp6_e2m3": (float6_e2m3fn, 32),
+    "mxfp4_e2m1": (float4_e2m1fn, 32),
+    "mxint8": (None, 32),
+    "nvfp4": (float4_e2m1fn, 16),
+}
+
+
+def _element_parameters(element):
+    """(emax, largest magnitude, significand bits) of an element format, read
+    from the format table; MXINT8 is 1.111111 (binary) at most, in 2^-6 steps."""
+    if element is None:
+        return 0, 127.0 / 64.0, 7
+    largest = float(np.finfo(element).max)
+    mantissa_bits = _core.format_info(np.dtype(element).name)["mantissa_bits"]
+    return math.floor(math.log2(largest)), largest, mantissa_bits + 1
+
+
 # format -> (element scalar type or None for int8, emax, max element,
 #            significand bits, default block size)
-FORMATS = {
-    "mxfp8_e4m3": (float8_e4m3fn, 8, 448.0, 4, 32),
-    "mxfp8_e5m2": (float8_e5m2, 15, 57344.0, 3, 32),
-    "mxfp6_e3m2": (float6_e3m2fn, 4, 28.0, 3, 32),
-    "mxfp6_e2m3": (float6_e2m3fn, 2, 7.5, 4, 32),
-    "mxfp4_e2m1": (float4_e2m1fn, 2, 6.0, 2, 32),
-    "mxint8": (None, 0, 127.0 / 64.0, 7, 32),
-    "nvfp4": (float4_e2m1fn, 2, 6.0, 2, 16),
-}
+FORMATS = {name: (element, *_element_parameters(element), block) for name, (element, block) in _SPEC.items()}
 SCALE_MODES = ("floor", "ceil", "even", "rceil")
 
 
