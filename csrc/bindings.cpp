@@ -41,6 +41,18 @@ void register_bindings(py::module_& m) {
         set_avx512_kernels_enabled(enabled);
         return previous;
     });
+    m.def("_set_avx2_kernels", [](bool enabled) {
+        const bool previous = avx2_kernels_enabled();
+        set_avx2_kernels_enabled(enabled);
+        return previous;
+    });
+    // Which hand-written kernel sets this CPU can run (not whether enabled).
+    m.def("_cpu_kernel_sets", []() {
+        py::list sets;
+        if (cpu_has_avx512_vbmi()) sets.append("avx512");
+        if (cpu_has_avx2()) sets.append("avx2");
+        return sets;
+    });
 }
 
 }  // namespace minifloat

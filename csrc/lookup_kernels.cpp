@@ -1,5 +1,6 @@
 #include "lookup_kernels.h"
 
+#include "order_avx2.h"
 #include "simd_dispatch.h"
 
 #include <cstring>
@@ -167,11 +168,12 @@ uint32_t lookup_bytes_with_flags(const uint8_t* codes256, const uint8_t* flags25
     return lookup_bytes_with_flags_scalar(codes256, flags256, in, out, n);
 }
 
-void compare_by_keys(KeyComparison op, const uint8_t* keys256, const uint8_t* a, const uint8_t* b,
-                     uint8_t* out, size_t n) {
+void compare_by_keys(KeyComparison op, const uint8_t* keys256, const SignedKeyRule* rule, const uint8_t* a,
+                     const uint8_t* b, uint8_t* out, size_t n) {
 #ifdef MINIFLOAT_HAVE_VBMI_PATH
     if (avx512_vbmi_usable()) return compare_by_keys_vbmi(op, keys256, a, b, out, n);
 #endif
+    if (rule != nullptr && compare_codes_avx2(op, *rule, a, b, out, n)) return;
     compare_by_keys_scalar(op, keys256, a, b, out, n);
 }
 
@@ -187,11 +189,12 @@ bool decode_bytes_to_f32(const uint8_t* byte2_table, const uint8_t* byte3_table,
     return false;
 }
 
-void select_by_keys(KeySelection op, const uint8_t* keys256, const uint8_t* a, const uint8_t* b, uint8_t* out,
-                    size_t n) {
+void select_by_keys(KeySelection op, const uint8_t* keys256, const SignedKeyRule* rule, const uint8_t* a,
+                    const uint8_t* b, uint8_t* out, size_t n) {
 #ifdef MINIFLOAT_HAVE_VBMI_PATH
     if (avx512_vbmi_usable()) return select_by_keys_vbmi(op, keys256, a, b, out, n);
 #endif
+    if (rule != nullptr && select_codes_avx2(op, *rule, a, b, out, n)) return;
     for (size_t i = 0; i < n; i++) out[i] = first_is_selected(op, keys256[a[i]], keys256[b[i]], 255) ? a[i] : b[i];
 }
 

@@ -33,15 +33,16 @@ bool decode_bytes_to_f32(const uint8_t* byte2_table, const uint8_t* byte3_table,
 // Comparisons on order keys (NaN has key 255, every other value a smaller
 // key, equal values equal keys): out[i] is 0 or 1.
 enum class KeyComparison : uint8_t { equal, not_equal, less, less_equal, greater, greater_equal };
-void compare_by_keys(KeyComparison op, const uint8_t* keys256, const uint8_t* a, const uint8_t* b,
-                     uint8_t* out, size_t n);
+struct SignedKeyRule;  // order_avx2.h: the keys by byte arithmetic, for AVX2 (may be null)
+void compare_by_keys(KeyComparison op, const uint8_t* keys256, const SignedKeyRule* rule, const uint8_t* a,
+                     const uint8_t* b, uint8_t* out, size_t n);
 
 // maximum/minimum/fmax/fmin as a choice between the two input codes by
 // order key: NaN (key 255) propagates (maximum/minimum) or loses
 // (fmax/fmin); equal keys (+0 and -0) keep the first operand.
 enum class KeySelection : uint8_t { maximum, minimum, fmax, fmin };
-void select_by_keys(KeySelection op, const uint8_t* keys256, const uint8_t* a, const uint8_t* b, uint8_t* out,
-                    size_t n);
+void select_by_keys(KeySelection op, const uint8_t* keys256, const SignedKeyRule* rule, const uint8_t* a,
+                    const uint8_t* b, uint8_t* out, size_t n);
 
 // The same rule on two keys: whether the first operand is chosen.
 inline bool first_is_selected(KeySelection op, unsigned ka, unsigned kb, unsigned nan_key) {

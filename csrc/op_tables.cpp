@@ -39,6 +39,7 @@ LazyTable<uint8_t> g_predicate[kFormatCount][kPredicates];
 LazyTable<uint8_t> g_unary_bytes[kFormatCount][kUnaryOps];
 LazyTable<uint8_t> g_spacing_bytes[kFormatCount];
 LazyTable<uint8_t> g_order_keys[kFormatCount];
+LazyTable<SignedKeyRule> g_signed_key_rules[kFormatCount];  // empty: no rule
 
 void split_entries(const uint32_t* entries, std::vector<uint8_t>& map) {
     map.resize(512);
@@ -266,6 +267,14 @@ const uint8_t* order_key_bytes(int format) {
                                                               values.begin());
         }
     });
+}
+
+const SignedKeyRule* signed_key_rule(int format) {
+    const SignedKeyRule* rule = g_signed_key_rules[format].get([&](std::vector<SignedKeyRule>& rules) {
+        SignedKeyRule r;
+        if (make_signed_key_rule(runtime(format).format, order_key_bytes(format), r)) rules.push_back(r);
+    });
+    return g_signed_key_rules[format].entries.empty() ? nullptr : rule;
 }
 
 }  // namespace minifloat

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "math_ops.h"
+#include "order_avx2.h"
 
 namespace minifloat {
 
@@ -36,6 +37,10 @@ const uint8_t* spacing_byte_map(int format);
 
 // 8-bit formats: order key per code (NaN 255, equal values equal keys).
 const uint8_t* order_key_bytes(int format);
+
+// 8-bit formats: the byte-arithmetic form of those keys for the AVX2
+// kernels (order_avx2.h), or nullptr when the format has none.
+const SignedKeyRule* signed_key_rule(int format);
 
 // The code one step from `code` toward `target` (NumPy's nextafter), with
 // the FpFlag bits of the step (overflow past the largest value).

@@ -8,8 +8,15 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
     !defined(MINIFLOAT_NO_SIMD_CLONES) && defined(__linux__)
+#if defined(MINIFLOAT_CLONES_UP_TO_AVX2)
+// Measuring what an AVX2-only CPU gets, on a machine that has AVX-512 (with
+// MINIFLOAT_DISABLE_AVX512=1 for the hand-written kernels): build with
+// CFLAGS=-DMINIFLOAT_CLONES_UP_TO_AVX2.
+#define MINIFLOAT_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
 #define MINIFLOAT_SIMD_CLONES \
     __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
 #else
 #define MINIFLOAT_SIMD_CLONES
 #endif
@@ -24,8 +31,8 @@
 #define MINIFLOAT_LAMBDA_INLINE
 #endif
 
-// The hand-written AVX-512 kernels (x86-64 intrinsics with per-function
-// target attributes) are built with GCC or Clang on x86-64.
+// The hand-written AVX-512 and AVX2 kernels (x86-64 intrinsics with
+// per-function target attributes) are built with GCC or Clang on x86-64.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define MINIFLOAT_HAVE_AVX512_KERNELS 1
 #endif
@@ -43,5 +50,16 @@ void set_avx512_kernels_enabled(bool enabled);
 // the hand-written kernels are enabled: what each AVX-512 kernel asks first.
 bool avx512_bw_usable();
 bool avx512_vbmi_usable();
+
+// The same for the hand-written AVX2 kernels, which run where the AVX-512
+// ones do not (a CPU without AVX-512, or those disabled); off when the
+// environment sets MINIFLOAT_DISABLE_AVX2=1, or through
+// minifloat._core._set_avx2_kernels.
+bool cpu_has_avx512_bw();
+bool cpu_has_avx512_vbmi();
+bool cpu_has_avx2();
+bool avx2_kernels_enabled();
+void set_avx2_kernels_enabled(bool enabled);
+bool avx2_usable();
 
 }  // namespace minifloat

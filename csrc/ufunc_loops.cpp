@@ -312,6 +312,7 @@ int compare_loop(PyArrayMethod_Context* context, char* const data[], const npy_i
         const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);
         if (s[0] == 1 && s[1] == 1 && s[2] == 1 && key_comparison<Op>() >= 0) {
             compare_by_keys(static_cast<KeyComparison>(key_comparison<Op>()), order_key_bytes(index),
+                            signed_key_rule(index),
                             a, b, reinterpret_cast<uint8_t*>(out), static_cast<size_t>(n));
         } else {
             for (npy_intp i = 0; i < n; i++) {
@@ -450,7 +451,7 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);
         uint8_t* out = reinterpret_cast<uint8_t*>(data[2]);
         if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
-            select_by_keys(Op, keys, a, b, out, static_cast<size_t>(n));
+            select_by_keys(Op, keys, signed_key_rule(index), a, b, out, static_cast<size_t>(n));
         } else {
             for (npy_intp i = 0; i < n; i++) {
                 const uint8_t ca = a[i * s[0]], cb = b[i * s[1]];

@@ -1,9 +1,10 @@
-"""The hand-written AVX-512 kernels and the portable (compiler-vectorized)
-kernels give the same bits and the same warnings.
+"""The hand-written kernels (AVX-512, and AVX2 for CPUs without AVX-512)
+and the portable (compiler-vectorized) kernels give the same bits and the
+same warnings.
 
 The exact-reference tests check whichever kernels this CPU runs; these tests
-pin the other set to them. Without AVX-512 both runs take the portable
-kernels and the comparison is trivially true.
+pin each other set it can run to the portable one. A set the CPU lacks is
+skipped (its kernels would fall through to the portable ones anyway).
 """
 import warnings
 from contextlib import contextmanager
@@ -16,21 +17,43 @@ import reference as R
 NAMES = list(R.FORMATS)
 MODES = ["nearest_even", "nearest_away", "toward_zero", "up", "down"]
 
+# kernel set -> (AVX-512 kernels enabled, AVX2 kernels enabled)
+KERNEL_SETS = {"avx512": (True, True), "avx2": (False, True), "portable": (False, False)}
+
+
+@pytest.fixture(autouse=True, params=["avx512", "avx2"])
+def hand_kernels(request, mf):
+    """The hand-written set each test compares with the portable kernels."""
+    if request.param not in mf._core._cpu_kernel_sets():
+        pytest.skip(f"this CPU has no {request.param}")
+    return request.param
+
 
 @contextmanager
-def avx512(mf, enabled):
-    previous = mf._core._set_avx512_kernels(enabled)
+def kernels(mf, kernel_set):
+    avx512, avx2 = KERNEL_SETS[kernel_set]
+    previous = mf._core._set_avx512_kernels(avx512), mf._core._set_avx2_kernels(avx2)
     try:
         yield
     finally:
-        mf._core._set_avx512_kernels(previous)
+        mf._core._set_avx512_kernels(previous[0])
+        mf._core._set_avx2_kernels(previous[1])
+
+
+_hand = {}
+
+
+@pytest.fixture(autouse=True)
+def _remember_hand_set(hand_kernels):
+    _hand["set"] = hand_kernels
 
 
 def run_both(mf, fn):
-    """fn() with the hand-written kernels and without: (codes, warnings) each."""
+    """fn() with the hand-written kernels under test and with the portable
+    ones: (codes, warnings) each."""
     results = []
-    for enabled in (True, False):
-        with avx512(mf, enabled), warnings.catch_warnings(record=True) as caught:
+    for kernel_set in (_hand["set"], "portable"):
+        with kernels(mf, kernel_set), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             with np.errstate(all="warn"):
                 out = fn()
