@@ -5,6 +5,7 @@
 #include "convert_kernels.h"
 
 #include "codec.h"
+#include "codec_avx2.h"
 #include "encode_fast.h"
 #include "lookup_kernels.h"
 
@@ -320,6 +321,21 @@ MINIFLOAT_KERNEL_INLINE bool encode_block_fast(const FastConstants<typename Ieee
     return true;
 }
 
+// The hand-written block encoders into 8-bit codes, best first (see
+// encode_fast.h and codec_avx2.h); false: the caller runs the portable kernel.
+MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const FastConstants<uint32_t, float>& k32, bool exponent_only,
+                                                     Rounding mode, const float* in, uint8_t* out, size_t n,
+                                                     uint32_t& flags) {
+    return encode_f32_u8_block_avx512(k32, exponent_only, mode, in, out, n, flags) ||
+           encode_f32_u8_block_avx2(k32, exponent_only, mode, in, out, n, flags);
+}
+MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const FastConstants<uint32_t, float>& k32, bool exponent_only,
+                                                     Rounding mode, const double* in, uint8_t* out, size_t n,
+                                                     uint32_t& flags) {
+    return encode_f64_u8_block_avx512(k32, exponent_only, mode, in, out, n, flags) ||
+           encode_f64_u8_block_avx2(k32, exponent_only, mode, in, out, n, flags);
+}
+
 template <class Float, class Out>
 MINIFLOAT_KERNEL_INLINE uint32_t encode_nearest_even(const EncodePlan& plan, const Float* in, Out* out,
                                                      size_t n) {
@@ -331,13 +347,8 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_nearest_even(const EncodePlan& plan, con
         const size_t count = n - start < kBlock ? n - start : kBlock;
         bool done = false;
         if constexpr (sizeof(Out) == 1) {
-            done = sizeof(Float) == 4
-                       ? encode_f32_u8_block_avx512(k32, plan.exponent_only, Rounding::nearest_even,
-                                                    reinterpret_cast<const float*>(in + start), out + start,
-                                                    count, flags)
-                       : encode_f64_u8_block_avx512(k32, plan.exponent_only, Rounding::nearest_even,
-                                                    reinterpret_cast<const double*>(in + start), out + start,
-                                                    count, flags);
+            done = encode_u8_block_by_hand(k32, plan.exponent_only, Rounding::nearest_even, in + start,
+                                           out + start, count, flags);
         }
         if (!done && !plan.exponent_only) done = encode_block_fast(k, in + start, out + start, count, flags);
         if (!done) {
@@ -360,8 +371,8 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_any(const EncodePlan& plan, const Float*
             uint32_t flags = 0;
             for (size_t start = 0; start < n; start += kBlock) {
                 const size_t count = n - start < kBlock ? n - start : kBlock;
-                if (!encode_f32_u8_block_avx512(k32, plan.exponent_only, Mode, in + start, codes + start, count,
-                                                flags)) {
+                if (!encode_u8_block_by_hand(k32, plan.exponent_only, Mode, in + start, codes + start, count,
+                                             flags)) {
                     flags |= encode_loop<Float, Mode>(plan, in + start, nullptr, codes + start, count);
                 }
             }
@@ -614,7 +625,7 @@ uint32_t encode_f64_rounding(const EncodePlan& plan, Rounding mode, const double
         uint32_t flags = 0;
         for (size_t start = 0; start < n; start += kBlock) {
             const size_t count = n - start < kBlock ? n - start : kBlock;
-            if (!encode_f64_u8_block_avx512(k32, plan.exponent_only, mode, in + start, codes + start, count, flags)) {
+            if (!encode_u8_block_by_hand(k32, plan.exponent_only, mode, in + start, codes + start, count, flags)) {
                 flags |= encode_f64_rounding_direct(plan, mode, in + start, nullptr, codes + start, count);
             }
         }
@@ -631,6 +642,7 @@ void decode_to_f32(const DecodePlan& plan, const void* in, float* out, size_t n)
         decode_bytes_to_f32(plan.byte2, plan.byte3, static_cast<const uint8_t*>(in), out, n)) {
         return;
     }
+    if (decode_u8_to_f32_avx2(plan, static_cast<const uint8_t*>(in), out, n)) return;
     uint32_t* bits = reinterpret_cast<uint32_t*>(out);
     if (plan.storage_bytes == 1) {
         decode_loop(plan, static_cast<const uint8_t*>(in), bits, n);

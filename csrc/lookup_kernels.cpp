@@ -8,6 +8,7 @@
 #ifdef MINIFLOAT_HAVE_AVX512_KERNELS
 #include "avx512_intrinsics.h"
 
+#include "byte_lookup_avx2.h"
 #include "byte_lookup_avx512.h"
 #define MINIFLOAT_HAVE_VBMI_PATH 1
 #endif
@@ -149,6 +150,35 @@ MINIFLOAT_VBMI void select_by_keys_vbmi(KeySelection op, const uint8_t* keys, co
     for (; i < n; i++) out[i] = first_is_selected(op, keys[a[i]], keys[b[i]], 255) ? a[i] : b[i];
 }
 
+
+MINIFLOAT_BYTE_LOOKUP_AVX2 void lookup_bytes_avx2(const uint8_t* table, const uint8_t* in, uint8_t* out, size_t n) {
+    const ByteRows t = load_rows(table, false);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m256i index = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), lookup32(t, index));
+    }
+    lookup_bytes_scalar(table, in + i, out + i, n - i);
+}
+
+MINIFLOAT_BYTE_LOOKUP_AVX2 uint32_t lookup_bytes_with_flags_avx2(const uint8_t* codes, const uint8_t* flags,
+                                                                 const uint8_t* in, uint8_t* out, size_t n) {
+    const ByteRows tc = load_rows(codes, false);
+    const ByteRows tf = load_rows(flags, true);
+    __m256i any = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m256i index = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), lookup32(tc, index));
+        if (tf.rows != 0) any = _mm256_or_si256(any, lookup32(tf, index));
+    }
+    alignas(32) uint8_t lanes[32];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), any);
+    uint32_t result = lookup_bytes_with_flags_scalar(codes, flags, in + i, out + i, n - i);
+    for (uint8_t lane : lanes) result |= lane;
+    return result;
+}
+
 #endif
 
 }  // namespace
@@ -156,6 +186,7 @@ MINIFLOAT_VBMI void select_by_keys_vbmi(KeySelection op, const uint8_t* keys, co
 void lookup_bytes(const uint8_t* table256, const uint8_t* in, uint8_t* out, size_t n) {
 #ifdef MINIFLOAT_HAVE_VBMI_PATH
     if (avx512_vbmi_usable()) return lookup_bytes_vbmi(table256, in, out, n);
+    if (avx2_usable()) return lookup_bytes_avx2(table256, in, out, n);
 #endif
     lookup_bytes_scalar(table256, in, out, n);
 }
@@ -164,6 +195,7 @@ uint32_t lookup_bytes_with_flags(const uint8_t* codes256, const uint8_t* flags25
                                  const uint8_t* in, uint8_t* out, size_t n) {
 #ifdef MINIFLOAT_HAVE_VBMI_PATH
     if (avx512_vbmi_usable()) return lookup_bytes_with_flags_vbmi(codes256, flags256, in, out, n);
+    if (avx2_usable()) return lookup_bytes_with_flags_avx2(codes256, flags256, in, out, n);
 #endif
     return lookup_bytes_with_flags_scalar(codes256, flags256, in, out, n);
 }

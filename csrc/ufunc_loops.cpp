@@ -12,6 +12,7 @@
 #include "array_functions.h"
 #include "op_eval.h"
 #include "registry.h"
+#include "arith_avx2.h"
 #include "arith_avx512.h"
 #include "arith_kernels.h"
 #include "exponent_arith.h"
@@ -246,13 +247,17 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         // encoded in registers
         const bool unit_or_zero = (strides[0] == 0 || strides[0] == 1) && (strides[1] == 0 || strides[1] == 1);
         uint32_t flags = 0;
-        if (rt.format.storage_bytes == 1 && !rt.format.row_is_exponent_only() && unit_or_zero && strides[2] == 1 &&
-            binary_u8_avx512(Op, rt.decode_plan, fast_constants_f32(rt.default_plan),
-                             reinterpret_cast<const uint8_t*>(data[0]), strides[0] == 0,
-                             reinterpret_cast<const uint8_t*>(data[1]), strides[1] == 0,
-                             reinterpret_cast<uint8_t*>(data[2]), static_cast<size_t>(n), flags)) {
-            raise_fp_flags(flags);
-            return 0;
+        if (rt.format.storage_bytes == 1 && !rt.format.row_is_exponent_only() && unit_or_zero && strides[2] == 1) {
+            const auto k = fast_constants_f32(rt.default_plan);
+            const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
+            const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);
+            uint8_t* out = reinterpret_cast<uint8_t*>(data[2]);
+            const size_t count = static_cast<size_t>(n);
+            if (binary_u8_avx512(Op, rt.decode_plan, k, a, strides[0] == 0, b, strides[1] == 0, out, count, flags) ||
+                binary_u8_avx2(Op, rt.decode_plan, k, a, strides[0] == 0, b, strides[1] == 0, out, count, flags)) {
+                raise_fp_flags(flags);
+                return 0;
+            }
         }
     }
     // 8-bit formats look results up in a 64K table, except the cheap float32

@@ -1,0 +1,28 @@
+// The AVX2 8-bit codec kernels, for CPUs without AVX-512 (or with those
+// kernels disabled). Each returns false, doing nothing useful, when the CPU
+// cannot run them, and the encoders also for a float8_e8m0fnu block holding
+// a value that is not a positive normal float32 below overflow: the caller
+// then runs the exact portable kernel on that block.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "convert_kernels.h"
+#include "encode_fast.h"
+#include "rounding.h"
+
+namespace minifloat {
+
+// float32, or float64 rounded to odd on the way (see encode_fast.h), into
+// 8-bit codes with a deterministic rounding mode, adding the FP flags
+// raised. `k` holds the format's float32 constants.
+bool encode_f32_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                              const float* in, uint8_t* out, size_t n, uint32_t& flags);
+bool encode_f64_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                              const double* in, uint8_t* out, size_t n, uint32_t& flags);
+
+// 8-bit codes (not float8_e8m0fnu) to float32.
+bool decode_u8_to_f32_avx2(const DecodePlan& plan, const uint8_t* in, float* out, size_t n);
+
+}  // namespace minifloat

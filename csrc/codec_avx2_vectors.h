@@ -1,0 +1,266 @@
+// The vector pieces of the AVX2 8-bit codec, shared by the cast kernels
+// (encode_avx2.cpp) and the fused 8-bit arithmetic (arith_avx2.cpp): 8
+// codes from 8 float32 bit patterns for every deterministic rounding mode,
+// the overflow/inf/NaN fix-up, 8 float32 bit patterns from 8 codes, and
+// packing 32 codes. AVX2 has no mask registers or embedded rounding, so
+// selects are blends and the subnormal range is rounded with vroundps's
+// explicit directions. Include only from x86-64 GCC/Clang translation units.
+#pragma once
+
+#include <immintrin.h>
+
+#include "convert_kernels.h"
+#include "encode_fast.h"
+
+namespace minifloat {
+namespace avx2_codec {
+
+#define MINIFLOAT_AVX2_CODEC __attribute__((target("avx2")))
+
+struct EncodeVectors {
+    __m256i abs_mask, round_bias, away_increment, normal_below, special_below, sign_bit, unsigned_from_flipped, flip,
+        magnitude_bits, one, toward_zero_overflow_below, inf_bits, overflow_positive, overflow_negative, max_positive,
+        max_negative, inf_positive, inf_negative, nan_positive, nan_negative;
+    __m128i shift;
+    __m256 inverse_step, half, one_float;
+    bool zero_drops_sign;
+};
+
+// The constants of `k` for rounding mode Mode. Magnitudes are float32 bits
+// without the sign; a normal code c is the magnitude (c + rebias) << shift.
+template <Rounding Mode>
+MINIFLOAT_AVX2_CODEC inline EncodeVectors encode_vectors(const FastConstants<uint32_t, float>& k) {
+    const uint32_t rebias = k.rebias << k.shift;
+    const uint32_t ulp = 1u << k.shift, half = ulp >> 1;
+    const uint32_t max_bits = (k.max_magnitude << k.shift) + rebias;
+    EncodeVectors v;
+    v.abs_mask = _mm256_set1_epi32(0x7FFFFFFF);
+    uint32_t increment = 0;  // added before truncating; nearest even adds the kept lsb too
+    if constexpr (Mode == Rounding::nearest_even) increment = half - 1;
+    if constexpr (Mode == Rounding::nearest_away) increment = half;
+    v.round_bias = _mm256_set1_epi32(static_cast<int>(increment - rebias));
+    v.away_increment = _mm256_set1_epi32(static_cast<int>(ulp - 1));
+    // magnitudes are below 2^31, so signed compares order them
+    v.normal_below = _mm256_set1_epi32(static_cast<int>(k.normal_from - 1));
+    uint32_t special_from = max_bits + 1;  // directed modes: any step past max may overflow
+    if constexpr (Mode == Rounding::nearest_even) special_from = k.overflow_from;
+    if constexpr (Mode == Rounding::nearest_away) special_from = max_bits + half;
+    if constexpr (Mode == Rounding::toward_zero) special_from = max_bits + ulp;
+    v.special_below = _mm256_set1_epi32(static_cast<int>(special_from - 1));
+    v.sign_bit = _mm256_set1_epi32(static_cast<int>(k.sign_bit));
+    v.toward_zero_overflow_below = _mm256_set1_epi32(static_cast<int>(max_bits + ulp - 1));
+    v.inf_bits = _mm256_set1_epi32(static_cast<int>(k.inf_bits));
+    v.overflow_positive = _mm256_set1_epi32(static_cast<int>(k.overflow_code));
+    v.overflow_negative = _mm256_set1_epi32(static_cast<int>(k.overflow_negative));
+    v.max_positive = _mm256_set1_epi32(static_cast<int>(k.max_positive));
+    v.max_negative = _mm256_set1_epi32(static_cast<int>(k.max_negative));
+    v.inf_positive = _mm256_set1_epi32(static_cast<int>(k.inf_positive));
+    v.inf_negative = _mm256_set1_epi32(static_cast<int>(k.inf_negative));
+    v.nan_positive = _mm256_set1_epi32(static_cast<int>(k.nan_positive));
+    v.nan_negative = _mm256_set1_epi32(static_cast<int>(k.nan_negative));
+    // nearest even: a lane keeps its sign when u > unsigned_from (unsigned);
+    // fnuz formats (no -0) drop it up to half the subnormal step
+    const uint32_t rounds_to_zero = k.zero_drops_sign ? k.magic_bits - (24u << 23) : 0u;
+    const uint32_t unsigned_from = 0x80000000u + rounds_to_zero - (k.zero_drops_sign ? 0u : 1u);
+    v.flip = _mm256_set1_epi32(static_cast<int>(0x80000000u));
+    v.unsigned_from_flipped = _mm256_set1_epi32(static_cast<int>(unsigned_from ^ 0x80000000u));
+    v.magnitude_bits = _mm256_set1_epi32(static_cast<int>(k.sign_bit - 1u));
+    v.one = _mm256_set1_epi32(1);
+    v.shift = _mm_cvtsi32_si128(static_cast<int>(k.shift));
+    v.inverse_step = _mm256_set1_ps(8388608.0f / k.magic);  // the magic constant's ulp is the step
+    v.half = _mm256_set1_ps(0.5f);
+    v.one_float = _mm256_set1_ps(1.0f);
+    v.zero_drops_sign = k.zero_drops_sign != 0;
+    return v;
+}
+
+// Lanes whose magnitude a directed mode rounds away from zero (all ones).
+template <Rounding Mode>
+MINIFLOAT_AVX2_CODEC inline __m256i away_lanes(__m256i negative) {
+    if constexpr (Mode == Rounding::up) return _mm256_xor_si256(negative, _mm256_set1_epi32(-1));
+    if constexpr (Mode == Rounding::down) return negative;
+    return _mm256_setzero_si256();
+}
+
+// 8 codes (one per dword, 0..255) from 8 float32 bit patterns; ORs into
+// `special` the lanes at or beyond the mode's overflow threshold, whose
+// codes fix_special8 then sets.
+template <Rounding Mode>
+MINIFLOAT_AVX2_CODEC inline __m256i encode8(const EncodeVectors& v, __m256i u, __m256i& special) {
+    const __m256i a = _mm256_and_si256(u, v.abs_mask);
+    const __m256i normal = _mm256_cmpgt_epi32(a, v.normal_below);
+    const __m256i negative = _mm256_srai_epi32(u, 31);
+    // normal: add the rounding increment (rebias folded in), truncate at `shift`
+    __m256i rounded = _mm256_add_epi32(a, v.round_bias);
+    if constexpr (Mode == Rounding::nearest_even) {
+        rounded = _mm256_add_epi32(rounded, _mm256_and_si256(_mm256_srl_epi32(a, v.shift), v.one));
+    } else if constexpr (Mode == Rounding::up || Mode == Rounding::down) {
+        rounded = _mm256_add_epi32(rounded, _mm256_and_si256(away_lanes<Mode>(negative), v.away_increment));
+    }
+    const __m256i normal_magnitude = _mm256_srl_epi32(rounded, v.shift);
+    // subnormal: the value in subnormal steps (exact: a power of two),
+    // rounded with an explicit direction, so MXCSR's mode does not matter;
+    // normal lanes are zeroed first, so they raise no FP flags
+    const __m256 tiny = _mm256_castsi256_ps(_mm256_andnot_si256(normal, a));
+    const __m256 steps = _mm256_mul_ps(tiny, v.inverse_step);
+    constexpr int kToZero = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+    constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    __m256 whole;
+    if constexpr (Mode == Rounding::nearest_even) {
+        whole = _mm256_round_ps(steps, kNearest);
+    } else if constexpr (Mode == Rounding::toward_zero) {
+        whole = _mm256_round_ps(steps, kToZero);
+    } else if constexpr (Mode == Rounding::nearest_away) {
+        // nearest even, then ties (an exact .5 above the floor) go up
+        const __m256 floor = _mm256_round_ps(steps, kToZero);
+        const __m256 tie = _mm256_cmp_ps(_mm256_sub_ps(steps, floor), v.half, _CMP_EQ_OQ);
+        whole = _mm256_blendv_ps(_mm256_round_ps(steps, kNearest), _mm256_add_ps(floor, v.one_float), tie);
+    } else {
+        const __m256 down = _mm256_round_ps(steps, kToZero);
+        const __m256 up = _mm256_round_ps(steps, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+        whole = _mm256_blendv_ps(down, up, _mm256_castsi256_ps(away_lanes<Mode>(negative)));
+    }
+    const __m256i tiny_magnitude = _mm256_cvttps_epi32(whole);
+    const __m256i magnitude = _mm256_blendv_epi8(tiny_magnitude, normal_magnitude, normal);
+    __m256i signed_lanes;
+    if constexpr (Mode == Rounding::nearest_even) {
+        signed_lanes = _mm256_cmpgt_epi32(_mm256_xor_si256(u, v.flip), v.unsigned_from_flipped);
+    } else if (v.zero_drops_sign) {
+        const __m256i zero = _mm256_cmpeq_epi32(_mm256_and_si256(magnitude, v.magnitude_bits), _mm256_setzero_si256());
+        signed_lanes = _mm256_andnot_si256(zero, negative);
+    } else {
+        signed_lanes = negative;
+    }
+    special = _mm256_or_si256(special, _mm256_cmpgt_epi32(a, v.special_below));
+    return _mm256_or_si256(magnitude, _mm256_and_si256(signed_lanes, v.sign_bit));
+}
+
+// Codes for the lanes of `code` at or beyond the overflow threshold:
+// overflow (to the overflow code, or to max where the mode rounds the
+// magnitude down), inf and NaN (each by sign); ORs the lanes of each kind
+// into `seen`.
+struct SpecialLanes {
+    __m256i overflow, inf, nan;
+    MINIFLOAT_AVX2_CODEC SpecialLanes()
+        : overflow(_mm256_setzero_si256()), inf(_mm256_setzero_si256()), nan(_mm256_setzero_si256()) {}
+};
+template <Rounding Mode>
+MINIFLOAT_AVX2_CODEC inline __m256i fix_special8(const EncodeVectors& v, __m256i u, __m256i code, SpecialLanes& seen) {
+    const __m256i a = _mm256_and_si256(u, v.abs_mask);
+    const __m256i negative = _mm256_srai_epi32(u, 31);
+    const __m256i is_inf = _mm256_cmpeq_epi32(a, v.inf_bits);
+    const __m256i is_nan = _mm256_cmpgt_epi32(a, v.inf_bits);
+    const __m256i not_finite = _mm256_or_si256(is_inf, is_nan);
+    constexpr bool kDirected = Mode == Rounding::toward_zero || Mode == Rounding::up || Mode == Rounding::down;
+    // lanes whose magnitude the mode rounds down
+    __m256i toward_zero = _mm256_setzero_si256();
+    if constexpr (kDirected) toward_zero = _mm256_xor_si256(away_lanes<Mode>(negative), _mm256_set1_epi32(-1));
+    const __m256i overflow_away =
+        _mm256_andnot_si256(_mm256_or_si256(toward_zero, not_finite), _mm256_cmpgt_epi32(a, v.special_below));
+    code = _mm256_blendv_epi8(code, _mm256_blendv_epi8(v.overflow_positive, v.overflow_negative, negative),
+                              overflow_away);
+    __m256i overflow = overflow_away;
+    if constexpr (kDirected) {
+        const __m256i overflow_to_max = _mm256_andnot_si256(
+            not_finite, _mm256_and_si256(toward_zero, _mm256_cmpgt_epi32(a, v.toward_zero_overflow_below)));
+        code = _mm256_blendv_epi8(code, _mm256_blendv_epi8(v.max_positive, v.max_negative, negative), overflow_to_max);
+        overflow = _mm256_or_si256(overflow, overflow_to_max);
+    }
+    code = _mm256_blendv_epi8(code, _mm256_blendv_epi8(v.inf_positive, v.inf_negative, negative), is_inf);
+    code = _mm256_blendv_epi8(code, _mm256_blendv_epi8(v.nan_positive, v.nan_negative, negative), is_nan);
+    seen.overflow = _mm256_or_si256(seen.overflow, overflow);
+    seen.inf = _mm256_or_si256(seen.inf, is_inf);
+    seen.nan = _mm256_or_si256(seen.nan, is_nan);
+    return code;
+}
+
+// The FP flags of the special lanes seen.
+MINIFLOAT_AVX2_CODEC inline uint32_t special_flags(const FastConstants<uint32_t, float>& k, const SpecialLanes& seen) {
+    uint32_t flags = 0;
+    if (!_mm256_testz_si256(seen.overflow, seen.overflow)) flags |= k.overflow_flags;
+    if (!_mm256_testz_si256(seen.inf, seen.inf)) flags |= k.inf_flags;
+    if (!_mm256_testz_si256(seen.nan, seen.nan)) flags |= k.nan_flags;
+    return flags;
+}
+
+// float8_e8m0fnu for positive normal float32 below overflow: the exponent,
+// plus one when the mode rounds the fraction up (nearest: at least one
+// half, ties to the larger power; up: any fraction). Zero, negatives,
+// subnormals, overflow, inf and NaN are reported in `outside`.
+template <Rounding Mode>
+MINIFLOAT_AVX2_CODEC inline __m256i encode8_e8m0(__m256i u, __m256i& outside) {
+    __m256i code = _mm256_srli_epi32(u, 23);
+    const __m256i one = _mm256_set1_epi32(1);
+    if constexpr (Mode == Rounding::nearest_even || Mode == Rounding::nearest_away) {
+        code = _mm256_add_epi32(code, _mm256_and_si256(_mm256_srli_epi32(u, 22), one));
+    } else if constexpr (Mode == Rounding::up) {
+        const __m256i exact = _mm256_cmpeq_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x007FFFFF)),
+                                                 _mm256_setzero_si256());
+        code = _mm256_add_epi32(code, _mm256_andnot_si256(exact, one));
+    }
+    // u <= largest subnormal (negative lanes too, as signed), or past 2^127
+    outside = _mm256_or_si256(outside, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800000), u));
+    outside = _mm256_or_si256(outside, _mm256_cmpgt_epi32(code, _mm256_set1_epi32(254)));
+    return code;
+}
+
+// 32 codes (dwords 0..255) into 32 bytes, in order.
+MINIFLOAT_AVX2_CODEC inline __m256i pack32(__m256i c0, __m256i c1, __m256i c2, __m256i c3) {
+    const __m256i words01 = _mm256_packus_epi32(c0, c1);  // per 128-bit half: c0 4, c1 4
+    const __m256i words23 = _mm256_packus_epi32(c2, c3);
+    const __m256i bytes = _mm256_packus_epi16(words01, words23);  // half 0: c0 c1 c2 c3 low 4 each
+    return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+struct DecodeVectors {
+    __m256i code_mask, sign_bit, magnitude_mask, rebias, smallest_normal, inf_magnitude, inf_bits, nan_below,
+        nan_code, nan_bits;
+    __m128i sign_shift, fraction_shift;
+    __m256 subnormal_scale;
+    bool has_inf, has_nan_range, has_nan_code;
+};
+
+MINIFLOAT_AVX2_CODEC inline DecodeVectors decode_vectors(const DecodePlan& d) {
+    DecodeVectors v;
+    v.code_mask = _mm256_set1_epi32(static_cast<int>(d.code_mask));
+    v.sign_bit = _mm256_set1_epi32(static_cast<int>(d.sign_bit));
+    v.magnitude_mask = _mm256_set1_epi32(static_cast<int>(d.magnitude_mask));
+    v.rebias = _mm256_set1_epi32(static_cast<int>(d.exponent_rebias));
+    v.smallest_normal = _mm256_set1_epi32(static_cast<int>(1u << d.mantissa_bits));
+    v.has_inf = d.inf_magnitude != 0xFFFFFFFFu;
+    v.inf_magnitude = _mm256_set1_epi32(static_cast<int>(d.inf_magnitude));
+    v.inf_bits = _mm256_set1_epi32(0x7F800000);
+    v.has_nan_range = d.nan_magnitude_from != 0xFFFFFFFFu;
+    v.nan_below = _mm256_set1_epi32(static_cast<int>(d.nan_magnitude_from - 1u));
+    v.has_nan_code = d.nan_code != 0xFFFFFFFFu;
+    v.nan_code = _mm256_set1_epi32(static_cast<int>(d.nan_code));
+    v.nan_bits = _mm256_set1_epi32(0x7FC00000);
+    v.sign_shift = _mm_cvtsi32_si128(static_cast<int>(d.sign_shift));
+    v.fraction_shift = _mm_cvtsi32_si128(static_cast<int>(23 - d.mantissa_bits));
+    v.subnormal_scale = _mm256_set1_ps(d.subnormal_scale);
+    return v;
+}
+
+// 8 float32 bit patterns from 8 codes (dwords); the rule of decode_one in
+// convert_kernels.cpp: exact, NaN as the quiet NaN with the code's sign.
+MINIFLOAT_AVX2_CODEC inline __m256i decode8(const DecodeVectors& v, __m256i codes) {
+    const __m256i code = _mm256_and_si256(codes, v.code_mask);
+    const __m256i sign = _mm256_sll_epi32(_mm256_and_si256(code, v.sign_bit), v.sign_shift);
+    const __m256i magnitude = _mm256_and_si256(code, v.magnitude_mask);
+    const __m256i normal = _mm256_add_epi32(_mm256_sll_epi32(magnitude, v.fraction_shift), v.rebias);
+    // exact: a small integer times a power of two
+    const __m256i tiny = _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(magnitude), v.subnormal_scale));
+    __m256i bits = _mm256_blendv_epi8(normal, tiny, _mm256_cmpgt_epi32(v.smallest_normal, magnitude));
+    if (v.has_inf) bits = _mm256_blendv_epi8(bits, v.inf_bits, _mm256_cmpeq_epi32(magnitude, v.inf_magnitude));
+    if (v.has_nan_range) bits = _mm256_blendv_epi8(bits, v.nan_bits, _mm256_cmpgt_epi32(magnitude, v.nan_below));
+    if (v.has_nan_code) bits = _mm256_blendv_epi8(bits, v.nan_bits, _mm256_cmpeq_epi32(code, v.nan_code));
+    return _mm256_or_si256(bits, sign);
+}
+
+// 8 codes from 8 bytes, one per dword.
+MINIFLOAT_AVX2_CODEC inline __m256i load8_codes(const uint8_t* in) {
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in)));
+}
+
+}  // namespace avx2_codec
+}  // namespace minifloat

@@ -1,0 +1,167 @@
+// The AVX2 cast kernels between float32/float64 and 8-bit codes (see
+// codec_avx2.h), built on the vector pieces of codec_avx2_vectors.h.
+#include "codec_avx2.h"
+
+#include <cstring>
+#include <type_traits>
+
+#include "simd_dispatch.h"
+
+#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+
+#include "codec_avx2_vectors.h"
+
+namespace minifloat {
+
+namespace {
+
+using namespace avx2_codec;
+
+// Rounds to zero for as long as it lives, then puts MXCSR back as it was,
+// sticky flags included: the narrowing below raises inexact/overflow flags
+// the caller must not see (it reports its own).
+struct RoundTowardZeroScope {
+    unsigned saved;
+    MINIFLOAT_AVX2_CODEC RoundTowardZeroScope() : saved(_mm_getcsr()) { _mm_setcsr((saved & ~0x6000u) | 0x6000u); }
+    MINIFLOAT_AVX2_CODEC ~RoundTowardZeroScope() { _mm_setcsr(saved); }
+};
+
+MINIFLOAT_AVX2_CODEC inline __m256i load8(const float* in) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
+}
+
+// 8 doubles rounded to odd float32 (under RoundTowardZeroScope): truncate,
+// then set the last bit where that dropped anything. A NaN stays a NaN.
+MINIFLOAT_AVX2_CODEC inline __m256i load8(const double* in) {
+    const __m256d low = _mm256_loadu_pd(in), high = _mm256_loadu_pd(in + 4);
+    const __m128 t_low = _mm256_cvtpd_ps(low), t_high = _mm256_cvtpd_ps(high);
+    const int inexact = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_cvtps_pd(t_low), low, _CMP_NEQ_UQ)) |
+                        _mm256_movemask_pd(_mm256_cmp_pd(_mm256_cvtps_pd(t_high), high, _CMP_NEQ_UQ)) << 4;
+    const __m256i lane_bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i odd = _mm256_and_si256(_mm256_set1_epi32(inexact), lane_bits);
+    const __m256i truncated = _mm256_castps_si256(_mm256_set_m128(t_high, t_low));
+    return _mm256_or_si256(truncated, _mm256_min_epu32(odd, _mm256_set1_epi32(1)));
+}
+
+// 32 codes; `outside` collects float8_e8m0fnu lanes this kernel does not handle.
+template <bool ExponentOnly, Rounding Mode, class Source>
+MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const Source* in, __m256i& outside,
+                                             SpecialLanes& seen) {
+    __m256i u[4], c[4];
+    __m256i special = _mm256_setzero_si256();
+    for (int q = 0; q < 4; q++) {
+        u[q] = load8(in + 8 * q);
+        if constexpr (ExponentOnly) {
+            if constexpr (std::is_same_v<Source, double>) {
+                // past float32's range the truncation stops at FLT_MAX
+                outside = _mm256_or_si256(outside, _mm256_cmpeq_epi32(u[q], _mm256_set1_epi32(0x7F7FFFFF)));
+            }
+            c[q] = encode8_e8m0<Mode>(u[q], outside);
+        } else {
+            c[q] = encode8<Mode>(v, u[q], special);
+        }
+    }
+    if (!_mm256_testz_si256(special, special)) {
+        for (int q = 0; q < 4; q++) c[q] = fix_special8<Mode>(v, u[q], c[q], seen);
+    }
+    return pack32(c[0], c[1], c[2], c[3]);
+}
+
+template <bool ExponentOnly, Rounding Mode, class Source>
+MINIFLOAT_AVX2_CODEC bool encode_block(const FastConstants<uint32_t, float>& k, const Source* in, uint8_t* out,
+                                       size_t n, uint32_t& flags) {
+    const EncodeVectors v = encode_vectors<Mode>(k);
+    __m256i outside = _mm256_setzero_si256();
+    SpecialLanes seen;
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                            encode32<ExponentOnly, Mode>(v, in + i, outside, seen));
+    }
+    if (i < n) {  // the rest through a buffer padded with ones (a plain value in every format)
+        Source padded[32];
+        for (Source& x : padded) x = Source(1);
+        std::memcpy(padded, in + i, (n - i) * sizeof(Source));
+        alignas(32) uint8_t codes[32];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(codes), encode32<ExponentOnly, Mode>(v, padded, outside, seen));
+        std::memcpy(out + i, codes, n - i);
+    }
+    if (!_mm256_testz_si256(outside, outside)) return false;
+    flags |= special_flags(k, seen);
+    return true;
+}
+
+template <class Source>
+MINIFLOAT_AVX2_CODEC bool encode_any(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                                     const Source* in, uint8_t* out, size_t n, uint32_t& flags) {
+#define MINIFLOAT_ENCODE_MODE(M)                                                 \
+    case M:                                                                      \
+        return exponent_only ? encode_block<true, M>(k, in, out, n, flags)       \
+                             : encode_block<false, M>(k, in, out, n, flags);
+    switch (mode) {
+        MINIFLOAT_ENCODE_MODE(Rounding::nearest_even)
+        MINIFLOAT_ENCODE_MODE(Rounding::nearest_away)
+        MINIFLOAT_ENCODE_MODE(Rounding::toward_zero)
+        MINIFLOAT_ENCODE_MODE(Rounding::up)
+        MINIFLOAT_ENCODE_MODE(Rounding::down)
+        case Rounding::stochastic: return false;
+    }
+#undef MINIFLOAT_ENCODE_MODE
+    return false;
+}
+
+MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, float* out, size_t n) {
+    const DecodeVectors v = decode_vectors(plan);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        for (int q = 0; q < 4; q++) {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8 * q), decode8(v, load8_codes(in + i + 8 * q)));
+        }
+    }
+    for (; i < n; i += 8) {
+        uint8_t codes[8] = {};
+        const size_t count = n - i < 8 ? n - i : 8;
+        std::memcpy(codes, in + i, count);
+        alignas(32) float values[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(values), decode8(v, load8_codes(codes)));
+        std::memcpy(out + i, values, count * sizeof(float));
+    }
+}
+
+}  // namespace
+
+bool encode_f32_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                              const float* in, uint8_t* out, size_t n, uint32_t& flags) {
+    return avx2_usable() && encode_any(k, exponent_only, mode, in, out, n, flags);
+}
+
+bool encode_f64_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                              const double* in, uint8_t* out, size_t n, uint32_t& flags) {
+    if (!avx2_usable()) return false;
+    RoundTowardZeroScope toward_zero;
+    return encode_any(k, exponent_only, mode, in, out, n, flags);
+}
+
+bool decode_u8_to_f32_avx2(const DecodePlan& plan, const uint8_t* in, float* out, size_t n) {
+    if (!avx2_usable() || plan.storage_bytes != 1 || plan.exponent_only) return false;
+    decode_all(plan, in, out, n);
+    return true;
+}
+
+}  // namespace minifloat
+
+#else
+
+namespace minifloat {
+bool encode_f32_u8_block_avx2(const FastConstants<uint32_t, float>&, bool, Rounding, const float*, uint8_t*, size_t,
+                              uint32_t&) {
+    return false;
+}
+bool encode_f64_u8_block_avx2(const FastConstants<uint32_t, float>&, bool, Rounding, const double*, uint8_t*,
+                              size_t, uint32_t&) {
+    return false;
+}
+bool decode_u8_to_f32_avx2(const DecodePlan&, const uint8_t*, float*, size_t) { return false; }
+}  // namespace minifloat
+
+#endif
