@@ -21,6 +21,13 @@ bool encode_f32_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool expo
                               const float* in, uint8_t* out, size_t n, uint32_t& flags);
 bool encode_f64_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
                               const double* in, uint8_t* out, size_t n, uint32_t& flags);
+// bfloat16 codes (float32's upper halves) into 8-bit codes.
+bool encode_bf16_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                               const uint16_t* in, uint8_t* out, size_t n, uint32_t& flags);
+
+// float32 into 16-bit codes (bfloat16), rounding to nearest even.
+bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>& k, const float* in, uint16_t* out, size_t n,
+                         uint32_t& flags);
 
 // 8-bit codes (not float8_e8m0fnu) to float32.
 bool decode_u8_to_f32_avx2(const DecodePlan& plan, const uint8_t* in, float* out, size_t n);

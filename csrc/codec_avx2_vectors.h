@@ -1,6 +1,6 @@
-// The vector pieces of the AVX2 8-bit codec, shared by the cast kernels
-// (encode_avx2.cpp) and the fused 8-bit arithmetic (arith_avx2.cpp): 8
-// codes from 8 float32 bit patterns for every deterministic rounding mode,
+// The vector pieces of the AVX2 8-bit codec (the cast kernels of
+// encode_avx2.cpp): 8 codes from 8 float32 bit patterns for every
+// deterministic rounding mode,
 // the overflow/inf/NaN fix-up, 8 float32 bit patterns from 8 codes, and
 // packing 32 codes. AVX2 has no mask registers or embedded rounding, so
 // selects are blends and the subnormal range is rounded with vroundps's
@@ -21,8 +21,9 @@ struct EncodeVectors {
     __m256i abs_mask, round_bias, away_increment, normal_below, special_below, sign_bit, unsigned_from_flipped, flip,
         magnitude_bits, one, toward_zero_overflow_below, inf_bits, overflow_positive, overflow_negative, max_positive,
         max_negative, inf_positive, inf_negative, nan_positive, nan_negative;
-    __m128i shift;
-    __m256 inverse_step, half, one_float;
+    __m256i magic_bits;
+    __m128i shift, sign_shift;
+    __m256 magic, inverse_step, half, one_float;
     bool zero_drops_sign;
 };
 
@@ -67,6 +68,9 @@ MINIFLOAT_AVX2_CODEC inline EncodeVectors encode_vectors(const FastConstants<uin
     v.magnitude_bits = _mm256_set1_epi32(static_cast<int>(k.sign_bit - 1u));
     v.one = _mm256_set1_epi32(1);
     v.shift = _mm_cvtsi32_si128(static_cast<int>(k.shift));
+    v.sign_shift = _mm_cvtsi32_si128(static_cast<int>(k.sign_shift));
+    v.magic = _mm256_set1_ps(k.magic);
+    v.magic_bits = _mm256_set1_epi32(static_cast<int>(k.magic_bits));
     v.inverse_step = _mm256_set1_ps(8388608.0f / k.magic);  // the magic constant's ulp is the step
     v.half = _mm256_set1_ps(0.5f);
     v.one_float = _mm256_set1_ps(1.0f);
@@ -82,11 +86,12 @@ MINIFLOAT_AVX2_CODEC inline __m256i away_lanes(__m256i negative) {
     return _mm256_setzero_si256();
 }
 
-// 8 codes (one per dword, 0..255) from 8 float32 bit patterns; ORs into
-// `special` the lanes at or beyond the mode's overflow threshold, whose
-// codes fix_special8 then sets.
-template <Rounding Mode>
-MINIFLOAT_AVX2_CODEC inline __m256i encode8(const EncodeVectors& v, __m256i u, __m256i& special) {
+// 8 codes (one per dword, 0..255) from 8 float32 bit patterns; folds their
+// magnitudes into `largest`, for any_special. FpuNearest: MXCSR rounds to
+// nearest (as NumPy leaves it), so the subnormal range may be rounded by
+// adding the magic constant; otherwise vroundps's explicit directions.
+template <Rounding Mode, bool FpuNearest = true>
+MINIFLOAT_AVX2_CODEC inline __m256i encode8(const EncodeVectors& v, __m256i u, __m256i& largest) {
     const __m256i a = _mm256_and_si256(u, v.abs_mask);
     const __m256i normal = _mm256_cmpgt_epi32(a, v.normal_below);
     const __m256i negative = _mm256_srai_epi32(u, 31);
@@ -98,41 +103,53 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode8(const EncodeVectors& v, __m256i u, _
         rounded = _mm256_add_epi32(rounded, _mm256_and_si256(away_lanes<Mode>(negative), v.away_increment));
     }
     const __m256i normal_magnitude = _mm256_srl_epi32(rounded, v.shift);
-    // subnormal: the value in subnormal steps (exact: a power of two),
-    // rounded with an explicit direction, so MXCSR's mode does not matter;
-    // normal lanes are zeroed first, so they raise no FP flags
+    // subnormal: normal lanes are zeroed first, so they raise no FP flags
     const __m256 tiny = _mm256_castsi256_ps(_mm256_andnot_si256(normal, a));
-    const __m256 steps = _mm256_mul_ps(tiny, v.inverse_step);
-    constexpr int kToZero = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
-    constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    __m256 whole;
-    if constexpr (Mode == Rounding::nearest_even) {
-        whole = _mm256_round_ps(steps, kNearest);
-    } else if constexpr (Mode == Rounding::toward_zero) {
-        whole = _mm256_round_ps(steps, kToZero);
-    } else if constexpr (Mode == Rounding::nearest_away) {
-        // nearest even, then ties (an exact .5 above the floor) go up
-        const __m256 floor = _mm256_round_ps(steps, kToZero);
-        const __m256 tie = _mm256_cmp_ps(_mm256_sub_ps(steps, floor), v.half, _CMP_EQ_OQ);
-        whole = _mm256_blendv_ps(_mm256_round_ps(steps, kNearest), _mm256_add_ps(floor, v.one_float), tie);
+    __m256i tiny_magnitude;
+    if constexpr (Mode == Rounding::nearest_even && FpuNearest) {
+        // adding the magic constant rounds at the subnormal step
+        tiny_magnitude = _mm256_sub_epi32(_mm256_castps_si256(_mm256_add_ps(tiny, v.magic)), v.magic_bits);
     } else {
-        const __m256 down = _mm256_round_ps(steps, kToZero);
-        const __m256 up = _mm256_round_ps(steps, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
-        whole = _mm256_blendv_ps(down, up, _mm256_castsi256_ps(away_lanes<Mode>(negative)));
+        // the value in subnormal steps (exact: a power of two), rounded
+        const __m256 steps = _mm256_mul_ps(tiny, v.inverse_step);
+        constexpr int kToZero = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
+        constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+        __m256 whole;
+        if constexpr (Mode == Rounding::nearest_even) {
+            whole = _mm256_round_ps(steps, kNearest);
+        } else if constexpr (Mode == Rounding::toward_zero) {
+            whole = _mm256_round_ps(steps, kToZero);
+        } else if constexpr (Mode == Rounding::nearest_away) {
+            // nearest even, then ties (an exact .5 above the floor) go up
+            const __m256 floor = _mm256_round_ps(steps, kToZero);
+            const __m256 tie = _mm256_cmp_ps(_mm256_sub_ps(steps, floor), v.half, _CMP_EQ_OQ);
+            whole = _mm256_blendv_ps(_mm256_round_ps(steps, kNearest), _mm256_add_ps(floor, v.one_float), tie);
+        } else {
+            const __m256 down = _mm256_round_ps(steps, kToZero);
+            const __m256 up = _mm256_round_ps(steps, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
+            whole = _mm256_blendv_ps(down, up, _mm256_castsi256_ps(away_lanes<Mode>(negative)));
+        }
+        tiny_magnitude = _mm256_cvttps_epi32(whole);
     }
-    const __m256i tiny_magnitude = _mm256_cvttps_epi32(whole);
     const __m256i magnitude = _mm256_blendv_epi8(tiny_magnitude, normal_magnitude, normal);
-    __m256i signed_lanes;
-    if constexpr (Mode == Rounding::nearest_even) {
-        signed_lanes = _mm256_cmpgt_epi32(_mm256_xor_si256(u, v.flip), v.unsigned_from_flipped);
-    } else if (v.zero_drops_sign) {
-        const __m256i zero = _mm256_cmpeq_epi32(_mm256_and_si256(magnitude, v.magnitude_bits), _mm256_setzero_si256());
-        signed_lanes = _mm256_andnot_si256(zero, negative);
+    __m256i sign;
+    if (!v.zero_drops_sign) {
+        sign = _mm256_and_si256(_mm256_srl_epi32(u, v.sign_shift), v.sign_bit);  // every negative lane keeps it
+    } else if constexpr (Mode == Rounding::nearest_even) {
+        // fnuz (no -0): only lanes above half the subnormal step keep it
+        sign = _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_xor_si256(u, v.flip), v.unsigned_from_flipped), v.sign_bit);
     } else {
-        signed_lanes = negative;
+        const __m256i zero = _mm256_cmpeq_epi32(_mm256_and_si256(magnitude, v.magnitude_bits), _mm256_setzero_si256());
+        sign = _mm256_and_si256(_mm256_andnot_si256(zero, negative), v.sign_bit);
     }
-    special = _mm256_or_si256(special, _mm256_cmpgt_epi32(a, v.special_below));
-    return _mm256_or_si256(magnitude, _mm256_and_si256(signed_lanes, v.sign_bit));
+    largest = _mm256_max_epi32(largest, a);
+    return _mm256_or_si256(magnitude, sign);
+}
+
+// Whether any magnitude folded into `largest` is at or beyond the mode's
+// overflow threshold (overflow, inf, NaN): those lanes need fix_special8.
+MINIFLOAT_AVX2_CODEC inline bool any_special(const EncodeVectors& v, __m256i largest) {
+    return !_mm256_testz_si256(_mm256_cmpgt_epi32(largest, v.special_below), _mm256_set1_epi32(-1));
 }
 
 // Codes for the lanes of `code` at or beyond the overflow threshold:
@@ -217,12 +234,13 @@ struct DecodeVectors {
         nan_code, nan_bits;
     __m128i sign_shift, fraction_shift;
     __m256 subnormal_scale;
-    bool has_inf, has_nan_range, has_nan_code;
+    bool has_inf, has_nan_range, has_nan_code, masks_codes;
 };
 
 MINIFLOAT_AVX2_CODEC inline DecodeVectors decode_vectors(const DecodePlan& d) {
     DecodeVectors v;
     v.code_mask = _mm256_set1_epi32(static_cast<int>(d.code_mask));
+    v.masks_codes = d.code_mask != 0xFFu;  // bytes zero-extended are already codes
     v.sign_bit = _mm256_set1_epi32(static_cast<int>(d.sign_bit));
     v.magnitude_mask = _mm256_set1_epi32(static_cast<int>(d.magnitude_mask));
     v.rebias = _mm256_set1_epi32(static_cast<int>(d.exponent_rebias));
@@ -244,7 +262,7 @@ MINIFLOAT_AVX2_CODEC inline DecodeVectors decode_vectors(const DecodePlan& d) {
 // 8 float32 bit patterns from 8 codes (dwords); the rule of decode_one in
 // convert_kernels.cpp: exact, NaN as the quiet NaN with the code's sign.
 MINIFLOAT_AVX2_CODEC inline __m256i decode8(const DecodeVectors& v, __m256i codes) {
-    const __m256i code = _mm256_and_si256(codes, v.code_mask);
+    const __m256i code = v.masks_codes ? _mm256_and_si256(codes, v.code_mask) : codes;
     const __m256i sign = _mm256_sll_epi32(_mm256_and_si256(code, v.sign_bit), v.sign_shift);
     const __m256i magnitude = _mm256_and_si256(code, v.magnitude_mask);
     const __m256i normal = _mm256_add_epi32(_mm256_sll_epi32(magnitude, v.fraction_shift), v.rebias);

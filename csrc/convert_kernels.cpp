@@ -335,26 +335,69 @@ MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const FastConstants<uint32_
     return encode_f64_u8_block_avx512(k32, exponent_only, mode, in, out, n, flags) ||
            encode_f64_u8_block_avx2(k32, exponent_only, mode, in, out, n, flags);
 }
+MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const FastConstants<uint32_t, float>& k32, bool exponent_only,
+                                                     Rounding mode, const uint16_t* in, uint8_t* out, size_t n,
+                                                     uint32_t& flags) {
+    return encode_bf16_u8_block_avx512(k32, exponent_only, mode, in, out, n, flags) ||
+           encode_bf16_u8_block_avx2(k32, exponent_only, mode, in, out, n, flags);
+}
+
+// Runs the hand-written encoders over chunks of kHandChunk values (few
+// calls: each sets up its constants, the float64 ones an MXCSR mode). A
+// chunk they decline (float8_e8m0fnu values outside their range) goes block
+// by block, and a block they decline to fallback(start, count), which
+// returns its flags.
+template <class Float, class Fallback>
+MINIFLOAT_KERNEL_INLINE uint32_t encode_u8_chunked(const FastConstants<uint32_t, float>& k32, bool exponent_only,
+                                                   Rounding mode, const Float* in, uint8_t* out, size_t n,
+                                                   Fallback&& fallback) {
+    constexpr size_t kHandChunk = 4096, kBlock = 256;
+    uint32_t flags = 0;
+    for (size_t chunk = 0; chunk < n; chunk += kHandChunk) {
+        const size_t chunk_end = n - chunk < kHandChunk ? n : chunk + kHandChunk;
+        uint32_t hand_flags = 0;
+        if (encode_u8_block_by_hand(k32, exponent_only, mode, in + chunk, out + chunk, chunk_end - chunk,
+                                    hand_flags)) {
+            flags |= hand_flags;
+            continue;
+        }
+        for (size_t start = chunk; start < chunk_end; start += kBlock) {
+            const size_t count = chunk_end - start < kBlock ? chunk_end - start : kBlock;
+            hand_flags = 0;
+            if (encode_u8_block_by_hand(k32, exponent_only, mode, in + start, out + start, count, hand_flags)) {
+                flags |= hand_flags;
+            } else {
+                flags |= fallback(start, count);
+            }
+        }
+    }
+    return flags;
+}
 
 template <class Float, class Out>
 MINIFLOAT_KERNEL_INLINE uint32_t encode_nearest_even(const EncodePlan& plan, const Float* in, Out* out,
                                                      size_t n) {
     constexpr size_t kBlock = 256;
     const auto k = make_fast_constants<Float>(plan);
-    const auto k32 = make_fast_constants<float>(plan);
-    uint32_t flags = 0;
-    for (size_t start = 0; start < n; start += kBlock) {
-        const size_t count = n - start < kBlock ? n - start : kBlock;
-        bool done = false;
-        if constexpr (sizeof(Out) == 1) {
-            done = encode_u8_block_by_hand(k32, plan.exponent_only, Rounding::nearest_even, in + start,
-                                           out + start, count, flags);
+    // the fast kernel, then the general one for blocks with inf or NaN
+    auto portable = [&](size_t start, size_t count) MINIFLOAT_LAMBDA_INLINE {
+        uint32_t block_flags = 0;
+        if (!plan.exponent_only && encode_block_fast(k, in + start, out + start, count, block_flags)) {
+            return block_flags;
         }
-        if (!done && !plan.exponent_only) done = encode_block_fast(k, in + start, out + start, count, flags);
-        if (!done) {
-            flags |= encode_loop<Float, Rounding::nearest_even>(plan, in + start, nullptr, out + start, count);
+        return encode_loop<Float, Rounding::nearest_even>(plan, in + start, nullptr, out + start, count);
+    };
+    if constexpr (sizeof(Out) == 1) {
+        return encode_u8_chunked(make_fast_constants<float>(plan), plan.exponent_only, Rounding::nearest_even, in,
+                                 out, n, portable);
+    }
+    uint32_t flags = 0;
+    if constexpr (sizeof(Float) == 4) {  // bfloat16
+        if (encode_f32_u16_avx2(k, reinterpret_cast<const float*>(in), reinterpret_cast<uint16_t*>(out), n, flags)) {
+            return flags;
         }
     }
+    for (size_t start = 0; start < n; start += kBlock) flags |= portable(start, n - start < kBlock ? n - start : kBlock);
     return flags;
 }
 
@@ -366,17 +409,11 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_any(const EncodePlan& plan, const Float*
         if constexpr (Mode == Rounding::stochastic || sizeof(Float) != 4) {
             return encode_loop<Float, Mode>(plan, in, random, codes, n);
         } else {
-            constexpr size_t kBlock = 256;
-            const auto k32 = make_fast_constants<float>(plan);
-            uint32_t flags = 0;
-            for (size_t start = 0; start < n; start += kBlock) {
-                const size_t count = n - start < kBlock ? n - start : kBlock;
-                if (!encode_u8_block_by_hand(k32, plan.exponent_only, Mode, in + start, codes + start, count,
-                                             flags)) {
-                    flags |= encode_loop<Float, Mode>(plan, in + start, nullptr, codes + start, count);
-                }
-            }
-            return flags;
+            return encode_u8_chunked(make_fast_constants<float>(plan), plan.exponent_only, Mode, in, codes, n,
+                                     [&](size_t start, size_t count) MINIFLOAT_LAMBDA_INLINE {
+                                         return encode_loop<Float, Mode>(plan, in + start, nullptr, codes + start,
+                                                                         count);
+                                     });
         }
     }
     return encode_loop<Float, Mode>(plan, in, random, static_cast<uint16_t*>(out), n);
@@ -523,20 +560,21 @@ uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n
 
 uint32_t encode_bf16_bits(const EncodePlan& plan, const uint16_t* in, void* out, size_t n) {
     constexpr size_t kBlock = 256;
-    const auto k32 = make_fast_constants<float>(plan);
     const size_t item = static_cast<size_t>(plan.storage_bytes);
-    alignas(64) float widened[kBlock];
-    uint32_t flags = 0;
-    for (size_t start = 0; start < n; start += kBlock) {
-        const size_t count = n - start < kBlock ? n - start : kBlock;
-        char* block_out = static_cast<char*>(out) + start * item;
-        if (item == 1 && encode_bf16_u8_block_avx512(k32, plan.exponent_only, Rounding::nearest_even, in + start,
-                                                     reinterpret_cast<uint8_t*>(block_out), count, flags)) {
-            continue;
-        }
+    // widened to float32 a block at a time for the float32 encoder
+    auto widen_and_encode = [&](size_t start, size_t count) {
+        alignas(64) float widened[kBlock];
         uint32_t* bits = reinterpret_cast<uint32_t*>(widened);
         for (size_t i = 0; i < count; i++) bits[i] = static_cast<uint32_t>(in[start + i]) << 16;
-        flags |= encode_f32(plan, widened, block_out, count);
+        return encode_f32(plan, widened, static_cast<char*>(out) + start * item, count);
+    };
+    if (item == 1) {
+        return encode_u8_chunked(make_fast_constants<float>(plan), plan.exponent_only, Rounding::nearest_even, in,
+                                 static_cast<uint8_t*>(out), n, widen_and_encode);
+    }
+    uint32_t flags = 0;
+    for (size_t start = 0; start < n; start += kBlock) {
+        flags |= widen_and_encode(start, n - start < kBlock ? n - start : kBlock);
     }
     return flags;
 }
@@ -617,19 +655,14 @@ uint32_t encode_f64_rounding(const EncodePlan& plan, Rounding mode, const double
         return encode_f64_rounding_direct(plan, mode, in, random, out, n);
     }
     if (plan.storage_bytes == 1) {
-        // the AVX-512 kernel rounds to odd in registers; blocks it declines
-        // (no AVX-512, float8_e8m0fnu edge cases) take the exact kernel
-        constexpr size_t kBlock = 256;
-        const auto k32 = make_fast_constants<float>(plan);
+        // the hand-written kernels round to odd in registers; blocks they
+        // decline (no AVX2, float8_e8m0fnu edge cases) take the exact kernel
         uint8_t* codes = static_cast<uint8_t*>(out);
-        uint32_t flags = 0;
-        for (size_t start = 0; start < n; start += kBlock) {
-            const size_t count = n - start < kBlock ? n - start : kBlock;
-            if (!encode_u8_block_by_hand(k32, plan.exponent_only, mode, in + start, codes + start, count, flags)) {
-                flags |= encode_f64_rounding_direct(plan, mode, in + start, nullptr, codes + start, count);
-            }
-        }
-        return flags;
+        return encode_u8_chunked(make_fast_constants<float>(plan), plan.exponent_only, mode, in, codes, n,
+                                 [&](size_t start, size_t count) {
+                                     return encode_f64_rounding_direct(plan, mode, in + start, nullptr,
+                                                                       codes + start, count);
+                                 });
     }
     bool handled = false;
     const uint32_t flags = encode_f64_via_f32(plan, mode, in, out, n, &handled);

@@ -30,6 +30,21 @@ MINIFLOAT_AVX2_CODEC inline __m256i load8(const float* in) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
 }
 
+// bfloat16 codes are the upper halves of float32 bit patterns
+MINIFLOAT_AVX2_CODEC inline __m256i load8(const uint16_t* in) {
+    return _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in))), 16);
+}
+
+// 1.0 in each source type: what a partial step is padded with
+template <class Source>
+constexpr Source one_of() {
+    if constexpr (std::is_same_v<Source, uint16_t>) {
+        return 0x3F80;  // bfloat16 1.0
+    } else {
+        return Source(1);
+    }
+}
+
 // 8 doubles rounded to odd float32 (under RoundTowardZeroScope): truncate,
 // then set the last bit where that dropped anything. A NaN stays a NaN.
 MINIFLOAT_AVX2_CODEC inline __m256i load8(const double* in) {
@@ -43,12 +58,14 @@ MINIFLOAT_AVX2_CODEC inline __m256i load8(const double* in) {
     return _mm256_or_si256(truncated, _mm256_min_epu32(odd, _mm256_set1_epi32(1)));
 }
 
-// 32 codes; `outside` collects float8_e8m0fnu lanes this kernel does not handle.
+// 32 codes; `outside` collects float8_e8m0fnu lanes this kernel does not
+// handle. float64 sources run with MXCSR rounding toward zero.
 template <bool ExponentOnly, Rounding Mode, class Source>
 MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const Source* in, __m256i& outside,
                                              SpecialLanes& seen) {
+    constexpr bool kFpuNearest = !std::is_same_v<Source, double>;
     __m256i u[4], c[4];
-    __m256i special = _mm256_setzero_si256();
+    __m256i largest = _mm256_setzero_si256();
     for (int q = 0; q < 4; q++) {
         u[q] = load8(in + 8 * q);
         if constexpr (ExponentOnly) {
@@ -58,10 +75,10 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const Sourc
             }
             c[q] = encode8_e8m0<Mode>(u[q], outside);
         } else {
-            c[q] = encode8<Mode>(v, u[q], special);
+            c[q] = encode8<Mode, kFpuNearest>(v, u[q], largest);
         }
     }
-    if (!_mm256_testz_si256(special, special)) {
+    if (!ExponentOnly && any_special(v, largest)) {
         for (int q = 0; q < 4; q++) c[q] = fix_special8<Mode>(v, u[q], c[q], seen);
     }
     return pack32(c[0], c[1], c[2], c[3]);
@@ -80,7 +97,7 @@ MINIFLOAT_AVX2_CODEC bool encode_block(const FastConstants<uint32_t, float>& k, 
     }
     if (i < n) {  // the rest through a buffer padded with ones (a plain value in every format)
         Source padded[32];
-        for (Source& x : padded) x = Source(1);
+        for (Source& x : padded) x = one_of<Source>();
         std::memcpy(padded, in + i, (n - i) * sizeof(Source));
         alignas(32) uint8_t codes[32];
         _mm256_store_si256(reinterpret_cast<__m256i*>(codes), encode32<ExponentOnly, Mode>(v, padded, outside, seen));
@@ -108,6 +125,36 @@ MINIFLOAT_AVX2_CODEC bool encode_any(const FastConstants<uint32_t, float>& k, bo
     }
 #undef MINIFLOAT_ENCODE_MODE
     return false;
+}
+
+// 16 16-bit codes from 16 floats, in order (the pack works per 128-bit half).
+MINIFLOAT_AVX2_CODEC inline __m256i encode16_u16(const EncodeVectors& v, const float* x, SpecialLanes& seen) {
+    __m256i largest = _mm256_setzero_si256();
+    const __m256i u0 = load8(x), u1 = load8(x + 8);
+    __m256i c0 = encode8<Rounding::nearest_even>(v, u0, largest);
+    __m256i c1 = encode8<Rounding::nearest_even>(v, u1, largest);
+    if (any_special(v, largest)) {
+        c0 = fix_special8<Rounding::nearest_even>(v, u0, c0, seen);
+        c1 = fix_special8<Rounding::nearest_even>(v, u1, c1, seen);
+    }
+    return _mm256_permute4x64_epi64(_mm256_packus_epi32(c0, c1), 0xD8);
+}
+
+MINIFLOAT_AVX2_CODEC void encode_u16(const FastConstants<uint32_t, float>& k, const float* in, uint16_t* out,
+                                     size_t n, uint32_t& flags) {
+    const EncodeVectors v = encode_vectors<Rounding::nearest_even>(k);
+    SpecialLanes seen;
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), encode16_u16(v, in + i, seen));
+    if (i < n) {
+        float padded[16];
+        for (float& x : padded) x = 1.0f;
+        std::memcpy(padded, in + i, (n - i) * sizeof(float));
+        alignas(32) uint16_t codes[16];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(codes), encode16_u16(v, padded, seen));
+        std::memcpy(out + i, codes, (n - i) * sizeof(uint16_t));
+    }
+    flags |= special_flags(k, seen);
 }
 
 MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, float* out, size_t n) {
@@ -142,6 +189,18 @@ bool encode_f64_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool expo
     return encode_any(k, exponent_only, mode, in, out, n, flags);
 }
 
+bool encode_bf16_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                               const uint16_t* in, uint8_t* out, size_t n, uint32_t& flags) {
+    return avx2_usable() && encode_any(k, exponent_only, mode, in, out, n, flags);
+}
+
+bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>& k, const float* in, uint16_t* out, size_t n,
+                         uint32_t& flags) {
+    if (!avx2_usable()) return false;
+    encode_u16(k, in, out, n, flags);
+    return true;
+}
+
 bool decode_u8_to_f32_avx2(const DecodePlan& plan, const uint8_t* in, float* out, size_t n) {
     if (!avx2_usable() || plan.storage_bytes != 1 || plan.exponent_only) return false;
     decode_all(plan, in, out, n);
@@ -159,6 +218,13 @@ bool encode_f32_u8_block_avx2(const FastConstants<uint32_t, float>&, bool, Round
 }
 bool encode_f64_u8_block_avx2(const FastConstants<uint32_t, float>&, bool, Rounding, const double*, uint8_t*,
                               size_t, uint32_t&) {
+    return false;
+}
+bool encode_bf16_u8_block_avx2(const FastConstants<uint32_t, float>&, bool, Rounding, const uint16_t*, uint8_t*,
+                               size_t, uint32_t&) {
+    return false;
+}
+bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>&, const float*, uint16_t*, size_t, uint32_t&) {
     return false;
 }
 bool decode_u8_to_f32_avx2(const DecodePlan&, const uint8_t*, float*, size_t) { return false; }

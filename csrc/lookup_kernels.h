@@ -21,9 +21,14 @@ uint32_t lookup_bytes_with_flags(const uint8_t* codes256, const uint8_t* flags25
 uint32_t lookup_wide_with_flags(const uint32_t* table256, const uint8_t* in, uint16_t* out, size_t n);
 
 // out[i] = entry & 0xFF for entry = table[a[i] << 8 | b[i]]; returns the OR
-// of entry >> 8 (the flags).
+// of entry >> 8 (the flags). The table holds kPairTableEntries entries: one
+// spare at the end, as the AVX2 kernel's gathers read 32 bits per entry.
+constexpr size_t kPairTableEntries = 65536 + 1;
 uint32_t lookup_pairs(const uint16_t* table64k, const uint8_t* a, const uint8_t* b, uint8_t* out,
                       size_t n);
+
+// Whether lookup_pairs runs vectorized (AVX2 gathers) on this CPU.
+bool pair_lookups_vectorized();
 
 // 8-bit codes to float32 whose low 16 bits are always zero: the result is
 // (byte3[code] << 24 | byte2[code] << 16). Returns false (doing nothing)

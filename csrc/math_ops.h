@@ -77,13 +77,19 @@ inline double remainder_value(double a, double b) {
 template <class Real>
 inline Real first_nan_or(Real a, Real b, Real result) {
     using Bits = std::conditional_t<sizeof(Real) == 4, uint32_t, uint64_t>;
+    using Signed = std::make_signed_t<Bits>;
     constexpr Bits kAbs = ~Bits{0} >> 1;
     constexpr Bits kQuiet = Bits{1} << (std::numeric_limits<Real>::digits - 2);
-    const Bits inf = bits_of(std::numeric_limits<Real>::infinity());
+    // Mask arithmetic, not ?: (which lets the compiler compute `result` only
+    // on one branch and so not vectorize without masked instructions);
+    // magnitudes compare as signed integers (AVX2 has no unsigned compare).
+    const Signed inf = static_cast<Signed>(bits_of(std::numeric_limits<Real>::infinity()));
     const Bits ua = bits_of(a), ub = bits_of(b);
+    const Bits a_nan = Bits{0} - static_cast<Bits>(static_cast<Signed>(ua & kAbs) > inf);
+    const Bits b_nan = Bits{0} - static_cast<Bits>(static_cast<Signed>(ub & kAbs) > inf);
     Bits out = bits_of(result);
-    out = (ub & kAbs) > inf ? (ub | kQuiet) : out;
-    out = (ua & kAbs) > inf ? (ua | kQuiet) : out;
+    out = (out & ~b_nan) | ((ub | kQuiet) & b_nan);
+    out = (out & ~a_nan) | ((ua | kQuiet) & a_nan);
     Real value;
     std::memcpy(&value, &out, sizeof value);
     return value;

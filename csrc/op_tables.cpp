@@ -140,7 +140,7 @@ bool compare_values(CompareOp op, double a, double b) {
 const uint16_t* binary_table(int format, BinaryOp op) {
     return g_binary[format][static_cast<int>(op)].get([&](std::vector<uint16_t>& t) {
         const FormatRuntime& rt = runtime(format);
-        t.resize(65536);
+        t.resize(kPairTableEntries);
         FpFlagScope scope;
         for (uint32_t a = 0; a < 256; a++) {
             for (uint32_t b = 0; b < 256; b++) {
@@ -153,7 +153,7 @@ const uint16_t* binary_table(int format, BinaryOp op) {
 
 const uint16_t* nextafter_table(int format) {
     return g_nextafter[format].get([&](std::vector<uint16_t>& t) {
-        t.resize(65536);
+        t.resize(kPairTableEntries);
         for (uint32_t a = 0; a < 256; a++) {
             for (uint32_t b = 0; b < 256; b++) {
                 uint32_t flags = 0;

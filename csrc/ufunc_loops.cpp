@@ -12,7 +12,6 @@
 #include "array_functions.h"
 #include "op_eval.h"
 #include "registry.h"
-#include "arith_avx2.h"
 #include "arith_avx512.h"
 #include "arith_kernels.h"
 #include "exponent_arith.h"
@@ -253,16 +252,17 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
             const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);
             uint8_t* out = reinterpret_cast<uint8_t*>(data[2]);
             const size_t count = static_cast<size_t>(n);
-            if (binary_u8_avx512(Op, rt.decode_plan, k, a, strides[0] == 0, b, strides[1] == 0, out, count, flags) ||
-                binary_u8_avx2(Op, rt.decode_plan, k, a, strides[0] == 0, b, strides[1] == 0, out, count, flags)) {
+            if (binary_u8_avx512(Op, rt.decode_plan, k, a, strides[0] == 0, b, strides[1] == 0, out, count, flags)) {
                 raise_fp_flags(flags);
                 return 0;
             }
         }
     }
     // 8-bit formats look results up in a 64K table, except the cheap float32
-    // operations (vectorized decode/compute/encode is faster than a lookup).
-    const bool in_float = rt.format.storage_bytes == 2 || computed_in_float32<Op>();
+    // operations where the lookups are scalar (vectorized decode, compute,
+    // encode is faster than that; AVX2 gathers are faster than it).
+    const bool in_float =
+        rt.format.storage_bytes == 2 || (computed_in_float32<Op>() && !pair_lookups_vectorized());
     const uint32_t flags = in_float ? float_binary<Op>(rt, data, n, strides)
                                     : table_binary(binary_table(index, Op), data, n, strides);
     raise_fp_flags(flags);
