@@ -657,6 +657,8 @@ def machine_facts(n, repeat, torch, load_start):
         ("numpy", np.__version__),
         ("ml_dtypes", md.__version__ if md is not None else "not installed"),
         ("minifloat", getattr(mf, "__version__", "?")),
+        ("kernels", f"{mf._core._active_kernels()} (hand-written set in use; "
+                    "MINIFLOAT_DISABLE_AVX512=1 / MINIFLOAT_DISABLE_AVX2=1 step down)"),
         ("torch", (torch.__version__ + f" (threads={torch.get_num_threads()})")
          if torch is not None else "not installed (group 8 skipped)"),
         ("N", f"{n:,} elements per vector case; matmul {MATMUL_SIZE}x{MATMUL_SIZE}"),

@@ -46,6 +46,13 @@ void register_bindings(py::module_& m) {
         set_avx2_kernels_enabled(enabled);
         return previous;
     });
+    // The hand-written kernel set the bulk kernels use now: "avx512", "avx2"
+    // or "portable" (the compiler-vectorized clones only).
+    m.def("_active_kernels", []() {
+        if (avx512_vbmi_usable()) return std::string("avx512");
+        if (avx2_usable()) return std::string("avx2");
+        return std::string("portable");
+    });
     // Which hand-written kernel sets this CPU can run (not whether enabled).
     m.def("_cpu_kernel_sets", []() {
         py::list sets;

@@ -351,7 +351,7 @@ template <class Float, class Fallback>
 MINIFLOAT_KERNEL_INLINE uint32_t encode_u8_chunked(const FastConstants<uint32_t, float>& k32, bool exponent_only,
                                                    Rounding mode, const Float* in, uint8_t* out, size_t n,
                                                    Fallback&& fallback) {
-    constexpr size_t kHandChunk = 4096, kBlock = 256;
+    constexpr size_t kHandChunk = 16384, kBlock = 256;
     uint32_t flags = 0;
     for (size_t chunk = 0; chunk < n; chunk += kHandChunk) {
         const size_t chunk_end = n - chunk < kHandChunk ? n : chunk + kHandChunk;

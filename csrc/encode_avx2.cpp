@@ -50,12 +50,14 @@ constexpr Source one_of() {
 MINIFLOAT_AVX2_CODEC inline __m256i load8(const double* in) {
     const __m256d low = _mm256_loadu_pd(in), high = _mm256_loadu_pd(in + 4);
     const __m128 t_low = _mm256_cvtpd_ps(low), t_high = _mm256_cvtpd_ps(high);
-    const int inexact = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_cvtps_pd(t_low), low, _CMP_NEQ_UQ)) |
-                        _mm256_movemask_pd(_mm256_cmp_pd(_mm256_cvtps_pd(t_high), high, _CMP_NEQ_UQ)) << 4;
-    const __m256i lane_bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    const __m256i odd = _mm256_and_si256(_mm256_set1_epi32(inexact), lane_bits);
+    // 64-bit inexact masks, their low dwords gathered into one vector
+    const __m256i inexact_low = _mm256_castpd_si256(_mm256_cmp_pd(_mm256_cvtps_pd(t_low), low, _CMP_NEQ_UQ));
+    const __m256i inexact_high = _mm256_castpd_si256(_mm256_cmp_pd(_mm256_cvtps_pd(t_high), high, _CMP_NEQ_UQ));
+    const __m256i even_dwords = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    const __m256i inexact = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(inexact_low, even_dwords),
+                                               _mm256_permutevar8x32_epi32(inexact_high, even_dwords), 0xF0);
     const __m256i truncated = _mm256_castps_si256(_mm256_set_m128(t_high, t_low));
-    return _mm256_or_si256(truncated, _mm256_min_epu32(odd, _mm256_set1_epi32(1)));
+    return _mm256_or_si256(truncated, _mm256_srli_epi32(inexact, 31));
 }
 
 // 32 codes; `outside` collects float8_e8m0fnu lanes this kernel does not
