@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "mx_avx2.h"
 #include "mx_avx512.h"
 #include "simd_dispatch.h"
 
@@ -236,6 +237,7 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
         // (few significant bits) is redone with the sign of its error
         const size_t whole_blocks = count / block;
         size_t b = largest_magnitudes_avx512(row + start, whole_blocks, block, maxima.data());
+        if (b == 0) b = largest_magnitudes_avx2(row + start, whole_blocks, block, maxima.data());
         for (; b < pass_blocks; b++) {
             maxima[b] = largest_magnitude(row + start + b * block, std::min(block, count - b * block));
         }
@@ -273,7 +275,11 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
         }
         uint8_t* out = elements + start;
         if (fp4_blocks_avx512(row + start, count, block, block_scales.data(), unit_tensor_scale, out)) return;
-        for (b = 0; b < pass_blocks; b++) {
+        b = 0;
+        if (unit_tensor_scale && block == 16) {  // whole pairs of blocks with AVX2
+            b = fp4_block_pairs_avx2(row + start, count, block_scales.data(), out) / block;
+        }
+        for (; b < pass_blocks; b++) {
             const size_t offset = b * block;
             const size_t length = std::min(block, count - offset);
             if (block_scales[b] == 0.0) {

@@ -1,0 +1,114 @@
+#include "mx_avx2.h"
+
+#include "simd_dispatch.h"
+
+#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#include <immintrin.h>
+
+namespace minifloat {
+
+namespace {
+
+#define MINIFLOAT_AVX2_MX __attribute__((target("avx2")))
+
+// 8 vectors of partial maxima -> one vector of their 8 maxima, in order:
+// 128-bit halves, then 64-bit pairs, then dword pairs, each step halving
+// the partials per block; the last permute undoes the half interleave.
+MINIFLOAT_AVX2_MX inline __m256i reduce8_max(const __m256i m[8]) {
+    __m256i y[4], z[2];
+    for (int k = 0; k < 4; k++) {  // half L of y[k]: block 2k + L
+        y[k] = _mm256_max_epu32(_mm256_permute2x128_si256(m[2 * k], m[2 * k + 1], 0x20),
+                                _mm256_permute2x128_si256(m[2 * k], m[2 * k + 1], 0x31));
+    }
+    for (int k = 0; k < 2; k++) {  // half L of z[k]: blocks 4k + L (dwords 0-1), 4k + 2 + L (dwords 2-3)
+        z[k] = _mm256_max_epu32(_mm256_unpacklo_epi64(y[2 * k], y[2 * k + 1]),
+                                _mm256_unpackhi_epi64(y[2 * k], y[2 * k + 1]));
+    }
+    const __m256 z0 = _mm256_castsi256_ps(z[0]), z1 = _mm256_castsi256_ps(z[1]);
+    // half L: blocks L, 2 + L, 4 + L, 6 + L
+    const __m256i w = _mm256_max_epu32(_mm256_castps_si256(_mm256_shuffle_ps(z0, z1, 0x88)),
+                                       _mm256_castps_si256(_mm256_shuffle_ps(z0, z1, 0xDD)));
+    return _mm256_permutevar8x32_epi32(w, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+template <size_t Block>
+MINIFLOAT_AVX2_MX size_t maxima_groups(const float* in, size_t blocks, uint32_t* maxima) {
+    const __m256i abs_mask = _mm256_set1_epi32(0x7FFFFFFF);
+    size_t done = 0;
+    for (; done + 8 <= blocks; done += 8) {
+        __m256i m[8];
+        for (int j = 0; j < 8; j++) {
+            const float* block = in + (done + j) * Block;
+            m[j] = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)), abs_mask);
+            for (size_t i = 8; i < Block; i += 8) {
+                m[j] = _mm256_max_epu32(
+                    m[j], _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + i)), abs_mask));
+            }
+        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(maxima + done), reduce8_max(m));
+    }
+    return done;
+}
+
+constexpr float kFp4Boundaries[7] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+
+// float4_e2m1fn codes (dwords) of 8 floats: one more per boundary passed,
+// ties up at 0.75, 1.75 and 3.5 (the even codes); bit 3 the sign.
+MINIFLOAT_AVX2_MX inline __m256i fp4_codes8(__m256i bits, const __m256 b[7]) {
+    const __m256 a = _mm256_castsi256_ps(_mm256_and_si256(bits, _mm256_set1_epi32(0x7FFFFFFF)));
+    __m256i code = _mm256_and_si256(_mm256_srli_epi32(bits, 28), _mm256_set1_epi32(8));
+    // a passed compare is all ones: subtracting it counts one
+    for (int k = 0; k < 7; k += 2) code = _mm256_sub_epi32(code, _mm256_castps_si256(_mm256_cmp_ps(a, b[k], _CMP_GT_OQ)));
+    for (int k = 1; k < 7; k += 2) code = _mm256_sub_epi32(code, _mm256_castps_si256(_mm256_cmp_ps(a, b[k], _CMP_GE_OQ)));
+    return code;
+}
+
+// The 16 codes of one block of 16 as two vectors of dwords.
+MINIFLOAT_AVX2_MX inline void fp4_block(const float* in, double scale, __m256i& low, __m256i& high) {
+    if (scale == 0.0) {
+        low = high = _mm256_setzero_si256();
+        return;
+    }
+    __m256 bounds[7];
+    for (int k = 0; k < 7; k++) bounds[k] = _mm256_set1_ps(kFp4Boundaries[k] * static_cast<float>(scale));
+    low = fp4_codes8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in)), bounds);
+    high = fp4_codes8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8)), bounds);
+}
+
+MINIFLOAT_AVX2_MX size_t fp4_pairs(const float* in, size_t count, const double* block_scales, uint8_t* out) {
+    size_t done = 0;
+    for (size_t b = 0; done + 32 <= count; done += 32, b += 2) {
+        __m256i c[4];
+        fp4_block(in + done, block_scales[b], c[0], c[1]);
+        fp4_block(in + done + 16, block_scales[b + 1], c[2], c[3]);
+        const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(c[0], c[1]), _mm256_packus_epi32(c[2], c[3]));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + done),
+                            _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+    }
+    return done;
+}
+
+}  // namespace
+
+size_t largest_magnitudes_avx2(const float* in, size_t blocks, size_t block, uint32_t* maxima) {
+    if (!avx2_usable()) return 0;
+    if (block == 32) return maxima_groups<32>(in, blocks, maxima);
+    if (block == 16) return maxima_groups<16>(in, blocks, maxima);
+    return 0;
+}
+
+size_t fp4_block_pairs_avx2(const float* in, size_t count, const double* block_scales, uint8_t* out) {
+    if (!avx2_usable()) return 0;
+    return fp4_pairs(in, count, block_scales, out);
+}
+
+}  // namespace minifloat
+
+#else
+
+namespace minifloat {
+size_t largest_magnitudes_avx2(const float*, size_t, size_t, uint32_t*) { return 0; }
+size_t fp4_block_pairs_avx2(const float*, size_t, const double*, uint8_t*) { return 0; }
+}  // namespace minifloat
+
+#endif
