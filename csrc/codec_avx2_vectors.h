@@ -31,25 +31,16 @@ struct EncodeVectors {
 // without the sign; a normal code c is the magnitude (c + rebias) << shift.
 template <Rounding Mode>
 MINIFLOAT_AVX2_CODEC inline EncodeVectors encode_vectors(const FastConstants<uint32_t, float>& k) {
-    const uint32_t rebias = k.rebias << k.shift;
-    const uint32_t ulp = 1u << k.shift, half = ulp >> 1;
-    const uint32_t max_bits = (k.max_magnitude << k.shift) + rebias;
+    const ModeThresholds t = mode_thresholds(k, Mode);
     EncodeVectors v;
     v.abs_mask = _mm256_set1_epi32(0x7FFFFFFF);
-    uint32_t increment = 0;  // added before truncating; nearest even adds the kept lsb too
-    if constexpr (Mode == Rounding::nearest_even) increment = half - 1;
-    if constexpr (Mode == Rounding::nearest_away) increment = half;
-    v.round_bias = _mm256_set1_epi32(static_cast<int>(increment - rebias));
-    v.away_increment = _mm256_set1_epi32(static_cast<int>(ulp - 1));
+    v.round_bias = _mm256_set1_epi32(static_cast<int>(t.round_bias));
+    v.away_increment = _mm256_set1_epi32(static_cast<int>(t.away_increment));
     // magnitudes are below 2^31, so signed compares order them
     v.normal_below = _mm256_set1_epi32(static_cast<int>(k.normal_from - 1));
-    uint32_t special_from = max_bits + 1;  // directed modes: any step past max may overflow
-    if constexpr (Mode == Rounding::nearest_even) special_from = k.overflow_from;
-    if constexpr (Mode == Rounding::nearest_away) special_from = max_bits + half;
-    if constexpr (Mode == Rounding::toward_zero) special_from = max_bits + ulp;
-    v.special_below = _mm256_set1_epi32(static_cast<int>(special_from - 1));
+    v.special_below = _mm256_set1_epi32(static_cast<int>(t.special_from - 1));
     v.sign_bit = _mm256_set1_epi32(static_cast<int>(k.sign_bit));
-    v.toward_zero_overflow_below = _mm256_set1_epi32(static_cast<int>(max_bits + ulp - 1));
+    v.toward_zero_overflow_below = _mm256_set1_epi32(static_cast<int>(t.toward_zero_overflow_from - 1));
     v.inf_bits = _mm256_set1_epi32(static_cast<int>(k.inf_bits));
     v.overflow_positive = _mm256_set1_epi32(static_cast<int>(k.overflow_code));
     v.overflow_negative = _mm256_set1_epi32(static_cast<int>(k.overflow_negative));
@@ -59,12 +50,9 @@ MINIFLOAT_AVX2_CODEC inline EncodeVectors encode_vectors(const FastConstants<uin
     v.inf_negative = _mm256_set1_epi32(static_cast<int>(k.inf_negative));
     v.nan_positive = _mm256_set1_epi32(static_cast<int>(k.nan_positive));
     v.nan_negative = _mm256_set1_epi32(static_cast<int>(k.nan_negative));
-    // nearest even: a lane keeps its sign when u > unsigned_from (unsigned);
-    // fnuz formats (no -0) drop it up to half the subnormal step
-    const uint32_t rounds_to_zero = k.zero_drops_sign ? k.magic_bits - (24u << 23) : 0u;
-    const uint32_t unsigned_from = 0x80000000u + rounds_to_zero - (k.zero_drops_sign ? 0u : 1u);
+    // unsigned compares as signed ones with the top bit flipped
     v.flip = _mm256_set1_epi32(static_cast<int>(0x80000000u));
-    v.unsigned_from_flipped = _mm256_set1_epi32(static_cast<int>(unsigned_from ^ 0x80000000u));
+    v.unsigned_from_flipped = _mm256_set1_epi32(static_cast<int>(t.unsigned_from ^ 0x80000000u));
     v.magnitude_bits = _mm256_set1_epi32(static_cast<int>(k.sign_bit - 1u));
     v.one = _mm256_set1_epi32(1);
     v.shift = _mm_cvtsi32_si128(static_cast<int>(k.shift));

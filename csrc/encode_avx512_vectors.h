@@ -33,37 +33,20 @@ struct Vectors {
 // without the sign; a normal code c is the magnitude (c + rebias) << shift.
 template <Rounding Mode>
 MINIFLOAT_AVX512_ENCODER inline Vectors broadcast(const FastConstants<uint32_t, float>& k) {
-    const uint32_t rebias = k.rebias << k.shift;
-    const uint32_t ulp = 1u << k.shift, half = ulp >> 1;
-    const uint32_t max_bits = (k.max_magnitude << k.shift) + rebias;
+    const ModeThresholds t = mode_thresholds(k, Mode);
+    const uint32_t ulp = 1u << k.shift;
     Vectors v;
     v.abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
-    // normal magnitudes: add the rounding increment, take off the rebias,
-    // truncate at bit `shift`
-    uint32_t increment = 0;
-    if constexpr (Mode == Rounding::nearest_even) increment = half - 1;  // + the kept lsb
-    if constexpr (Mode == Rounding::nearest_away) increment = half;
-    v.round_bias = _mm512_set1_epi32(static_cast<int>(increment - rebias));
+    v.round_bias = _mm512_set1_epi32(static_cast<int>(t.round_bias));
     v.lsb_bit = _mm512_set1_epi32(static_cast<int>(ulp));
-    v.away_increment = _mm512_set1_epi32(static_cast<int>(ulp - 1));
-    // round to nearest even: u > unsigned_from is a negative lane that keeps
-    // its sign; fnuz formats (no -0) drop it below half the subnormal step,
-    // which is 24 binades below magic
-    const uint32_t rounds_to_zero = k.zero_drops_sign ? k.magic_bits - (24u << 23) : 0u;
-    v.unsigned_from = _mm512_set1_epi32(static_cast<int>(0x80000000u + rounds_to_zero - (k.zero_drops_sign ? 0u : 1u)));
+    v.away_increment = _mm512_set1_epi32(static_cast<int>(t.away_increment));
+    v.unsigned_from = _mm512_set1_epi32(static_cast<int>(t.unsigned_from));
     v.magnitude_bits = _mm512_set1_epi32(static_cast<int>(k.sign_bit - 1u));
     v.zero_drops_sign = k.zero_drops_sign != 0;
     v.one = _mm512_set1_epi32(1);
     v.normal_from = _mm512_set1_epi32(static_cast<int>(k.normal_from));
-    // From which magnitude a lane overflows: when its rounding leaves the
-    // magnitude alone (toward zero), one ulp past max; otherwise past max,
-    // or from the midpoint above it for the nearest modes.
-    uint32_t special_from = max_bits + 1;
-    if constexpr (Mode == Rounding::nearest_even) special_from = k.overflow_from;
-    if constexpr (Mode == Rounding::nearest_away) special_from = max_bits + half;
-    if constexpr (Mode == Rounding::toward_zero) special_from = max_bits + ulp;
-    v.special_from = _mm512_set1_epi32(static_cast<int>(special_from));
-    v.toward_zero_overflow_from = _mm512_set1_epi32(static_cast<int>(max_bits + ulp));
+    v.special_from = _mm512_set1_epi32(static_cast<int>(t.special_from));
+    v.toward_zero_overflow_from = _mm512_set1_epi32(static_cast<int>(t.toward_zero_overflow_from));
     v.inf_bits = _mm512_set1_epi32(static_cast<int>(k.inf_bits));
     v.sign_bit = _mm512_set1_epi32(static_cast<int>(k.sign_bit));
     v.overflow_positive = _mm512_set1_epi32(static_cast<int>(k.overflow_code));
@@ -76,10 +59,8 @@ MINIFLOAT_AVX512_ENCODER inline Vectors broadcast(const FastConstants<uint32_t, 
     v.nan_negative = _mm512_set1_epi32(static_cast<int>(k.nan_negative));
     v.shift = _mm_cvtsi32_si128(static_cast<int>(k.shift));
     v.magic = _mm512_set1_ps(k.magic);
-    // half the subnormal step: the magic constant's ulp, halved
-    uint32_t half_step_bits = k.magic_bits - (24u << 23);
     float half_step;
-    __builtin_memcpy(&half_step, &half_step_bits, sizeof half_step);
+    __builtin_memcpy(&half_step, &t.half_step_bits, sizeof half_step);
     v.half_step = _mm512_set1_ps(half_step);
     return v;
 }

@@ -20,6 +20,44 @@ struct FastConstants {
     Float magic;
 };
 
+// The per-mode scalars of the hand-written 8-bit encoders (AVX-512 and
+// AVX2), in float32 bits without the sign: a normal code c is the magnitude
+// (c + rebias) << shift.
+struct ModeThresholds {
+    uint32_t round_bias;                 // added before truncating, the rebias folded in (nearest
+                                         // even also adds the kept lsb)
+    uint32_t away_increment;             // directed modes: added where the magnitude rounds away
+    uint32_t special_from;               // from here a lane overflows (or is inf/NaN)
+    uint32_t toward_zero_overflow_from;  // ... where the mode rounds its magnitude down
+    uint32_t unsigned_from;              // nearest even: u > this (unsigned) keeps its sign; fnuz
+                                         // formats drop it up to half the subnormal step
+    uint32_t half_step_bits;             // half the subnormal step: the magic constant's ulp, halved
+};
+
+inline ModeThresholds mode_thresholds(const FastConstants<uint32_t, float>& k, Rounding mode) {
+    const uint32_t rebias = k.rebias << k.shift;
+    const uint32_t ulp = 1u << k.shift, half = ulp >> 1;
+    const uint32_t max_bits = (k.max_magnitude << k.shift) + rebias;
+    ModeThresholds t;
+    uint32_t increment = 0;
+    if (mode == Rounding::nearest_even) increment = half - 1;
+    if (mode == Rounding::nearest_away) increment = half;
+    t.round_bias = increment - rebias;
+    t.away_increment = ulp - 1;
+    // when its rounding leaves the magnitude alone (toward zero): one ulp
+    // past max; otherwise past max, or from the midpoint above it for the
+    // nearest modes
+    t.special_from = max_bits + 1;
+    if (mode == Rounding::nearest_even) t.special_from = k.overflow_from;
+    if (mode == Rounding::nearest_away) t.special_from = max_bits + half;
+    if (mode == Rounding::toward_zero) t.special_from = max_bits + ulp;
+    t.toward_zero_overflow_from = max_bits + ulp;
+    t.half_step_bits = k.magic_bits - (24u << 23);  // 24 binades below the magic constant
+    const uint32_t rounds_to_zero = k.zero_drops_sign ? t.half_step_bits : 0u;
+    t.unsigned_from = 0x80000000u + rounds_to_zero - (k.zero_drops_sign ? 0u : 1u);
+    return t;
+}
+
 // Encodes a block of float32 (or float64, rounded to odd on the way, see
 // below, or bfloat16 codes) into 8-bit codes with any deterministic
 // rounding mode when the CPU has AVX-512 (F/BW/VL/VBMI), adding the FP flags
