@@ -126,7 +126,8 @@ def test_ufunc_paths(mf, name):
     f = R.FORMATS[name]
     a = np.repeat(R.all_codes(name), f.ncodes).view(T)
     b = np.tile(R.all_codes(name), f.ncodes).view(T)
-    for op in (np.less, np.equal, np.maximum, np.fmin, np.add, np.multiply, np.divide):
+    for op in (np.less, np.less_equal, np.equal, np.not_equal, np.greater, np.greater_equal, np.maximum,
+               np.minimum, np.fmax, np.fmin, np.add, np.subtract, np.multiply, np.divide, np.copysign):
         (x, wx), (y, wy) = run_both(mf, lambda: op(a, b))
         assert (x == y).all() and wx == wy, op.__name__
     (x, _), (y, _) = run_both(mf, lambda: np.asarray(a.sum(dtype=np.float32)))
@@ -159,3 +160,41 @@ def test_mx_paths(mf, fmt):
     x[200] = np.inf
     (a, _), (b, _) = run_both(mf, lambda: mf.mx.quantize(x, fmt).data)
     assert (a == b).all()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_ragged_lengths(mf, name):
+    """Lengths that leave partial vector steps in every kernel: casts in and
+    out (float32, float64, bfloat16 sources), casts to another format, and
+    table-driven unary ops."""
+    T = getattr(mf, name)
+    other = mf.float8_e5m2 if name == "float8_e4m3fn" else mf.float8_e4m3fn
+    x = float32_sample(4)
+    for length in (1, 7, 17, 33, 1000, 4099):
+        part = x[:length]
+        for source in (part, part.astype(np.float64)):
+            (a, wa), (b, wb) = run_both(mf, lambda: source.astype(T))
+            assert (a == b).all() and wa == wb, (length, source.dtype)
+        with np.errstate(all="ignore"):
+            codes = part.astype(T)
+            halves = part.astype(mf.bfloat16)
+        (a, wa), (b, wb) = run_both(mf, lambda: halves.astype(T))
+        assert (a == b).all() and wa == wb, length
+        for fn in (lambda: codes.astype(np.float32), lambda: codes.astype(other), lambda: np.negative(codes),
+                   lambda: np.floor(codes), lambda: np.sqrt(np.abs(codes))):
+            (a, wa), (b, wb) = run_both(mf, fn)
+            assert (a == b).all() and wa == wb, length
+
+
+@pytest.mark.parametrize("tensor_scale", [None, 0.75])
+def test_nvfp4_ragged_blocks(mf, tensor_scale):
+    """NVFP4 over an odd number of blocks and a partial last block, with and
+    without a tensor scale (float32 or double boundaries)."""
+    rng = np.random.default_rng(5)
+    for length in (16 * 7 + 5, 16 * 64 + 16, 16 * 65):
+        x = rng.standard_normal(length).astype(np.float32) * 100
+        x[:16] = 0  # an all-zero block
+        (a, _), (b, _) = run_both(mf, lambda: mf.mx.quantize(x, "nvfp4", tensor_scale=tensor_scale).data)
+        assert (a == b).all(), length
+        (a, _), (b, _) = run_both(mf, lambda: mf.mx.quantize(x, "nvfp4", tensor_scale=tensor_scale).scales)
+        assert (a == b).all(), length
