@@ -103,39 +103,38 @@ MINIFLOAT_AVX2 inline __m256i keys32(const KeyVectors& v, __m256i codes, __m256i
     return _mm256_sign_epi8(magnitude, c);  // -magnitude where the sign bit is set
 }
 
+MINIFLOAT_AVX2 inline __m256i all_but(__m256i lanes) { return _mm256_andnot_si256(lanes, _mm256_set1_epi8(-1)); }
+
 MINIFLOAT_AVX2 inline __m256i compare32(KeyComparison op, const KeyVectors& v, __m256i a, __m256i b) {
     __m256i a_nan, b_nan;
     const __m256i ka = keys32(v, a, a_nan), kb = keys32(v, b, b_nan);
     const __m256i unordered = _mm256_or_si256(a_nan, b_nan);
+    const __m256i equal = _mm256_cmpeq_epi8(ka, kb);
+    const __m256i a_below = _mm256_cmpgt_epi8(kb, ka), a_above = _mm256_cmpgt_epi8(ka, kb);
     __m256i r;
     switch (op) {
-        case KeyComparison::equal: r = _mm256_andnot_si256(unordered, _mm256_cmpeq_epi8(ka, kb)); break;
-        case KeyComparison::not_equal:
-            r = _mm256_or_si256(unordered, _mm256_xor_si256(_mm256_cmpeq_epi8(ka, kb), _mm256_set1_epi8(-1)));
-            break;
-        case KeyComparison::less: r = _mm256_andnot_si256(unordered, _mm256_cmpgt_epi8(kb, ka)); break;
-        case KeyComparison::less_equal: r = _mm256_andnot_si256(_mm256_or_si256(unordered, _mm256_cmpgt_epi8(ka, kb)),
-                                                                _mm256_set1_epi8(-1));
-            break;
-        case KeyComparison::greater: r = _mm256_andnot_si256(unordered, _mm256_cmpgt_epi8(ka, kb)); break;
-        default:  // greater_equal
-            r = _mm256_andnot_si256(_mm256_or_si256(unordered, _mm256_cmpgt_epi8(kb, ka)), _mm256_set1_epi8(-1));
-            break;
+        case KeyComparison::equal: r = _mm256_andnot_si256(unordered, equal); break;
+        case KeyComparison::not_equal: r = _mm256_or_si256(unordered, all_but(equal)); break;
+        case KeyComparison::less: r = _mm256_andnot_si256(unordered, a_below); break;
+        case KeyComparison::less_equal: r = all_but(_mm256_or_si256(unordered, a_above)); break;
+        case KeyComparison::greater: r = _mm256_andnot_si256(unordered, a_above); break;
+        default: r = all_but(_mm256_or_si256(unordered, a_below)); break;  // greater_equal
     }
     return _mm256_and_si256(r, v.one);
 }
 
+// maximum/minimum keep a NaN operand (the first when both are), fmax/fmin
+// the other one; ka >= kb is "not kb > ka".
 MINIFLOAT_AVX2 inline __m256i select32(KeySelection op, const KeyVectors& v, __m256i a, __m256i b) {
     __m256i a_nan, b_nan;
     const __m256i ka = keys32(v, a, a_nan), kb = keys32(v, b, b_nan);
-    // ka >= kb is not kb > ka; ka <= kb is not ka > kb
     const __m256i a_below = _mm256_cmpgt_epi8(kb, ka), a_above = _mm256_cmpgt_epi8(ka, kb);
     __m256i first;
     switch (op) {
-        case KeySelection::maximum: first = _mm256_or_si256(a_nan, _mm256_andnot_si256(_mm256_or_si256(b_nan, a_below), _mm256_set1_epi8(-1))); break;
-        case KeySelection::minimum: first = _mm256_or_si256(a_nan, _mm256_andnot_si256(_mm256_or_si256(b_nan, a_above), _mm256_set1_epi8(-1))); break;
-        case KeySelection::fmax: first = _mm256_or_si256(b_nan, _mm256_andnot_si256(_mm256_or_si256(a_nan, a_below), _mm256_set1_epi8(-1))); break;
-        default: first = _mm256_or_si256(b_nan, _mm256_andnot_si256(_mm256_or_si256(a_nan, a_above), _mm256_set1_epi8(-1))); break;  // fmin
+        case KeySelection::maximum: first = _mm256_or_si256(a_nan, all_but(_mm256_or_si256(b_nan, a_below))); break;
+        case KeySelection::minimum: first = _mm256_or_si256(a_nan, all_but(_mm256_or_si256(b_nan, a_above))); break;
+        case KeySelection::fmax: first = _mm256_or_si256(b_nan, all_but(_mm256_or_si256(a_nan, a_below))); break;
+        default: first = _mm256_or_si256(b_nan, all_but(_mm256_or_si256(a_nan, a_above))); break;  // fmin
     }
     return _mm256_blendv_epi8(b, a, first);
 }
