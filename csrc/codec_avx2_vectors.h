@@ -81,8 +81,13 @@ MINIFLOAT_AVX2_CODEC inline __m256i away_lanes(__m256i negative) {
 template <Rounding Mode, bool FpuNearest = true>
 MINIFLOAT_AVX2_CODEC inline __m256i encode8(const EncodeVectors& v, __m256i u, __m256i& largest) {
     const __m256i a = _mm256_and_si256(u, v.abs_mask);
-    const __m256i normal = _mm256_cmpgt_epi32(a, v.normal_below);
     const __m256i negative = _mm256_srai_epi32(u, 31);
+    // Both ranges are rounded for every lane and the larger result kept: the
+    // normal-range formula gives a subnormal magnitude no more than its
+    // subnormal rounding (it drops the implicit bit, and rounding is
+    // monotonic; far below, it goes negative), and the subnormal formula,
+    // fed at most the largest subnormal-range float, gives a normal magnitude
+    // no more than the smallest normal code.
     // normal: add the rounding increment (rebias folded in), truncate at `shift`
     __m256i rounded = _mm256_add_epi32(a, v.round_bias);
     if constexpr (Mode == Rounding::nearest_even) {
@@ -90,9 +95,9 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode8(const EncodeVectors& v, __m256i u, _
     } else if constexpr (Mode == Rounding::up || Mode == Rounding::down) {
         rounded = _mm256_add_epi32(rounded, _mm256_and_si256(away_lanes<Mode>(negative), v.away_increment));
     }
-    const __m256i normal_magnitude = _mm256_srl_epi32(rounded, v.shift);
-    // subnormal: normal lanes are zeroed first, so they raise no FP flags
-    const __m256 tiny = _mm256_castsi256_ps(_mm256_andnot_si256(normal, a));
+    const __m256i normal_magnitude = _mm256_sra_epi32(rounded, v.shift);
+    // subnormal: finite and small in every lane, so no FP flags
+    const __m256 tiny = _mm256_castsi256_ps(_mm256_min_epi32(a, v.normal_below));
     __m256i tiny_magnitude;
     if constexpr (Mode == Rounding::nearest_even && FpuNearest) {
         // adding the magic constant rounds at the subnormal step
@@ -119,7 +124,7 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode8(const EncodeVectors& v, __m256i u, _
         }
         tiny_magnitude = _mm256_cvttps_epi32(whole);
     }
-    const __m256i magnitude = _mm256_blendv_epi8(tiny_magnitude, normal_magnitude, normal);
+    const __m256i magnitude = _mm256_max_epi32(tiny_magnitude, normal_magnitude);
     __m256i sign;
     if (!v.zero_drops_sign) {
         sign = _mm256_and_si256(_mm256_srl_epi32(u, v.sign_shift), v.sign_bit);  // every negative lane keeps it
