@@ -14,16 +14,13 @@
 
 namespace minifloat {
 
-// float32, or float64 rounded to odd on the way (see encode_fast.h), into
-// 8-bit codes with a deterministic rounding mode, adding the FP flags
-// raised. `k` holds the format's float32 constants.
-bool encode_f32_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                              const float* in, uint8_t* out, size_t n, uint32_t& flags);
-bool encode_f64_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                              const double* in, uint8_t* out, size_t n, uint32_t& flags);
-// bfloat16 codes (float32's upper halves) into 8-bit codes.
-bool encode_bf16_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                               const uint16_t* in, uint8_t* out, size_t n, uint32_t& flags);
+// float32, float64 rounded to odd on the way (see encode_fast.h), or
+// bfloat16 codes (Source uint16_t: float32's upper halves) into 8-bit codes
+// with a deterministic rounding mode, adding the FP flags raised. `k` holds
+// the format's float32 constants. Instantiated for those three sources.
+template <class Source>
+bool encode_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                          const Source* in, uint8_t* out, size_t n, uint32_t& flags);
 
 // float32 into 16-bit codes (bfloat16), rounding to nearest even.
 bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>& k, const float* in, uint16_t* out, size_t n,

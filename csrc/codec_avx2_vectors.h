@@ -9,6 +9,7 @@
 
 #include <immintrin.h>
 
+#include "avx2_pack.h"
 #include "convert_kernels.h"
 #include "encode_fast.h"
 
@@ -212,14 +213,6 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode8_e8m0(__m256i u, __m256i& outside) {
     outside = _mm256_or_si256(outside, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800000), u));
     outside = _mm256_or_si256(outside, _mm256_cmpgt_epi32(code, _mm256_set1_epi32(254)));
     return code;
-}
-
-// 32 codes (dwords 0..255) into 32 bytes, in order.
-MINIFLOAT_AVX2_CODEC inline __m256i pack32(__m256i c0, __m256i c1, __m256i c2, __m256i c3) {
-    const __m256i words01 = _mm256_packus_epi32(c0, c1);  // per 128-bit half: c0 4, c1 4
-    const __m256i words23 = _mm256_packus_epi32(c2, c3);
-    const __m256i bytes = _mm256_packus_epi16(words01, words23);  // half 0: c0 c1 c2 c3 low 4 each
-    return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
 struct DecodeVectors {

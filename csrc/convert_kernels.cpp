@@ -288,6 +288,17 @@ FastConstants<typename IeeeTraits<Float>::Bits, Float> make_fast_constants(const
     return c;
 }
 
+// The plan's constants for a source type.
+template <class Float>
+MINIFLOAT_KERNEL_INLINE const FastConstants<typename IeeeTraits<Float>::Bits, Float>& fast_constants(
+        const EncodePlan& plan) {
+    if constexpr (sizeof(Float) == 4) {
+        return plan.fast32;
+    } else {
+        return plan.fast64;
+    }
+}
+
 // Returns false when the block holds an inf or NaN: the caller then redoes
 // it with the general kernel.
 template <class Float, class Out>
@@ -322,24 +333,14 @@ MINIFLOAT_KERNEL_INLINE bool encode_block_fast(const FastConstants<typename Ieee
 }
 
 // The hand-written block encoders into 8-bit codes, best first (see
-// encode_fast.h and codec_avx2.h); false: the caller runs the portable kernel.
+// encode_fast.h and codec_avx2.h; float32, float64 or bfloat16 sources);
+// false: the caller runs the portable kernel.
+template <class Source>
 MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const FastConstants<uint32_t, float>& k32, bool exponent_only,
-                                                     Rounding mode, const float* in, uint8_t* out, size_t n,
+                                                     Rounding mode, const Source* in, uint8_t* out, size_t n,
                                                      uint32_t& flags) {
-    return encode_f32_u8_block_avx512(k32, exponent_only, mode, in, out, n, flags) ||
-           encode_f32_u8_block_avx2(k32, exponent_only, mode, in, out, n, flags);
-}
-MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const FastConstants<uint32_t, float>& k32, bool exponent_only,
-                                                     Rounding mode, const double* in, uint8_t* out, size_t n,
-                                                     uint32_t& flags) {
-    return encode_f64_u8_block_avx512(k32, exponent_only, mode, in, out, n, flags) ||
-           encode_f64_u8_block_avx2(k32, exponent_only, mode, in, out, n, flags);
-}
-MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const FastConstants<uint32_t, float>& k32, bool exponent_only,
-                                                     Rounding mode, const uint16_t* in, uint8_t* out, size_t n,
-                                                     uint32_t& flags) {
-    return encode_bf16_u8_block_avx512(k32, exponent_only, mode, in, out, n, flags) ||
-           encode_bf16_u8_block_avx2(k32, exponent_only, mode, in, out, n, flags);
+    return encode_u8_block_avx512(k32, exponent_only, mode, in, out, n, flags) ||
+           encode_u8_block_avx2(k32, exponent_only, mode, in, out, n, flags);
 }
 
 // Runs the hand-written encoders over chunks of kHandChunk values (few
@@ -378,7 +379,7 @@ template <class Float, class Out>
 MINIFLOAT_KERNEL_INLINE uint32_t encode_nearest_even(const EncodePlan& plan, const Float* in, Out* out,
                                                      size_t n) {
     constexpr size_t kBlock = 256;
-    const auto k = make_fast_constants<Float>(plan);
+    const auto& k = fast_constants<Float>(plan);
     // the fast kernel, then the general one for blocks with inf or NaN
     auto portable = [&](size_t start, size_t count) MINIFLOAT_LAMBDA_INLINE {
         uint32_t block_flags = 0;
@@ -388,7 +389,7 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_nearest_even(const EncodePlan& plan, con
         return encode_loop<Float, Rounding::nearest_even>(plan, in + start, nullptr, out + start, count);
     };
     if constexpr (sizeof(Out) == 1) {
-        return encode_u8_chunked(make_fast_constants<float>(plan), plan.exponent_only, Rounding::nearest_even, in,
+        return encode_u8_chunked(plan.fast32, plan.exponent_only, Rounding::nearest_even, in,
                                  out, n, portable);
     }
     uint32_t flags = 0;
@@ -409,7 +410,7 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_any(const EncodePlan& plan, const Float*
         if constexpr (Mode == Rounding::stochastic || sizeof(Float) != 4) {
             return encode_loop<Float, Mode>(plan, in, random, codes, n);
         } else {
-            return encode_u8_chunked(make_fast_constants<float>(plan), plan.exponent_only, Mode, in, codes, n,
+            return encode_u8_chunked(plan.fast32, plan.exponent_only, Mode, in, codes, n,
                                      [&](size_t start, size_t count) MINIFLOAT_LAMBDA_INLINE {
                                          return encode_loop<Float, Mode>(plan, in + start, nullptr, codes + start,
                                                                          count);
@@ -488,8 +489,6 @@ typename IeeeTraits<Float>::Bits special_threshold(const Format& f) {
 
 }  // namespace
 
-FastConstants<uint32_t, float> fast_constants_f32(const EncodePlan& plan) { return make_fast_constants<float>(plan); }
-
 EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
     EncodePlan p;
     p.exponent_only = f.specials == Specials::unsigned_exponent_only;
@@ -515,6 +514,8 @@ EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
         p.f32_special_from = special_threshold<float>(f);
         p.f64_special_from = special_threshold<double>(f);
     }
+    p.fast32 = make_fast_constants<float>(p);
+    p.fast64 = make_fast_constants<double>(p);
     return p;
 }
 
@@ -569,7 +570,7 @@ uint32_t encode_bf16_bits(const EncodePlan& plan, const uint16_t* in, void* out,
         return encode_f32(plan, widened, static_cast<char*>(out) + start * item, count);
     };
     if (item == 1) {
-        return encode_u8_chunked(make_fast_constants<float>(plan), plan.exponent_only, Rounding::nearest_even, in,
+        return encode_u8_chunked(plan.fast32, plan.exponent_only, Rounding::nearest_even, in,
                                  static_cast<uint8_t*>(out), n, widen_and_encode);
     }
     uint32_t flags = 0;
@@ -658,7 +659,7 @@ uint32_t encode_f64_rounding(const EncodePlan& plan, Rounding mode, const double
         // the hand-written kernels round to odd in registers; blocks they
         // decline (no AVX2, float8_e8m0fnu edge cases) take the exact kernel
         uint8_t* codes = static_cast<uint8_t*>(out);
-        return encode_u8_chunked(make_fast_constants<float>(plan), plan.exponent_only, mode, in, codes, n,
+        return encode_u8_chunked(plan.fast32, plan.exponent_only, mode, in, codes, n,
                                  [&](size_t start, size_t count) {
                                      return encode_f64_rounding_direct(plan, mode, in + start, nullptr,
                                                                        codes + start, count);

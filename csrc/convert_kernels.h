@@ -32,13 +32,13 @@ struct EncodePlan {
     // overflows or the input is inf/NaN; below them the fast path applies.
     uint32_t f32_special_from = 0;
     uint64_t f64_special_from = 0;
+    // The fast encoders' constants for float32 and float64 sources (the
+    // hand-written kernels take the float32 ones), derived once with the plan.
+    FastConstants<uint32_t, float> fast32{};
+    FastConstants<uint64_t, double> fast64{};
 };
 
 EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s);
-
-// The float32 constants of the fast encoder for `plan` (what the AVX-512
-// kernels take).
-FastConstants<uint32_t, float> fast_constants_f32(const EncodePlan& plan);
 
 // Round-to-nearest-even (the default cast); return the FpFlag bits raised.
 uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n);

@@ -83,7 +83,7 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const Sourc
     if (!ExponentOnly && any_special(v, largest)) {
         for (int q = 0; q < 4; q++) c[q] = fix_special8<Mode>(v, u[q], c[q], seen);
     }
-    return pack32(c[0], c[1], c[2], c[3]);
+    return pack32_bytes(c[0], c[1], c[2], c[3]);
 }
 
 template <bool ExponentOnly, Rounding Mode, class Source>
@@ -179,22 +179,23 @@ MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, 
 
 }  // namespace
 
-bool encode_f32_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                              const float* in, uint8_t* out, size_t n, uint32_t& flags) {
-    return avx2_usable() && encode_any(k, exponent_only, mode, in, out, n, flags);
-}
-
-bool encode_f64_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                              const double* in, uint8_t* out, size_t n, uint32_t& flags) {
+template <class Source>
+bool encode_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                          const Source* in, uint8_t* out, size_t n, uint32_t& flags) {
     if (!avx2_usable()) return false;
-    RoundTowardZeroScope toward_zero;
-    return encode_any(k, exponent_only, mode, in, out, n, flags);
+    if constexpr (std::is_same_v<Source, double>) {
+        RoundTowardZeroScope toward_zero;  // the narrowing truncates
+        return encode_any(k, exponent_only, mode, in, out, n, flags);
+    } else {
+        return encode_any(k, exponent_only, mode, in, out, n, flags);
+    }
 }
-
-bool encode_bf16_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                               const uint16_t* in, uint8_t* out, size_t n, uint32_t& flags) {
-    return avx2_usable() && encode_any(k, exponent_only, mode, in, out, n, flags);
-}
+template bool encode_u8_block_avx2<float>(const FastConstants<uint32_t, float>&, bool, Rounding, const float*, uint8_t*, size_t,
+                                          uint32_t&);
+template bool encode_u8_block_avx2<double>(const FastConstants<uint32_t, float>&, bool, Rounding, const double*, uint8_t*,
+                                          size_t, uint32_t&);
+template bool encode_u8_block_avx2<uint16_t>(const FastConstants<uint32_t, float>&, bool, Rounding, const uint16_t*, uint8_t*,
+                                          size_t, uint32_t&);
 
 bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>& k, const float* in, uint16_t* out, size_t n,
                          uint32_t& flags) {
@@ -214,18 +215,17 @@ bool decode_u8_to_f32_avx2(const DecodePlan& plan, const uint8_t* in, float* out
 #else
 
 namespace minifloat {
-bool encode_f32_u8_block_avx2(const FastConstants<uint32_t, float>&, bool, Rounding, const float*, uint8_t*, size_t,
-                              uint32_t&) {
+template <class Source>
+bool encode_u8_block_avx2(const FastConstants<uint32_t, float>&, bool, Rounding, const Source*, uint8_t*, size_t,
+                          uint32_t&) {
     return false;
 }
-bool encode_f64_u8_block_avx2(const FastConstants<uint32_t, float>&, bool, Rounding, const double*, uint8_t*,
-                              size_t, uint32_t&) {
-    return false;
-}
-bool encode_bf16_u8_block_avx2(const FastConstants<uint32_t, float>&, bool, Rounding, const uint16_t*, uint8_t*,
-                               size_t, uint32_t&) {
-    return false;
-}
+template bool encode_u8_block_avx2<float>(const FastConstants<uint32_t, float>&, bool, Rounding, const float*, uint8_t*, size_t,
+                                          uint32_t&);
+template bool encode_u8_block_avx2<double>(const FastConstants<uint32_t, float>&, bool, Rounding, const double*, uint8_t*,
+                                          size_t, uint32_t&);
+template bool encode_u8_block_avx2<uint16_t>(const FastConstants<uint32_t, float>&, bool, Rounding, const uint16_t*, uint8_t*,
+                                          size_t, uint32_t&);
 bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>&, const float*, uint16_t*, size_t, uint32_t&) {
     return false;
 }

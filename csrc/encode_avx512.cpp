@@ -201,20 +201,17 @@ MINIFLOAT_AVX512 void round_to_odd(const double* in, float* out, size_t n) {
 
 }  // namespace
 
-bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                                const float* in, uint8_t* out, size_t n, uint32_t& flags) {
+template <class Source>
+bool encode_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                            const Source* in, uint8_t* out, size_t n, uint32_t& flags) {
     return avx512_vbmi_usable() && encode_block_any(k, exponent_only, mode, in, out, n, flags);
 }
-
-bool encode_f64_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                                const double* in, uint8_t* out, size_t n, uint32_t& flags) {
-    return avx512_vbmi_usable() && encode_block_any(k, exponent_only, mode, in, out, n, flags);
-}
-
-bool encode_bf16_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                                 const uint16_t* in, uint8_t* out, size_t n, uint32_t& flags) {
-    return avx512_vbmi_usable() && encode_block_any(k, exponent_only, mode, in, out, n, flags);
-}
+template bool encode_u8_block_avx512<float>(const FastConstants<uint32_t, float>&, bool, Rounding, const float*, uint8_t*, size_t,
+                                            uint32_t&);
+template bool encode_u8_block_avx512<double>(const FastConstants<uint32_t, float>&, bool, Rounding, const double*, uint8_t*,
+                                            size_t, uint32_t&);
+template bool encode_u8_block_avx512<uint16_t>(const FastConstants<uint32_t, float>&, bool, Rounding, const uint16_t*, uint8_t*,
+                                            size_t, uint32_t&);
 
 bool round_to_odd_f32_avx512(const double* in, float* out, size_t n) {
     if (!avx512_vbmi_usable()) return false;
@@ -227,18 +224,17 @@ bool round_to_odd_f32_avx512(const double* in, float* out, size_t n) {
 #else
 
 namespace minifloat {
-bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, Rounding, const float*, uint8_t*, size_t,
-                                uint32_t&) {
+template <class Source>
+bool encode_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, Rounding, const Source*, uint8_t*, size_t,
+                            uint32_t&) {
     return false;
 }
-bool encode_f64_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, Rounding, const double*, uint8_t*,
-                                size_t, uint32_t&) {
-    return false;
-}
-bool encode_bf16_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, Rounding, const uint16_t*, uint8_t*,
-                                 size_t, uint32_t&) {
-    return false;
-}
+template bool encode_u8_block_avx512<float>(const FastConstants<uint32_t, float>&, bool, Rounding, const float*, uint8_t*, size_t,
+                                            uint32_t&);
+template bool encode_u8_block_avx512<double>(const FastConstants<uint32_t, float>&, bool, Rounding, const double*, uint8_t*,
+                                            size_t, uint32_t&);
+template bool encode_u8_block_avx512<uint16_t>(const FastConstants<uint32_t, float>&, bool, Rounding, const uint16_t*, uint8_t*,
+                                            size_t, uint32_t&);
 bool round_to_odd_f32_avx512(const double*, float*, size_t) { return false; }
 }  // namespace minifloat
 

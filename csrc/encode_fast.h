@@ -65,12 +65,10 @@ inline ModeThresholds mode_thresholds(const FastConstants<uint32_t, float>& k, R
 // overflow). Returns false, leaving `out` unspecified, when it did not
 // handle the block; the caller then runs the general kernel. `k` holds the
 // float32 constants of the format.
-bool encode_f32_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                                const float* in, uint8_t* out, size_t n, uint32_t& flags);
-bool encode_f64_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                                const double* in, uint8_t* out, size_t n, uint32_t& flags);
-bool encode_bf16_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                                 const uint16_t* in, uint8_t* out, size_t n, uint32_t& flags);
+// Source is float, double or uint16_t (bfloat16 codes), the instantiations.
+template <class Source>
+bool encode_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
+                            const Source* in, uint8_t* out, size_t n, uint32_t& flags);
 
 // float64 -> float32 rounded to odd (truncate, then set the last bit when
 // anything was dropped; beyond float32's range: the largest float32). A

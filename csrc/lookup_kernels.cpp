@@ -8,6 +8,7 @@
 #ifdef MINIFLOAT_HAVE_AVX512_KERNELS
 #include "avx512_intrinsics.h"
 
+#include "avx2_pack.h"
 #include "byte_lookup_avx2.h"
 #include "byte_lookup_avx512.h"
 #define MINIFLOAT_HAVE_VBMI_PATH 1
@@ -196,10 +197,7 @@ MINIFLOAT_BYTE_LOOKUP_AVX2 uint32_t lookup_pairs_avx2(const uint16_t* table, con
             any = _mm256_or_si256(any, entry);
             codes[q] = _mm256_and_si256(entry, low_byte);
         }
-        const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(codes[0], codes[1]),
-                                                  _mm256_packus_epi32(codes[2], codes[3]));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
-                            _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), pack32_bytes(codes[0], codes[1], codes[2], codes[3]));
     }
     alignas(32) uint32_t lanes[8];
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), any);

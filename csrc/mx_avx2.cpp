@@ -3,7 +3,7 @@
 #include "simd_dispatch.h"
 
 #ifdef MINIFLOAT_HAVE_AVX512_KERNELS
-#include <immintrin.h>
+#include "avx2_pack.h"
 
 namespace minifloat {
 
@@ -81,9 +81,7 @@ MINIFLOAT_AVX2_MX size_t fp4_pairs(const float* in, size_t count, const double* 
         __m256i c[4];
         fp4_block(in + done, block_scales[b], c[0], c[1]);
         fp4_block(in + done + 16, block_scales[b + 1], c[2], c[3]);
-        const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(c[0], c[1]), _mm256_packus_epi32(c[2], c[3]));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + done),
-                            _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + done), pack32_bytes(c[0], c[1], c[2], c[3]));
     }
     return done;
 }

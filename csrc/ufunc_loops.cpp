@@ -247,7 +247,7 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         const bool unit_or_zero = (strides[0] == 0 || strides[0] == 1) && (strides[1] == 0 || strides[1] == 1);
         uint32_t flags = 0;
         if (rt.format.storage_bytes == 1 && !rt.format.row_is_exponent_only() && unit_or_zero && strides[2] == 1) {
-            const auto k = fast_constants_f32(rt.default_plan);
+            const auto& k = rt.default_plan.fast32;
             const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
             const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);
             uint8_t* out = reinterpret_cast<uint8_t*>(data[2]);

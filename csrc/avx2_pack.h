@@ -1,0 +1,18 @@
+// Packing 32 dwords holding byte values (0..255) into 32 bytes in order,
+// for the AVX2 kernels: the packs work per 128-bit half, so a dword permute
+// puts the halves back in order. Include only from x86-64 GCC/Clang
+// translation units; callers check avx2_usable() first.
+#pragma once
+
+#include <immintrin.h>
+
+namespace minifloat {
+
+__attribute__((target("avx2"))) inline __m256i pack32_bytes(__m256i c0, __m256i c1, __m256i c2, __m256i c3) {
+    const __m256i words01 = _mm256_packus_epi32(c0, c1);  // per half: 4 of c0, 4 of c1
+    const __m256i words23 = _mm256_packus_epi32(c2, c3);
+    const __m256i bytes = _mm256_packus_epi16(words01, words23);  // half 0: c0 c1 c2 c3, low 4 each
+    return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+}  // namespace minifloat
