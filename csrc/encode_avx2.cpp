@@ -190,12 +190,6 @@ bool encode_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent
         return encode_any(k, exponent_only, mode, in, out, n, flags);
     }
 }
-template bool encode_u8_block_avx2<float>(const FastConstants<uint32_t, float>&, bool, Rounding, const float*, uint8_t*, size_t,
-                                          uint32_t&);
-template bool encode_u8_block_avx2<double>(const FastConstants<uint32_t, float>&, bool, Rounding, const double*, uint8_t*,
-                                          size_t, uint32_t&);
-template bool encode_u8_block_avx2<uint16_t>(const FastConstants<uint32_t, float>&, bool, Rounding, const uint16_t*, uint8_t*,
-                                          size_t, uint32_t&);
 
 bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>& k, const float* in, uint16_t* out, size_t n,
                          uint32_t& flags) {
@@ -220,12 +214,6 @@ bool encode_u8_block_avx2(const FastConstants<uint32_t, float>&, bool, Rounding,
                           uint32_t&) {
     return false;
 }
-template bool encode_u8_block_avx2<float>(const FastConstants<uint32_t, float>&, bool, Rounding, const float*, uint8_t*, size_t,
-                                          uint32_t&);
-template bool encode_u8_block_avx2<double>(const FastConstants<uint32_t, float>&, bool, Rounding, const double*, uint8_t*,
-                                          size_t, uint32_t&);
-template bool encode_u8_block_avx2<uint16_t>(const FastConstants<uint32_t, float>&, bool, Rounding, const uint16_t*, uint8_t*,
-                                          size_t, uint32_t&);
 bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>&, const float*, uint16_t*, size_t, uint32_t&) {
     return false;
 }
@@ -233,3 +221,14 @@ bool decode_u8_to_f32_avx2(const DecodePlan&, const uint8_t*, float*, size_t) { 
 }  // namespace minifloat
 
 #endif
+
+// The sources the encoder serves (defined above for either build).
+namespace minifloat {
+using Constants32 = FastConstants<uint32_t, float>;
+template bool encode_u8_block_avx2<float>(const Constants32&, bool, Rounding, const float*, uint8_t*,
+                                          size_t, uint32_t&);
+template bool encode_u8_block_avx2<double>(const Constants32&, bool, Rounding, const double*, uint8_t*,
+                                           size_t, uint32_t&);
+template bool encode_u8_block_avx2<uint16_t>(const Constants32&, bool, Rounding, const uint16_t*, uint8_t*,
+                                             size_t, uint32_t&);
+}  // namespace minifloat

@@ -206,12 +206,6 @@ bool encode_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool expone
                             const Source* in, uint8_t* out, size_t n, uint32_t& flags) {
     return avx512_vbmi_usable() && encode_block_any(k, exponent_only, mode, in, out, n, flags);
 }
-template bool encode_u8_block_avx512<float>(const FastConstants<uint32_t, float>&, bool, Rounding, const float*, uint8_t*, size_t,
-                                            uint32_t&);
-template bool encode_u8_block_avx512<double>(const FastConstants<uint32_t, float>&, bool, Rounding, const double*, uint8_t*,
-                                            size_t, uint32_t&);
-template bool encode_u8_block_avx512<uint16_t>(const FastConstants<uint32_t, float>&, bool, Rounding, const uint16_t*, uint8_t*,
-                                            size_t, uint32_t&);
 
 bool round_to_odd_f32_avx512(const double* in, float* out, size_t n) {
     if (!avx512_vbmi_usable()) return false;
@@ -229,13 +223,18 @@ bool encode_u8_block_avx512(const FastConstants<uint32_t, float>&, bool, Roundin
                             uint32_t&) {
     return false;
 }
-template bool encode_u8_block_avx512<float>(const FastConstants<uint32_t, float>&, bool, Rounding, const float*, uint8_t*, size_t,
-                                            uint32_t&);
-template bool encode_u8_block_avx512<double>(const FastConstants<uint32_t, float>&, bool, Rounding, const double*, uint8_t*,
-                                            size_t, uint32_t&);
-template bool encode_u8_block_avx512<uint16_t>(const FastConstants<uint32_t, float>&, bool, Rounding, const uint16_t*, uint8_t*,
-                                            size_t, uint32_t&);
 bool round_to_odd_f32_avx512(const double*, float*, size_t) { return false; }
 }  // namespace minifloat
 
 #endif
+
+// The sources the encoder serves (defined above for either build).
+namespace minifloat {
+using Constants32 = FastConstants<uint32_t, float>;
+template bool encode_u8_block_avx512<float>(const Constants32&, bool, Rounding, const float*, uint8_t*,
+                                            size_t, uint32_t&);
+template bool encode_u8_block_avx512<double>(const Constants32&, bool, Rounding, const double*, uint8_t*,
+                                             size_t, uint32_t&);
+template bool encode_u8_block_avx512<uint16_t>(const Constants32&, bool, Rounding, const uint16_t*, uint8_t*,
+                                               size_t, uint32_t&);
+}  // namespace minifloat
