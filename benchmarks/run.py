@@ -306,7 +306,8 @@ def build_cases(data, torch):
     # 6. 8-bit arithmetic / comparisons / reductions
     # (label, operation, NumPy uint8 operation with the same bytes in and out
     # when not the same one: uint8 division is compute-bound in NumPy, so
-    # a / b is paired with a + b)
+    # a / b is paired with a + b; NumPy's uint8 sum widens every byte to a
+    # 64-bit integer, so a.sum() is paired with the byte reduction a.max())
     ops = [
         ("a + b", lambda a, b: (lambda: a + b), None),
         ("a - b", lambda a, b: (lambda: a - b), None),
@@ -315,7 +316,7 @@ def build_cases(data, torch):
         ("a < b", lambda a, b: (lambda: a < b), None),
         ("a == b", lambda a, b: (lambda: a == b), None),
         ("np.maximum(a, b)", lambda a, b: (lambda: np.maximum(a, b)), None),
-        ("a.sum()", lambda a, b: (lambda: a.sum()), None),
+        ("a.sum()", lambda a, b: (lambda: a.sum()), ("a.max()", lambda a, b: (lambda: a.max()))),
     ]
     for f in EIGHT_BIT:
         for opname, op, u8_op in ops:

@@ -26,7 +26,7 @@ bool encode_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent
 bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>& k, const float* in, uint16_t* out, size_t n,
                          uint32_t& flags);
 
-// 8-bit codes (not float8_e8m0fnu) to float32.
+// 8-bit codes to float32.
 bool decode_u8_to_f32_avx2(const DecodePlan& plan, const uint8_t* in, float* out, size_t n);
 
 }  // namespace minifloat

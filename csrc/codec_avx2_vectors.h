@@ -261,6 +261,14 @@ MINIFLOAT_AVX2_CODEC inline __m256i decode8(const DecodeVectors& v, __m256i code
     return _mm256_or_si256(bits, sign);
 }
 
+// float8_e8m0fnu: 2^(code - 127), code 0 being a float32 subnormal and
+// 0xFF NaN (the rule of decode_one_e8m0).
+MINIFLOAT_AVX2_CODEC inline __m256i decode8_e8m0(__m256i code) {
+    const __m256i bits = _mm256_blendv_epi8(_mm256_slli_epi32(code, 23), _mm256_set1_epi32(0x00400000),
+                                            _mm256_cmpeq_epi32(code, _mm256_setzero_si256()));
+    return _mm256_blendv_epi8(bits, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(code, _mm256_set1_epi32(0xFF)));
+}
+
 // 8 codes from 8 bytes, one per dword.
 MINIFLOAT_AVX2_CODEC inline __m256i load8_codes(const uint8_t* in) {
     return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in)));

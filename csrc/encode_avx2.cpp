@@ -159,12 +159,19 @@ MINIFLOAT_AVX2_CODEC void encode_u16(const FastConstants<uint32_t, float>& k, co
     flags |= special_flags(k, seen);
 }
 
+template <bool ExponentOnly>
+MINIFLOAT_AVX2_CODEC inline __m256i decode8_any(const DecodeVectors& v, const uint8_t* in) {
+    return ExponentOnly ? decode8_e8m0(load8_codes(in)) : decode8(v, load8_codes(in));
+}
+
+template <bool ExponentOnly>
 MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, float* out, size_t n) {
     const DecodeVectors v = decode_vectors(plan);
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         for (int q = 0; q < 4; q++) {
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8 * q), decode8(v, load8_codes(in + i + 8 * q)));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8 * q),
+                                decode8_any<ExponentOnly>(v, in + i + 8 * q));
         }
     }
     for (; i < n; i += 8) {
@@ -172,7 +179,7 @@ MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, 
         const size_t count = n - i < 8 ? n - i : 8;
         std::memcpy(codes, in + i, count);
         alignas(32) float values[8];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(values), decode8(v, load8_codes(codes)));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(values), decode8_any<ExponentOnly>(v, codes));
         std::memcpy(out + i, values, count * sizeof(float));
     }
 }
@@ -199,8 +206,12 @@ bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>& k, const float* i
 }
 
 bool decode_u8_to_f32_avx2(const DecodePlan& plan, const uint8_t* in, float* out, size_t n) {
-    if (!avx2_usable() || plan.storage_bytes != 1 || plan.exponent_only) return false;
-    decode_all(plan, in, out, n);
+    if (!avx2_usable() || plan.storage_bytes != 1) return false;
+    if (plan.exponent_only) {
+        decode_all<true>(plan, in, out, n);
+    } else {
+        decode_all<false>(plan, in, out, n);
+    }
     return true;
 }
 

@@ -15,6 +15,7 @@
 #include "arith_avx512.h"
 #include "arith_kernels.h"
 #include "exponent_arith.h"
+#include "fold_codes.h"
 #include "sign_magnitude_kernels.h"
 #include "strided_driver.h"
 
@@ -49,6 +50,8 @@ void decode_staged(const FormatRuntime& rt, const uint16_t* codes, float* out, n
 
 // Folds n values into `initial`: decoded a chunk at a time, combined into
 // kFoldLanes float32 partial results (vectorized), which are combined pairwise.
+// Contiguous 8-bit codes are decoded in registers (fold_codes.h) where the
+// CPU allows, into the same lanes in the same order.
 template <BinaryOp Op>
 float fold(const FormatRuntime& rt, const char* data, npy_intp stride, npy_intp n, float initial) {
     // -0 is the identity of a float sum (a +0 would turn sum([-0.0]) into +0)
@@ -58,7 +61,12 @@ float fold(const FormatRuntime& rt, const char* data, npy_intp stride, npy_intp 
     alignas(64) float values[kChunk];
     alignas(64) uint16_t codes[kChunk];
     const npy_intp item = rt.format.storage_bytes;
-    for (npy_intp start = 0; start < n; start += kChunk) {
+    npy_intp folded = 0;  // a multiple of kFoldLanes: later chunks start at lanes[0]
+    if (item == 1 && stride == 1) {
+        folded = static_cast<npy_intp>(fold_u8_codes(Op, rt.decode_plan, reinterpret_cast<const uint8_t*>(data),
+                                                     static_cast<size_t>(n), lanes));
+    }
+    for (npy_intp start = folded; start < n; start += kChunk) {
         const npy_intp count = chunk_size(n, start);
         if (stride == item) {
             decode_codes_to_f32(rt, data + start * stride, values, static_cast<size_t>(count));

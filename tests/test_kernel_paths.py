@@ -198,3 +198,60 @@ def test_nvfp4_ragged_blocks(mf, tensor_scale):
         assert (a == b).all(), length
         (a, _), (b, _) = run_both(mf, lambda: mf.mx.quantize(x, "nvfp4", tensor_scale=tensor_scale).scales)
         assert (a == b).all(), length
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if R.FORMATS[n].bits <= 8])
+def test_sum_and_prod_decode_every_code(mf, name):
+    """Sums and products of contiguous 8-bit codes (decoded in registers and
+    folded into 64 float32 lanes by the hand-written kernels): each row holds
+    one code among identities (-0 for sums, 1 for products) at positions that
+    reach every lane, a whole group and the tail, so each result is that
+    code's exact value, and the rows reduce to the same bits as with the
+    portable kernels."""
+    T = getattr(mf, name)
+    f = R.FORMATS[name]
+    codes = R.all_codes(name)
+    one = R.encode_code(name, 1)
+    zero = R.encode_code(name, -0.0) if f.specials != "fnu" else None
+    for length in (64, 130, 4099):
+        for position in (0, 17, 63, length - 1):
+            for identity, reduce in ((zero, np.add.reduce), (one, np.multiply.reduce)):
+                if identity is None:  # float8_e8m0fnu has no zero
+                    continue
+                rows = np.full((len(codes), length), identity, dtype=np.uint8)
+                rows[:, position] = codes
+                x = rows.view(T)
+                (got, wa), (portable, wb) = run_both(mf, lambda: reduce(x, axis=1))
+                assert (got == portable).all() and wa == wb, (length, position, reduce)
+                for c, g in zip(codes.tolist(), got.tolist()):
+                    v = R.decode_float(name, c)
+                    if np.isnan(v):
+                        assert np.isnan(R.decode_float(name, g)), (hex(c), hex(g))
+                    else:  # -0 + x is x bit for bit (+0 + -0 would be +0); 1 * x too
+                        assert g == c, (hex(c), hex(g), length, position, reduce)
+
+
+@pytest.mark.parametrize("name", ["float8_e5m2", "float8_e5m2fnuz"])
+def test_sum_keeps_the_lane_order(mf, name):
+    """Which float32 lane each code is folded into decides the rounding
+    here: 32768 + 4096 sits on a rounding tie of the format, and two halves
+    of a float32 ulp there (2^-9 each) tip it up only if they meet each
+    other in the pairwise combination of the lanes before they meet it.
+    Every pair of lanes for them, with one in the partial last group
+    where it can be: the hand-written kernels must fold into the portable
+    kernels' lanes."""
+    T = getattr(mf, name)
+    big, ulp_half = R.encode_code(name, 32768), R.encode_code(name, 2.0 ** -9)
+    rows = []
+    for p in range(1, 64):
+        for q in range(p + 1, 64):
+            row = np.full(64 * 2 + 37, R.encode_code(name, 0), dtype=np.uint8)
+            row[0], row[64] = big, R.encode_code(name, 4096)
+            row[p] = ulp_half
+            row[128 + q if q < 37 else 64 + q] = ulp_half
+            rows.append(row)
+    x = np.stack(rows).view(T)
+    (got, wa), (portable, wb) = run_both(mf, lambda: np.add.reduce(x, axis=1))
+    assert (got == portable).all() and wa == wb
+    # both outcomes occur, so the lane order is what is being compared
+    assert {R.decode_float(name, c) for c in got.tolist()} == {32768.0, 40960.0}
