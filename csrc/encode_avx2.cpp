@@ -45,19 +45,44 @@ constexpr Source one_of() {
     }
 }
 
-// 8 doubles rounded to odd float32 (under RoundTowardZeroScope): truncate,
-// then set the last bit where that dropped anything. A NaN stays a NaN.
+// 4 doubles with their sticky bit (any of the 29 bits below float32's
+// precision) ORed into bit 29, float32's last bit: truncating that rounds to
+// odd. The dropped bits lie in each low dword, so 32-bit lanes do it (the
+// high dwords see zero masks and stay). Infinities and NaNs keep their
+// class: an infinity has no low bits to stick.
+MINIFLOAT_AVX2_CODEC inline __m256d with_sticky_bit(__m256d x) {
+    const __m256i below = _mm256_set1_epi64x(0x1FFFFFFF);
+    const __m256i bit29 = _mm256_set1_epi64x(1 << 29);
+    const __m256i bits = _mm256_castpd_si256(x);
+    const __m256i exact = _mm256_cmpeq_epi32(_mm256_and_si256(bits, below), _mm256_setzero_si256());
+    return _mm256_castsi256_pd(_mm256_or_si256(bits, _mm256_andnot_si256(exact, bit29)));
+}
+
+// 8 doubles rounded to odd float32 (under RoundTowardZeroScope). That is
+// exact from float32's smallest normal up; below, the sticky bit is below
+// the subnormal float32's last bit, but every 8-bit format's subnormal step
+// is far above, so only whether the value is zero can matter: to modes
+// rounding away from zero, which AwayFromZero asks to keep (a nonzero double
+// stays a nonzero float32).
+template <bool AwayFromZero = false>
 MINIFLOAT_AVX2_CODEC inline __m256i load8(const double* in) {
     const __m256d low = _mm256_loadu_pd(in), high = _mm256_loadu_pd(in + 4);
-    const __m128 t_low = _mm256_cvtpd_ps(low), t_high = _mm256_cvtpd_ps(high);
-    // 64-bit inexact masks, their low dwords gathered into one vector
-    const __m256i inexact_low = _mm256_castpd_si256(_mm256_cmp_pd(_mm256_cvtps_pd(t_low), low, _CMP_NEQ_UQ));
-    const __m256i inexact_high = _mm256_castpd_si256(_mm256_cmp_pd(_mm256_cvtps_pd(t_high), high, _CMP_NEQ_UQ));
-    const __m256i even_dwords = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-    const __m256i inexact = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(inexact_low, even_dwords),
-                                               _mm256_permutevar8x32_epi32(inexact_high, even_dwords), 0xF0);
-    const __m256i truncated = _mm256_castps_si256(_mm256_set_m128(t_high, t_low));
-    return _mm256_or_si256(truncated, _mm256_srli_epi32(inexact, 31));
+    const __m128 t_low = _mm256_cvtpd_ps(with_sticky_bit(low)), t_high = _mm256_cvtpd_ps(with_sticky_bit(high));
+    __m256i truncated = _mm256_castps_si256(_mm256_set_m128(t_high, t_low));
+    if constexpr (AwayFromZero) {
+        // lanes truncated to a zero from a nonzero double get float32's smallest subnormal
+        const __m256d magnitude_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
+        const __m128 nonzero_low = _mm256_cvtpd_ps(_mm256_cmp_pd(_mm256_and_pd(low, magnitude_mask),
+                                                                 _mm256_setzero_pd(), _CMP_NEQ_UQ));
+        const __m128 nonzero_high = _mm256_cvtpd_ps(_mm256_cmp_pd(_mm256_and_pd(high, magnitude_mask),
+                                                                  _mm256_setzero_pd(), _CMP_NEQ_UQ));
+        // an all-ones double is a NaN, converted to a NaN float32: its low bit is set
+        const __m256i nonzero = _mm256_castps_si256(_mm256_set_m128(nonzero_high, nonzero_low));
+        const __m256i zero = _mm256_cmpeq_epi32(_mm256_and_si256(truncated, _mm256_set1_epi32(0x7FFFFFFF)),
+                                                _mm256_setzero_si256());
+        truncated = _mm256_or_si256(truncated, _mm256_and_si256(_mm256_and_si256(nonzero, zero), _mm256_set1_epi32(1)));
+    }
+    return truncated;
 }
 
 // 32 codes; `outside` collects float8_e8m0fnu lanes this kernel does not
@@ -69,7 +94,11 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const Sourc
     __m256i u[4], c[4];
     __m256i largest = _mm256_setzero_si256();
     for (int q = 0; q < 4; q++) {
-        u[q] = load8(in + 8 * q);
+        if constexpr (std::is_same_v<Source, double>) {
+            u[q] = load8<Mode == Rounding::up || Mode == Rounding::down>(in + 8 * q);
+        } else {
+            u[q] = load8(in + 8 * q);
+        }
         if constexpr (ExponentOnly) {
             if constexpr (std::is_same_v<Source, double>) {
                 // past float32's range the truncation stops at FLT_MAX
