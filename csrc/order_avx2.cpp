@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "simd_dispatch.h"
 
@@ -69,128 +70,184 @@ namespace {
 
 #define MINIFLOAT_AVX2 __attribute__((target("avx2")))
 
+// How a rule finds NaN, fixed when a loop is compiled (a run-time test in
+// the loop costs as much as the key itself).
+enum class NanKind { none, magnitude_range, negative_zero_code, unsigned_code };
+
+NanKind nan_kind(const SignedKeyRule& r) {
+    if (r.is_unsigned) return NanKind::unsigned_code;
+    if (r.nan_is_negative_zero) return NanKind::negative_zero_code;
+    return r.nan_magnitude_above == 0x7F ? NanKind::none : NanKind::magnitude_range;
+}
+
 struct KeyVectors {
-    __m256i code_mask, low7, sign_only, nan_above, unsigned_nan, one;
-    int doublings;
-    bool is_unsigned, nan_is_negative_zero;
+    __m256i shifted_code_mask, low7, sign_only, nan_above, unsigned_nan, one;
+    __m128i doublings;
 };
 
 MINIFLOAT_AVX2 inline KeyVectors key_vectors(const SignedKeyRule& r) {
     KeyVectors v;
-    v.code_mask = _mm256_set1_epi8(static_cast<char>(r.code_mask));
+    v.shifted_code_mask = _mm256_set1_epi8(static_cast<char>(r.code_mask << r.doublings));
     v.low7 = _mm256_set1_epi8(0x7F);
     v.sign_only = _mm256_set1_epi8(static_cast<char>(0x80));
     v.nan_above = _mm256_set1_epi8(static_cast<char>(r.nan_magnitude_above));
     v.unsigned_nan = _mm256_set1_epi8(static_cast<char>(r.unsigned_nan_code));
     v.one = _mm256_set1_epi8(1);
-    v.doublings = r.doublings;
-    v.is_unsigned = r.is_unsigned;
-    v.nan_is_negative_zero = r.nan_is_negative_zero;
+    v.doublings = _mm_cvtsi32_si128(r.doublings);
     return v;
 }
 
-// 32 signed keys, and the NaN lanes (all ones).
+// 32 signed keys, and the NaN lanes (all ones). SubByte: codes narrower
+// than a byte are first moved up to put their sign bit at bit 7 (a 16-bit
+// shift; the mask drops what came up from the byte below, and stray high
+// bits).
+template <NanKind Kind, bool SubByte>
 MINIFLOAT_AVX2 inline __m256i keys32(const KeyVectors& v, __m256i codes, __m256i& nan) {
-    __m256i c = _mm256_and_si256(codes, v.code_mask);
-    for (int d = 0; d < v.doublings; d++) c = _mm256_add_epi8(c, c);  // bytes have no shift
-    if (v.is_unsigned) {
+    __m256i c = codes;
+    if constexpr (SubByte) c = _mm256_and_si256(_mm256_sll_epi16(codes, v.doublings), v.shifted_code_mask);
+    if constexpr (Kind == NanKind::unsigned_code) {
         nan = _mm256_cmpeq_epi8(c, v.unsigned_nan);
         return _mm256_xor_si256(c, v.sign_only);
     }
     const __m256i magnitude = _mm256_and_si256(c, v.low7);
-    nan = _mm256_cmpgt_epi8(magnitude, v.nan_above);
-    if (v.nan_is_negative_zero) nan = _mm256_or_si256(nan, _mm256_cmpeq_epi8(c, v.sign_only));
+    if constexpr (Kind == NanKind::none) nan = _mm256_setzero_si256();
+    if constexpr (Kind == NanKind::magnitude_range) nan = _mm256_cmpgt_epi8(magnitude, v.nan_above);
+    if constexpr (Kind == NanKind::negative_zero_code) nan = _mm256_cmpeq_epi8(c, v.sign_only);
     return _mm256_sign_epi8(magnitude, c);  // -magnitude where the sign bit is set
 }
 
 MINIFLOAT_AVX2 inline __m256i all_but(__m256i lanes) { return _mm256_andnot_si256(lanes, _mm256_set1_epi8(-1)); }
 
-MINIFLOAT_AVX2 inline __m256i compare32(KeyComparison op, const KeyVectors& v, __m256i a, __m256i b) {
+template <KeyComparison Op, NanKind Kind, bool SubByte>
+MINIFLOAT_AVX2 inline __m256i compare32(const KeyVectors& v, __m256i a, __m256i b) {
     __m256i a_nan, b_nan;
-    const __m256i ka = keys32(v, a, a_nan), kb = keys32(v, b, b_nan);
+    const __m256i ka = keys32<Kind, SubByte>(v, a, a_nan), kb = keys32<Kind, SubByte>(v, b, b_nan);
     const __m256i unordered = _mm256_or_si256(a_nan, b_nan);
-    const __m256i equal = _mm256_cmpeq_epi8(ka, kb);
-    const __m256i a_below = _mm256_cmpgt_epi8(kb, ka), a_above = _mm256_cmpgt_epi8(ka, kb);
     __m256i r;
-    switch (op) {
-        case KeyComparison::equal: r = _mm256_andnot_si256(unordered, equal); break;
-        case KeyComparison::not_equal: r = _mm256_or_si256(unordered, all_but(equal)); break;
-        case KeyComparison::less: r = _mm256_andnot_si256(unordered, a_below); break;
-        case KeyComparison::less_equal: r = all_but(_mm256_or_si256(unordered, a_above)); break;
-        case KeyComparison::greater: r = _mm256_andnot_si256(unordered, a_above); break;
-        default: r = all_but(_mm256_or_si256(unordered, a_below)); break;  // greater_equal
+    if constexpr (Op == KeyComparison::equal) r = _mm256_andnot_si256(unordered, _mm256_cmpeq_epi8(ka, kb));
+    if constexpr (Op == KeyComparison::not_equal) r = _mm256_or_si256(unordered, all_but(_mm256_cmpeq_epi8(ka, kb)));
+    if constexpr (Op == KeyComparison::less) r = _mm256_andnot_si256(unordered, _mm256_cmpgt_epi8(kb, ka));
+    if constexpr (Op == KeyComparison::less_equal) r = all_but(_mm256_or_si256(unordered, _mm256_cmpgt_epi8(ka, kb)));
+    if constexpr (Op == KeyComparison::greater) r = _mm256_andnot_si256(unordered, _mm256_cmpgt_epi8(ka, kb));
+    if constexpr (Op == KeyComparison::greater_equal) {
+        r = all_but(_mm256_or_si256(unordered, _mm256_cmpgt_epi8(kb, ka)));
     }
     return _mm256_and_si256(r, v.one);
 }
 
 // maximum/minimum keep a NaN operand (the first when both are), fmax/fmin
 // the other one; ka >= kb is "not kb > ka".
-MINIFLOAT_AVX2 inline __m256i select32(KeySelection op, const KeyVectors& v, __m256i a, __m256i b) {
+template <KeySelection Op, NanKind Kind, bool SubByte>
+MINIFLOAT_AVX2 inline __m256i select32(const KeyVectors& v, __m256i a, __m256i b) {
     __m256i a_nan, b_nan;
-    const __m256i ka = keys32(v, a, a_nan), kb = keys32(v, b, b_nan);
-    const __m256i a_below = _mm256_cmpgt_epi8(kb, ka), a_above = _mm256_cmpgt_epi8(ka, kb);
+    const __m256i ka = keys32<Kind, SubByte>(v, a, a_nan), kb = keys32<Kind, SubByte>(v, b, b_nan);
     __m256i first;
-    switch (op) {
-        case KeySelection::maximum: first = _mm256_or_si256(a_nan, all_but(_mm256_or_si256(b_nan, a_below))); break;
-        case KeySelection::minimum: first = _mm256_or_si256(a_nan, all_but(_mm256_or_si256(b_nan, a_above))); break;
-        case KeySelection::fmax: first = _mm256_or_si256(b_nan, all_but(_mm256_or_si256(a_nan, a_below))); break;
-        default: first = _mm256_or_si256(b_nan, all_but(_mm256_or_si256(a_nan, a_above))); break;  // fmin
+    if constexpr (Op == KeySelection::maximum) {
+        first = _mm256_or_si256(a_nan, all_but(_mm256_or_si256(b_nan, _mm256_cmpgt_epi8(kb, ka))));
+    }
+    if constexpr (Op == KeySelection::minimum) {
+        first = _mm256_or_si256(a_nan, all_but(_mm256_or_si256(b_nan, _mm256_cmpgt_epi8(ka, kb))));
+    }
+    if constexpr (Op == KeySelection::fmax) {
+        first = _mm256_or_si256(b_nan, all_but(_mm256_or_si256(a_nan, _mm256_cmpgt_epi8(kb, ka))));
+    }
+    if constexpr (Op == KeySelection::fmin) {
+        first = _mm256_or_si256(b_nan, all_but(_mm256_or_si256(a_nan, _mm256_cmpgt_epi8(ka, kb))));
     }
     return _mm256_blendv_epi8(b, a, first);
 }
 
-// Runs step(a32, b32) over n codes, 32 at a time; the last partial step on
-// copies padded with zeros (every code byte is a valid input).
+// Runs Step::apply(v, a32, b32) over n codes, 32 at a time; the last
+// partial step on copies padded with zeros (every code byte is a valid
+// input).
 template <class Step>
-MINIFLOAT_AVX2 inline void for_each_32(const uint8_t* a, const uint8_t* b, uint8_t* out, size_t n, Step step) {
+MINIFLOAT_AVX2 void for_each_32(const KeyVectors& v, const uint8_t* a, const uint8_t* b, uint8_t* out, size_t n) {
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         const __m256i va = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
         const __m256i vb = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), step(va, vb));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), Step::apply(v, va, vb));
     }
     if (i == n) return;
     alignas(32) uint8_t ta[32] = {}, tb[32] = {}, to[32];
     std::memcpy(ta, a + i, n - i);
     std::memcpy(tb, b + i, n - i);
     _mm256_store_si256(reinterpret_cast<__m256i*>(to),
-                       step(_mm256_load_si256(reinterpret_cast<const __m256i*>(ta)),
-                            _mm256_load_si256(reinterpret_cast<const __m256i*>(tb))));
+                       Step::apply(v, _mm256_load_si256(reinterpret_cast<const __m256i*>(ta)),
+                                   _mm256_load_si256(reinterpret_cast<const __m256i*>(tb))));
     std::memcpy(out + i, to, n - i);
 }
 
-template <KeyComparison Op>
-MINIFLOAT_AVX2 void compare_all(const KeyVectors& v, const uint8_t* a, const uint8_t* b, uint8_t* out, size_t n) {
-    for_each_32(a, b, out, n, [&](__m256i x, __m256i y) MINIFLOAT_LAMBDA_INLINE { return compare32(Op, v, x, y); });
-}
+template <KeyComparison Op, NanKind Kind, bool SubByte>
+struct CompareStep {
+    MINIFLOAT_AVX2 static __m256i apply(const KeyVectors& v, __m256i a, __m256i b) {
+        return compare32<Op, Kind, SubByte>(v, a, b);
+    }
+};
 
-template <KeySelection Op>
-MINIFLOAT_AVX2 void select_all(const KeyVectors& v, const uint8_t* a, const uint8_t* b, uint8_t* out, size_t n) {
-    for_each_32(a, b, out, n, [&](__m256i x, __m256i y) MINIFLOAT_LAMBDA_INLINE { return select32(Op, v, x, y); });
-}
+template <KeySelection Op, NanKind Kind, bool SubByte>
+struct SelectStep {
+    MINIFLOAT_AVX2 static __m256i apply(const KeyVectors& v, __m256i a, __m256i b) {
+        return select32<Op, Kind, SubByte>(v, a, b);
+    }
+};
 
-MINIFLOAT_AVX2 void compare_codes(KeyComparison op, const SignedKeyRule& rule, const uint8_t* a, const uint8_t* b,
-                                  uint8_t* out, size_t n) {
-    const KeyVectors v = key_vectors(rule);
-    switch (op) {
-        case KeyComparison::equal: return compare_all<KeyComparison::equal>(v, a, b, out, n);
-        case KeyComparison::not_equal: return compare_all<KeyComparison::not_equal>(v, a, b, out, n);
-        case KeyComparison::less: return compare_all<KeyComparison::less>(v, a, b, out, n);
-        case KeyComparison::less_equal: return compare_all<KeyComparison::less_equal>(v, a, b, out, n);
-        case KeyComparison::greater: return compare_all<KeyComparison::greater>(v, a, b, out, n);
-        case KeyComparison::greater_equal: return compare_all<KeyComparison::greater_equal>(v, a, b, out, n);
+// Calls visit(kind, sub_byte) with the rule's NaN kind and code width as
+// compile-time constants.
+template <class Visit>
+void with_key_shape(const SignedKeyRule& rule, Visit visit) {
+    const bool sub_byte = rule.doublings != 0 || rule.code_mask != 0xFF;
+    const auto with_kind = [&](auto sub) {
+        switch (nan_kind(rule)) {
+            case NanKind::none: return visit(std::integral_constant<NanKind, NanKind::none>{}, sub);
+            case NanKind::magnitude_range:
+                return visit(std::integral_constant<NanKind, NanKind::magnitude_range>{}, sub);
+            case NanKind::negative_zero_code:
+                return visit(std::integral_constant<NanKind, NanKind::negative_zero_code>{}, sub);
+            case NanKind::unsigned_code: return visit(std::integral_constant<NanKind, NanKind::unsigned_code>{}, sub);
+        }
+    };
+    if (sub_byte) {
+        with_kind(std::true_type{});
+    } else {
+        with_kind(std::false_type{});
     }
 }
 
-MINIFLOAT_AVX2 void select_codes(KeySelection op, const SignedKeyRule& rule, const uint8_t* a, const uint8_t* b,
-                                 uint8_t* out, size_t n) {
+void compare_codes(KeyComparison op, const SignedKeyRule& rule, const uint8_t* a, const uint8_t* b, uint8_t* out,
+                   size_t n) {
     const KeyVectors v = key_vectors(rule);
-    switch (op) {
-        case KeySelection::maximum: return select_all<KeySelection::maximum>(v, a, b, out, n);
-        case KeySelection::minimum: return select_all<KeySelection::minimum>(v, a, b, out, n);
-        case KeySelection::fmax: return select_all<KeySelection::fmax>(v, a, b, out, n);
-        case KeySelection::fmin: return select_all<KeySelection::fmin>(v, a, b, out, n);
-    }
+    with_key_shape(rule, [&](auto kind, auto sub_byte) {
+        constexpr NanKind K = decltype(kind)::value;
+        constexpr bool S = decltype(sub_byte)::value;
+        switch (op) {
+            case KeyComparison::equal: return for_each_32<CompareStep<KeyComparison::equal, K, S>>(v, a, b, out, n);
+            case KeyComparison::not_equal:
+                return for_each_32<CompareStep<KeyComparison::not_equal, K, S>>(v, a, b, out, n);
+            case KeyComparison::less: return for_each_32<CompareStep<KeyComparison::less, K, S>>(v, a, b, out, n);
+            case KeyComparison::less_equal:
+                return for_each_32<CompareStep<KeyComparison::less_equal, K, S>>(v, a, b, out, n);
+            case KeyComparison::greater:
+                return for_each_32<CompareStep<KeyComparison::greater, K, S>>(v, a, b, out, n);
+            case KeyComparison::greater_equal:
+                return for_each_32<CompareStep<KeyComparison::greater_equal, K, S>>(v, a, b, out, n);
+        }
+    });
+}
+
+void select_codes(KeySelection op, const SignedKeyRule& rule, const uint8_t* a, const uint8_t* b, uint8_t* out,
+                  size_t n) {
+    const KeyVectors v = key_vectors(rule);
+    with_key_shape(rule, [&](auto kind, auto sub_byte) {
+        constexpr NanKind K = decltype(kind)::value;
+        constexpr bool S = decltype(sub_byte)::value;
+        switch (op) {
+            case KeySelection::maximum: return for_each_32<SelectStep<KeySelection::maximum, K, S>>(v, a, b, out, n);
+            case KeySelection::minimum: return for_each_32<SelectStep<KeySelection::minimum, K, S>>(v, a, b, out, n);
+            case KeySelection::fmax: return for_each_32<SelectStep<KeySelection::fmax, K, S>>(v, a, b, out, n);
+            case KeySelection::fmin: return for_each_32<SelectStep<KeySelection::fmin, K, S>>(v, a, b, out, n);
+        }
+    });
 }
 
 }  // namespace
