@@ -50,17 +50,40 @@ MINIFLOAT_AVX2_MX size_t maxima_groups(const float* in, size_t blocks, uint32_t*
     return done;
 }
 
-constexpr float kFp4Boundaries[7] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+constexpr float kFp4Boundaries[8] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 0.0f};
 
-// float4_e2m1fn codes (dwords) of 8 floats: one more per boundary passed,
-// ties up at 0.75, 1.75 and 3.5 (the even codes); bit 3 the sign.
-MINIFLOAT_AVX2_MX inline __m256i fp4_codes8(__m256i bits, const __m256 b[7]) {
+// One block's rounding boundaries (scale * m, exact in float32), each as
+// "greater than" one: a boundary where ties go up (0.75, 1.75, 3.5, to the
+// even codes) is replaced by the float32 just below it.
+struct Fp4Bounds {
+    __m256 all, middle, quarter, three_quarters;  // all 7 (lane k: boundary k), and 3, 1, 5 broadcast
+};
+
+MINIFLOAT_AVX2_MX inline Fp4Bounds fp4_bounds(float scale) {
+    const __m256 exact = _mm256_mul_ps(_mm256_loadu_ps(kFp4Boundaries), _mm256_set1_ps(scale));
+    Fp4Bounds b;
+    b.all = _mm256_castsi256_ps(
+        _mm256_sub_epi32(_mm256_castps_si256(exact), _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 0)));
+    b.middle = _mm256_permutevar8x32_ps(b.all, _mm256_set1_epi32(3));
+    b.quarter = _mm256_permutevar8x32_ps(b.all, _mm256_set1_epi32(1));
+    b.three_quarters = _mm256_permutevar8x32_ps(b.all, _mm256_set1_epi32(5));
+    return b;
+}
+
+// float4_e2m1fn codes (dwords) of 8 floats: the number of boundaries each
+// magnitude passes, found by binary search (bit 2, then 1, then 0; NaN
+// passes none); bit 3 the sign.
+MINIFLOAT_AVX2_MX inline __m256i fp4_codes8(__m256i bits, const Fp4Bounds& b) {
     const __m256 a = _mm256_castsi256_ps(_mm256_and_si256(bits, _mm256_set1_epi32(0x7FFFFFFF)));
-    __m256i code = _mm256_and_si256(_mm256_srli_epi32(bits, 28), _mm256_set1_epi32(8));
+    const __m256 upper = _mm256_cmp_ps(a, b.middle, _CMP_GT_OQ);
+    const __m256 second = _mm256_blendv_ps(b.quarter, b.three_quarters, upper);
+    __m256i index = _mm256_and_si256(_mm256_castps_si256(upper), _mm256_set1_epi32(4));
+    const __m256 above_second = _mm256_cmp_ps(a, second, _CMP_GT_OQ);
+    index = _mm256_or_si256(index, _mm256_and_si256(_mm256_castps_si256(above_second), _mm256_set1_epi32(2)));
+    const __m256 last = _mm256_permutevar8x32_ps(b.all, index);
     // a passed compare is all ones: subtracting it counts one
-    for (int k = 0; k < 7; k += 2) code = _mm256_sub_epi32(code, _mm256_castps_si256(_mm256_cmp_ps(a, b[k], _CMP_GT_OQ)));
-    for (int k = 1; k < 7; k += 2) code = _mm256_sub_epi32(code, _mm256_castps_si256(_mm256_cmp_ps(a, b[k], _CMP_GE_OQ)));
-    return code;
+    const __m256i magnitude = _mm256_sub_epi32(index, _mm256_castps_si256(_mm256_cmp_ps(a, last, _CMP_GT_OQ)));
+    return _mm256_or_si256(magnitude, _mm256_and_si256(_mm256_srli_epi32(bits, 28), _mm256_set1_epi32(8)));
 }
 
 // The 16 codes of one block of 16 as two vectors of dwords.
@@ -69,8 +92,7 @@ MINIFLOAT_AVX2_MX inline void fp4_block(const float* in, double scale, __m256i& 
         low = high = _mm256_setzero_si256();
         return;
     }
-    __m256 bounds[7];
-    for (int k = 0; k < 7; k++) bounds[k] = _mm256_set1_ps(kFp4Boundaries[k] * static_cast<float>(scale));
+    const Fp4Bounds bounds = fp4_bounds(static_cast<float>(scale));
     low = fp4_codes8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in)), bounds);
     high = fp4_codes8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8)), bounds);
 }
