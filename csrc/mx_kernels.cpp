@@ -93,8 +93,10 @@ MINIFLOAT_KERNEL_INLINE int shared_exponent_inline(uint32_t amax_bits, const MxE
             const uint32_t kept = a.fraction >> dropped;
             const uint32_t rest = a.fraction & ((1u << dropped) - 1u);
             const uint32_t half = 1u << (dropped - 1);
-            const bool up = rest > half || (rest == half && (kept & 1u));
-            exponent += up && kept == (1u << (e.significand_bits - 1)) - 1u;
+            // bitwise, not && / ||: the data decide these block by block, so
+            // branches would be mispredicted about half the time
+            const uint32_t up = static_cast<uint32_t>(rest > half) | (static_cast<uint32_t>(rest == half) & kept);
+            exponent += static_cast<int>(up & static_cast<uint32_t>(kept == (1u << (e.significand_bits - 1)) - 1u));
             break;
         }
         case ScaleMode::rceil: {
