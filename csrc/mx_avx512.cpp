@@ -162,10 +162,34 @@ MINIFLOAT_AVX512 inline __m256i fp4_codes8(__m256i bits, const __m512d b[7]) {
 
 constexpr double kFp4Boundaries[7] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0};
 
+// float4_e2m1fn codes of the 16 floats of one block by binary search over
+// its boundaries `bounds` (lane k: boundary k, made strict: see
+// fp4_groups16): bit 2 of the magnitude code, then bit 1, then bit 0, each
+// from one compare with the boundary its lane has reached (NaN passes
+// none); bit 3 the sign.
+MINIFLOAT_AVX512 inline __m512i fp4_codes16_search(__m512i bits, __m512 bounds) {
+    const __m512 a = _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF)));
+    const __mmask16 upper = _mm512_cmp_ps_mask(a, _mm512_permutexvar_ps(_mm512_set1_epi32(3), bounds), _CMP_GT_OQ);
+    const __m512i second_index = _mm512_mask_blend_epi32(upper, _mm512_set1_epi32(1), _mm512_set1_epi32(5));
+    const __mmask16 above_second =
+        _mm512_cmp_ps_mask(a, _mm512_permutexvar_ps(second_index, bounds), _CMP_GT_OQ);
+    const __m512i index = _mm512_or_si512(_mm512_maskz_mov_epi32(upper, _mm512_set1_epi32(4)),
+                                          _mm512_maskz_mov_epi32(above_second, _mm512_set1_epi32(2)));
+    const __mmask16 above_last = _mm512_cmp_ps_mask(a, _mm512_permutexvar_ps(index, bounds), _CMP_GT_OQ);
+    const __m512i magnitude = _mm512_mask_add_epi32(index, above_last, index, _mm512_set1_epi32(1));
+    return _mm512_or_si512(magnitude, _mm512_and_si512(_mm512_srli_epi32(bits, 28), _mm512_set1_epi32(8)));
+}
+
 // Blocks of 16 with float32 boundaries (NVFP4's default), 16 blocks at a
-// time: the boundaries of all 16 as seven vector products, then each
-// block's broadcast from its lane. Returns the number of blocks done.
+// time. Each block's boundaries are the products m * s (exact in float32)
+// in one vector; those where ties go up (0.75, 1.75, 3.5: to the even
+// codes) are replaced by the float32 just below, so every compare is a
+// strict one. Returns the number of blocks done.
 MINIFLOAT_AVX512 size_t fp4_groups16(const float* in, size_t blocks, const double* block_scales, uint8_t* out) {
+    alignas(64) static constexpr float kMultiples[16] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 0.0f,
+                                                         0.0f,  0.0f,  0.0f,  0.0f,  0.0f, 0.0f, 0.0f, 0.0f};
+    const __m512 multiples = _mm512_load_ps(kMultiples);
+    const __m512i ties_up = _mm512_setr_epi32(0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     size_t done = 0;
     for (; done + 16 <= blocks; done += 16) {
         const __m256 low = _mm512_cvtpd_ps(_mm512_loadu_pd(block_scales + done));
@@ -173,18 +197,14 @@ MINIFLOAT_AVX512 size_t fp4_groups16(const float* in, size_t blocks, const doubl
         const __m512 scales = _mm512_castpd_ps(
             _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(low)), _mm256_castps_pd(high), 1));
         const __mmask16 empty = _mm512_cmpeq_ps_mask(scales, _mm512_setzero_ps());
-        __m512 group_bounds[7];
-        for (int k = 0; k < 7; k++) {
-            group_bounds[k] = _mm512_mul_ps(_mm512_set1_ps(static_cast<float>(kFp4Boundaries[k])), scales);
-        }
         for (int j = 0; j < 16; j++) {
             const size_t start = (done + j) * 16;
             __m512i code = _mm512_setzero_si512();
             if (!((empty >> j) & 1)) {
-                const __m512i lane = _mm512_set1_epi32(j);
-                __m512 bounds[7];
-                for (int k = 0; k < 7; k++) bounds[k] = _mm512_permutexvar_ps(lane, group_bounds[k]);
-                code = fp4_codes16(_mm512_loadu_si512(in + start), bounds);
+                const __m512 scale = _mm512_permutexvar_ps(_mm512_set1_epi32(j), scales);
+                const __m512 bounds = _mm512_castsi512_ps(
+                    _mm512_sub_epi32(_mm512_castps_si512(_mm512_mul_ps(multiples, scale)), ties_up));
+                code = fp4_codes16_search(_mm512_loadu_si512(in + start), bounds);
             }
             _mm_storeu_si128(reinterpret_cast<__m128i*>(out + start), _mm512_cvtepi32_epi8(code));
         }

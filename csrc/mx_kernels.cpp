@@ -232,6 +232,15 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
     std::vector<double> block_scales(blocks_per_pass(block));
     std::vector<uint32_t> maxima(blocks_per_pass(block));
     std::vector<uint8_t> scale_codes(blocks_per_pass(block));
+    std::vector<uint8_t> revisit(blocks_per_pass(block));
+    const uint32_t nan_code = scale.format.nan_code;
+    // s t for each scale code: exact (s t has at most 4 + 24 significant
+    // bits, a double holds it, and without a tensor scale float32 does);
+    // 0 for NaN, a block with nothing to keep
+    double block_scale_of[256];
+    for (uint32_t code = 0; code < 256; code++) {
+        block_scale_of[code] = code == nan_code ? 0.0 : scale.decode_f64[code] * tensor_scale;
+    }
     for_each_pass(cols, block, [&](const Pass& pass) MINIFLOAT_LAMBDA_INLINE {
         const size_t first = pass.first, pass_blocks = pass.blocks, start = pass.start, count = pass.count;
         // block scales: amax / (6 t), rounded once as a batch; a quotient
@@ -243,21 +252,35 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
         for (; b < pass_blocks; b++) {
             maxima[b] = largest_magnitude(row + start + b * block, std::min(block, count - b * block));
         }
-        for (b = 0; b < pass_blocks; b++) {  // vectorized; NaN/inf blocks are set below
-            float amax;
-            std::memcpy(&amax, &maxima[b], sizeof amax);
-            scale_values[b] = amax / divisor;
-        }
-        encode_f64(scale.saturating_plan, scale_values.data(), scale_codes.data(), pass_blocks);
+        // The quotients (vectorized; NaN/inf blocks are set below), and the
+        // blocks to look at again: a NaN or inf in the block, or a quotient
+        // with at most 5 significant bits (only those can sit on a rounding
+        // boundary), visited below only when there is any. Local pointers:
+        // a byte store may alias the vectors' own.
+        const uint32_t* amax_bits = maxima.data();
+        double* quotients = scale_values.data();
+        uint8_t* flags = revisit.data();
+        uint8_t any = 0;
         for (b = 0; b < pass_blocks; b++) {
-            const double q = scale_values[b];
-            if (maxima[b] >= kInfBits) {  // a NaN or inf in the block
-                scale_codes[b] = static_cast<uint8_t>(scale.format.nan_code);
-                continue;
-            }
+            float amax;
+            std::memcpy(&amax, &amax_bits[b], sizeof amax);
+            const double q = amax / divisor;
+            quotients[b] = q;
             uint64_t q_bits;
             std::memcpy(&q_bits, &q, sizeof q_bits);
-            if ((q_bits & ((uint64_t{1} << 47) - 1)) != 0) continue;  // too many bits for a boundary
+            const uint8_t flag =
+                static_cast<uint8_t>(((q_bits & ((uint64_t{1} << 47) - 1)) == 0) | (amax_bits[b] >= kInfBits));
+            flags[b] = flag;
+            any |= flag;
+        }
+        encode_f64(scale.saturating_plan, quotients, scale_codes.data(), pass_blocks);
+        for (b = 0; any != 0 && b < pass_blocks; b++) {
+            if (!revisit[b]) continue;
+            if (maxima[b] >= kInfBits) {  // a NaN or inf in the block
+                scale_codes[b] = static_cast<uint8_t>(nan_code);
+                continue;
+            }
+            const double q = scale_values[b];
             float amax;
             std::memcpy(&amax, &maxima[b], sizeof amax);
             const double error = std::fma(q, divisor, -static_cast<double>(amax));
@@ -266,15 +289,9 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
                 encode_from_double(scale.format, scale.saturating_specials, q, error > 0 ? -1 : 1).code);
         }
         // elements: V / (s t) rounded once, by comparing V with the FP4
-        // rounding boundaries scaled by s t (exact: s t has at most 4 + 24
-        // significant bits, a double holds the products; without a tensor
-        // scale float32 holds them)
-        for (b = 0; b < pass_blocks; b++) {
-            const uint8_t code = scale_codes[b];
-            scales[first + b] = code;
-            // exact; 0 for a block with nothing to keep (zeros)
-            block_scales[b] = code == scale.format.nan_code ? 0.0 : scale.decode_f64[code] * tensor_scale;
-        }
+        // rounding boundaries scaled by s t (see block_scale_of)
+        std::memcpy(scales + first, scale_codes.data(), pass_blocks);
+        for (b = 0; b < pass_blocks; b++) block_scales[b] = block_scale_of[scale_codes[b]];
         uint8_t* out = elements + start;
         if (fp4_blocks_avx512(row + start, count, block, block_scales.data(), unit_tensor_scale, out)) return;
         b = 0;
