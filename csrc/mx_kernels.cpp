@@ -234,9 +234,10 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
     std::vector<uint8_t> scale_codes(blocks_per_pass(block));
     std::vector<uint8_t> revisit(blocks_per_pass(block));
     const uint32_t nan_code = scale.format.nan_code;
-    // s t for each scale code: exact (s t has at most 4 + 24 significant
-    // bits, a double holds it, and without a tensor scale float32 does);
-    // 0 for NaN, a block with nothing to keep
+    // s t for each scale code (0 for NaN: a block with nothing to keep). The
+    // elements' boundaries m s t are exact: s t has at most 4 + 24
+    // significant bits, a double holds the products, and without a tensor
+    // scale float32 does.
     double block_scale_of[256];
     for (uint32_t code = 0; code < 256; code++) {
         block_scale_of[code] = code == nan_code ? 0.0 : scale.decode_f64[code] * tensor_scale;
