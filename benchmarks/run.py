@@ -143,9 +143,9 @@ class Ref:
     label: str                    # e.g. "ml_dtypes", "np u8 cast", "torch"
     factory: Callable[[], Callable[[], object]]
     target: Optional[float]       # required baseline/minifloat ratio, None = report only
-    # NumPy's own uint8 operation moving the same bytes: a floor no 8-bit
-    # kernel gets far below, so ml_dtypes ms / its ms bounds the ml/mf ratio
-    # this machine allows
+    # NumPy's own uint8 (bfloat16: uint16) operation moving the same bytes:
+    # a floor no kernel gets far below, so ml_dtypes ms / its ms bounds the
+    # ml/mf ratio this machine allows
     same_traffic: bool = False
     ms: Optional[float] = None
     error: Optional[str] = None
@@ -299,8 +299,20 @@ def build_cases(data, torch):
             return lambda: a + b
         return factory
 
-    add(5, "f32 -> bfloat16", mf_bf_to, Ref("ml", "ml_dtypes", md_bf_to, 1.0))
-    add(5, "bfloat16 -> f32", mf_bf_from, Ref("ml", "ml_dtypes", md_bf_from, 1.0))
+    # NumPy's own casts between float32 and uint16 move the same bytes as the
+    # bfloat16 casts (which are shifts): the floor both libraries sit near
+    def np_f32_to_u16():
+        x = data.x32(bf)
+        return lambda: x.astype(np.uint16)
+
+    def np_u16_to_f32():
+        a = data.x32(bf).astype(mf_dtype(bf)).view(np.uint16)
+        return lambda: a.astype(np.float32)
+
+    add(5, "f32 -> bfloat16", mf_bf_to, Ref("ml", "ml_dtypes", md_bf_to, 1.0),
+        Ref("ref", "np f32->u16", np_f32_to_u16, None, same_traffic=True))
+    add(5, "bfloat16 -> f32", mf_bf_from, Ref("ml", "ml_dtypes", md_bf_from, 1.0),
+        Ref("ref", "np u16->f32", np_u16_to_f32, None, same_traffic=True))
     add(5, "bfloat16 a + b", bf_add(mf_dtype), Ref("ml", "ml_dtypes", bf_add(md_dtype), 1.0))
 
     # 6. 8-bit arithmetic / comparisons / reductions
@@ -848,7 +860,7 @@ def run(args, torch):
     md_lines += ["", "Ratios are `baseline ms / minifloat ms` (a speedup, higher is better "
                  "for minifloat); every target is `ratio >= X`. `ml` = ml_dtypes, "
                  "`other` = NumPy's own uint8 operation moving the same bytes (groups 1, 2, "
-                 "6; checked in group 1 only), float32 matmul (group 7), "
+                 "6; checked in group 1 only; uint16 in group 5), float32 matmul (group 7), "
                  "torch (group 8), minifloat's own astype (group 9) or the float32 -> "
                  "float8_e4m3fn astype (group 10).", "", "Groups:", ""]
     md_lines += [f"{g}. {GROUP_TITLES[g]}" for g in groups_present]
