@@ -255,3 +255,18 @@ def test_sum_keeps_the_lane_order(mf, name):
     assert (got == portable).all() and wa == wb
     # both outcomes occur, so the lane order is what is being compared
     assert {R.decode_float(name, c) for c in got.tolist()} == {32768.0, 40960.0}
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if R.FORMATS[n].bits <= 8])
+def test_byte_tables_every_code(mf, name):
+    """The 256-entry byte lookups (AVX-512 byte permutes, AVX2 shuffles and
+    blends) over every code, several times over so the vector steps run:
+    casts to every other 8-bit format and table-driven unary ops."""
+    T = getattr(mf, name)
+    x = np.tile(R.all_codes(name), 5).view(T)
+    for other in [n for n in NAMES if R.FORMATS[n].bits <= 8 and n != name]:
+        (a, wa), (b, wb) = run_both(mf, lambda: x.astype(getattr(mf, other)))
+        assert (a == b).all() and wa == wb, other
+    for op in (np.negative, np.absolute, np.floor, np.sqrt, np.exp, np.reciprocal):
+        (a, wa), (b, wb) = run_both(mf, lambda: op(x))
+        assert (a == b).all() and wa == wb, op.__name__
