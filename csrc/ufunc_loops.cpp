@@ -14,6 +14,7 @@
 #include "registry.h"
 #include "arith_avx512.h"
 #include "arith_kernels.h"
+#include "byte_broadcast.h"
 #include "exponent_arith.h"
 #include "fold_codes.h"
 #include "sign_magnitude_kernels.h"
@@ -327,6 +328,10 @@ int compare_loop(PyArrayMethod_Context* context, char* const data[], const npy_i
             compare_by_keys(static_cast<KeyComparison>(key_comparison<Op>()), order_key_bytes(index),
                             signed_key_rule(index),
                             a, b, reinterpret_cast<uint8_t*>(out), static_cast<size_t>(n));
+        } else if (s[2] == 1 && s[0] + s[1] == 1 && s[0] * s[1] == 0 && n > 0) {  // x op scalar, scalar op x
+            const bool first = s[0] == 0;
+            lookup_pair_row(table, first ? a[0] : b[0], first, first ? b : a, reinterpret_cast<uint8_t*>(out),
+                            static_cast<size_t>(n));
         } else {
             for (npy_intp i = 0; i < n; i++) {
                 *reinterpret_cast<npy_bool*>(data[2] + i * s[2]) = table[a[i * s[0]] << 8 | b[i * s[1]]];
@@ -465,6 +470,11 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         uint8_t* out = reinterpret_cast<uint8_t*>(data[2]);
         if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
             select_by_keys(Op, keys, signed_key_rule(index), a, b, out, static_cast<size_t>(n));
+        } else if (s[0] == 0 && s[2] == 0 && data[0] == data[2] && s[1] == 1) {  // x.max() and the like
+            out[0] = reduce_select(Op, keys, a[0], b, static_cast<size_t>(n));
+        } else if (s[2] == 1 && s[0] + s[1] == 1 && s[0] * s[1] == 0 && n > 0) {  // with a scalar
+            const bool first = s[0] == 0;
+            select_with_broadcast(Op, keys, first ? a[0] : b[0], first, first ? b : a, out, static_cast<size_t>(n));
         } else {
             for (npy_intp i = 0; i < n; i++) {
                 const uint8_t ca = a[i * s[0]], cb = b[i * s[1]];
@@ -490,6 +500,33 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
     return 0;
 }
 
+// One step of clip over contiguous codes: out = op(x, bound) for a bound
+// array (stride 1) or scalar (stride 0).
+void select_step(KeySelection op, int index, const uint8_t* x, const uint8_t* bound, npy_intp bound_stride,
+                 uint8_t* out, size_t n) {
+    if (bound_stride == 0) {
+        select_with_broadcast(op, order_key_bytes(index), bound[0], false, x, out, n);
+    } else {
+        select_by_keys(op, order_key_bytes(index), signed_key_rule(index), x, bound, out, n);
+    }
+}
+
+// clip of 8-bit codes with contiguous x and out, bounds contiguous or
+// scalars: maximum with the low bound, then minimum with the high one
+// (the rules of clip_loop below), a chunk at a time.
+void clip_bytes(int index, char* const data[], npy_intp n, const npy_intp s[]) {
+    alignas(64) uint8_t above_low[kChunk];
+    const uint8_t* x = reinterpret_cast<const uint8_t*>(data[0]);
+    const uint8_t* low = reinterpret_cast<const uint8_t*>(data[1]);
+    const uint8_t* high = reinterpret_cast<const uint8_t*>(data[2]);
+    uint8_t* out = reinterpret_cast<uint8_t*>(data[3]);
+    for (npy_intp start = 0; start < n; start += kChunk) {
+        const size_t count = static_cast<size_t>(chunk_size(n, start));
+        select_step(KeySelection::maximum, index, x + start, low + start * s[1], s[1], above_low, count);
+        select_step(KeySelection::minimum, index, above_low, high + start * s[2], s[2], out + start, count);
+    }
+}
+
 // clip(x, low, high) as NumPy defines it for float16: min(max(x, low),
 // high) where max/min keep their first operand on ties and NaN there, and
 // a NaN bound propagates. The result is always one of the inputs, so its
@@ -498,6 +535,11 @@ int clip_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp
               const npy_intp s[], NpyAuxData*) {
     int index;
     const FormatRuntime& rt = format_of(context, 0, &index);
+    if (rt.format.storage_bytes == 1 && s[0] == 1 && s[3] == 1 && (s[1] == 0 || s[1] == 1) &&
+        (s[2] == 0 || s[2] == 1)) {
+        clip_bytes(index, data, dimensions[0], s);
+        return 0;
+    }
     for (npy_intp i = 0; i < dimensions[0]; i++) {
         const uint32_t x = load_code(rt, data[0] + i * s[0]);
         const uint32_t low = load_code(rt, data[1] + i * s[1]);

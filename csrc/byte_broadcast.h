@@ -1,0 +1,28 @@
+// 8-bit comparisons and selections where NumPy hands the loop a broadcast
+// operand (x > 0, np.maximum(x, 0), np.clip(x, lo, hi)) or a reduction
+// (x.max(), np.fmin.reduce(x)): turned into the vectorized byte kernels of
+// lookup_kernels.h instead of one table read per element.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "lookup_kernels.h"
+
+namespace minifloat {
+
+// out[i] = pair_table[a[i] << 8 | b] (b_broadcast) or pair_table[a << 8 |
+// b[i]]: the 256-entry row of the broadcast operand, looked up per byte.
+void lookup_pair_row(const uint8_t* pair_table, uint8_t broadcast, bool broadcast_is_first, const uint8_t* in,
+                     uint8_t* out, size_t n);
+
+// out[i] = the code op chooses from x[i] and the broadcast code c (c second
+// when broadcast_is_first is false), by first_is_selected on order keys.
+void select_with_broadcast(KeySelection op, const uint8_t* keys256, uint8_t c, bool broadcast_is_first,
+                           const uint8_t* x, uint8_t* out, size_t n);
+
+// The code op(...op(op(acc, in[0]), in[1])..., in[n - 1]) gives: the first
+// code with the extreme key, NaN winning or losing as op says.
+uint8_t reduce_select(KeySelection op, const uint8_t* keys256, uint8_t acc, const uint8_t* in, size_t n);
+
+}  // namespace minifloat

@@ -1,0 +1,103 @@
+"""8-bit comparisons and selections with a scalar operand (x > 0,
+np.maximum(x, 0)), selection reductions (x.max(), np.fmin.reduce(x)) and clip
+with scalar or array bounds run as byte-table lookups and scans. Checked
+against the element-by-element loop (reached here through stride-2 views)
+over every code pair, and the reductions against a sequential fold of the
+exact values."""
+import math
+
+import numpy as np
+import pytest
+
+import reference as R
+
+EIGHT_BIT = [n for n in R.FORMATS if R.FORMATS[n].bits <= 8]
+COMPARISONS = (np.less, np.less_equal, np.equal, np.not_equal, np.greater, np.greater_equal)
+SELECTIONS = (np.maximum, np.minimum, np.fmax, np.fmin)
+
+
+def spread(x):
+    """x as a stride-2 view (the element-by-element loop)."""
+    return np.repeat(x, 2)[::2]
+
+
+def codes_of(a):
+    return np.asarray(a).view(np.uint8).tolist()
+
+
+@pytest.mark.parametrize("name", EIGHT_BIT)
+def test_with_scalar_every_pair(mf, name):
+    T = getattr(mf, name)
+    x = np.tile(R.all_codes(name), 3).view(T)  # several vector steps and a tail
+    xs = spread(x)
+    with np.errstate(all="ignore"):
+        for c in R.all_codes(name).view(T):
+            scalar = np.full(1, c, dtype=T)  # broadcast: stride 0
+            for op in COMPARISONS:
+                assert op(x, scalar).tolist() == op(xs, scalar).tolist(), (op.__name__, hex(c.view(np.uint8)))
+                assert op(scalar, x).tolist() == op(scalar, xs).tolist(), (op.__name__, hex(c.view(np.uint8)))
+            for op in SELECTIONS:
+                assert codes_of(op(x, scalar)) == codes_of(op(xs, scalar)), op.__name__
+                assert codes_of(op(scalar, x)) == codes_of(op(scalar, xs)), op.__name__
+
+
+def fold(name, op, codes):
+    """op applied left to right on exact values (NaN and tie rules of
+    np.maximum/minimum/fmax/fmin: ties keep the first operand)."""
+    def value(c):
+        return R.decode_float(name, c)
+
+    acc = codes[0]
+    for c in codes[1:]:
+        a, b = value(acc), value(c)
+        a_nan, b_nan = math.isnan(a), math.isnan(b)
+        if op in ("maximum", "minimum"):
+            keep = a_nan or (not b_nan and (a >= b if op == "maximum" else a <= b))
+        else:
+            keep = b_nan or (not a_nan and (a >= b if op == "fmax" else a <= b))
+        acc = acc if keep else c
+    return acc
+
+
+@pytest.mark.parametrize("name", EIGHT_BIT)
+def test_selection_reductions(mf, name):
+    T = getattr(mf, name)
+    rng = np.random.default_rng(R.FORMATS[name].bits * 7 + len(name))
+    codes = R.all_codes(name)
+    nan_codes = [int(c) for c in codes if math.isnan(R.decode_float(name, c))]
+    zeros = [int(c) for c in codes if R.decode_float(name, c) == 0]
+    for length in (1, 2, 63, 4097, 9000):
+        for variant in ("random", "nan_late", "nan_first_chunk", "zeros"):
+            x = rng.choice(codes, length).astype(np.uint8)
+            if variant == "nan_late" and nan_codes:
+                x[length * 3 // 4:] = rng.choice(nan_codes, length - length * 3 // 4)
+            if variant == "nan_first_chunk" and nan_codes:
+                x[length // 3] = nan_codes[-1]
+            if variant == "zeros" and zeros:
+                x[:] = rng.choice(zeros, length)
+            arr = x.view(T)
+            for op, ufunc in (("maximum", np.maximum), ("minimum", np.minimum), ("fmax", np.fmax),
+                              ("fmin", np.fmin)):
+                with np.errstate(all="ignore"):
+                    got = ufunc.reduce(arr)
+                assert codes_of(np.asarray(got, dtype=T).reshape(1))[0] == fold(name, op, x.tolist()), \
+                    (op, variant, length)
+            with np.errstate(all="ignore"):
+                assert codes_of(np.asarray(arr.max(), dtype=T).reshape(1))[0] == fold(name, "maximum", x.tolist())
+
+
+@pytest.mark.parametrize("name", EIGHT_BIT)
+def test_clip_scalar_and_array_bounds(mf, name):
+    T = getattr(mf, name)
+    codes = R.all_codes(name)
+    x = np.tile(codes, 2).view(T)
+    xs = spread(x)
+    rng = np.random.default_rng(11)
+    with np.errstate(all="ignore"):
+        for lo, hi in rng.choice(codes, (40, 2)).astype(np.uint8):
+            low, high = np.full(1, lo, np.uint8).view(T), np.full(1, hi, np.uint8).view(T)
+            assert codes_of(np.clip(x, low, high)) == codes_of(np.clip(xs, low, high)), (hex(lo), hex(hi))
+        lows = rng.choice(codes, x.size).astype(np.uint8).view(T)
+        highs = rng.choice(codes, x.size).astype(np.uint8).view(T)
+        assert codes_of(np.clip(x, lows, highs)) == codes_of(np.clip(xs, spread(lows), spread(highs)))
+        assert codes_of(np.clip(x, lows, high)) == codes_of(np.clip(xs, spread(lows), high))
