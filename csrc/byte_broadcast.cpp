@@ -16,6 +16,11 @@ void lookup_pair_row(const uint8_t* pair_table, uint8_t broadcast, bool broadcas
 void select_with_broadcast(KeySelection op, const uint8_t* keys256, uint8_t c, bool broadcast_is_first,
                            const uint8_t* x, uint8_t* out, size_t n) {
     uint8_t row[256];
+    selection_row(op, keys256, c, broadcast_is_first, row);
+    lookup_bytes(row, x, out, n);
+}
+
+void selection_row(KeySelection op, const uint8_t* keys256, uint8_t c, bool broadcast_is_first, uint8_t row[256]) {
     for (unsigned v = 0; v < 256; v++) {
         const uint8_t code = static_cast<uint8_t>(v);
         if (broadcast_is_first) {
@@ -24,7 +29,6 @@ void select_with_broadcast(KeySelection op, const uint8_t* keys256, uint8_t c, b
             row[v] = first_is_selected(op, keys256[code], keys256[c], 255) ? code : c;
         }
     }
-    lookup_bytes(row, x, out, n);
 }
 
 uint8_t reduce_select(KeySelection op, const uint8_t* keys256, uint8_t acc, const uint8_t* in, size_t n) {

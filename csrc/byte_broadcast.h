@@ -16,8 +16,11 @@ namespace minifloat {
 void lookup_pair_row(const uint8_t* pair_table, uint8_t broadcast, bool broadcast_is_first, const uint8_t* in,
                      uint8_t* out, size_t n);
 
-// out[i] = the code op chooses from x[i] and the broadcast code c (c second
+// row[v] = the code op chooses from v and the broadcast code c (c second
 // when broadcast_is_first is false), by first_is_selected on order keys.
+void selection_row(KeySelection op, const uint8_t* keys256, uint8_t c, bool broadcast_is_first, uint8_t row[256]);
+
+// out[i] = row[x[i]] for that row.
 void select_with_broadcast(KeySelection op, const uint8_t* keys256, uint8_t c, bool broadcast_is_first,
                            const uint8_t* x, uint8_t* out, size_t n);
 

@@ -500,30 +500,39 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
     return 0;
 }
 
-// One step of clip over contiguous codes: out = op(x, bound) for a bound
-// array (stride 1) or scalar (stride 0).
-void select_step(KeySelection op, int index, const uint8_t* x, const uint8_t* bound, npy_intp bound_stride,
-                 uint8_t* out, size_t n) {
-    if (bound_stride == 0) {
-        select_with_broadcast(op, order_key_bytes(index), bound[0], false, x, out, n);
-    } else {
-        select_by_keys(op, order_key_bytes(index), signed_key_rule(index), x, bound, out, n);
-    }
-}
-
 // clip of 8-bit codes with contiguous x and out, bounds contiguous or
 // scalars: maximum with the low bound, then minimum with the high one
-// (the rules of clip_loop below), a chunk at a time.
+// (the rules of clip_loop below). A scalar bound is a 256-entry row made
+// once; two scalar bounds compose into one row.
 void clip_bytes(int index, char* const data[], npy_intp n, const npy_intp s[]) {
-    alignas(64) uint8_t above_low[kChunk];
+    const uint8_t* keys = order_key_bytes(index);
+    const SignedKeyRule* rule = signed_key_rule(index);
     const uint8_t* x = reinterpret_cast<const uint8_t*>(data[0]);
     const uint8_t* low = reinterpret_cast<const uint8_t*>(data[1]);
     const uint8_t* high = reinterpret_cast<const uint8_t*>(data[2]);
     uint8_t* out = reinterpret_cast<uint8_t*>(data[3]);
+    uint8_t low_row[256], high_row[256];
+    if (s[1] == 0) selection_row(KeySelection::maximum, keys, low[0], false, low_row);
+    if (s[2] == 0) selection_row(KeySelection::minimum, keys, high[0], false, high_row);
+    if (s[1] == 0 && s[2] == 0) {
+        uint8_t both[256];
+        for (unsigned v = 0; v < 256; v++) both[v] = high_row[low_row[v]];
+        lookup_bytes(both, x, out, static_cast<size_t>(n));
+        return;
+    }
+    alignas(64) uint8_t above_low[kChunk];
     for (npy_intp start = 0; start < n; start += kChunk) {
         const size_t count = static_cast<size_t>(chunk_size(n, start));
-        select_step(KeySelection::maximum, index, x + start, low + start * s[1], s[1], above_low, count);
-        select_step(KeySelection::minimum, index, above_low, high + start * s[2], s[2], out + start, count);
+        if (s[1] == 0) {
+            lookup_bytes(low_row, x + start, above_low, count);
+        } else {
+            select_by_keys(KeySelection::maximum, keys, rule, x + start, low + start, above_low, count);
+        }
+        if (s[2] == 0) {
+            lookup_bytes(high_row, above_low, out + start, count);
+        } else {
+            select_by_keys(KeySelection::minimum, keys, rule, above_low, high + start, out + start, count);
+        }
     }
 }
 
