@@ -5,8 +5,10 @@
 #include <cstring>
 #include <numeric>
 
+#include "byte_broadcast.h"
 #include "codec.h"
 #include "decode_blocks.h"
+#include "op_tables.h"
 #include "registry.h"
 
 namespace minifloat {
@@ -95,6 +97,13 @@ int argsort(void* start, npy_intp* order, npy_intp n, void* arr) {
 // argmax: the first NaN if any (its rank is the largest), else the first maximum.
 template <class Code>
 int argmax(void* data, npy_intp n, npy_intp* out, void* arr) {
+    if constexpr (sizeof(Code) == 1) {  // byte lookups and scans
+        if (n > 0) {
+            *out = static_cast<npy_intp>(select_position(KeySelection::maximum, order_key_bytes(index_of_array(arr)),
+                                                         static_cast<const uint8_t*>(data), static_cast<size_t>(n)));
+            return 0;
+        }
+    }
     const std::vector<uint16_t>& keys = g_order_keys[index_of_array(arr)];
     const Code* codes = static_cast<const Code*>(data);
     npy_intp best = 0;
@@ -108,6 +117,13 @@ int argmax(void* data, npy_intp n, npy_intp* out, void* arr) {
 template <class Code>
 int argmin(void* data, npy_intp n, npy_intp* out, void* arr) {
     const int index = index_of_array(arr);
+    if constexpr (sizeof(Code) == 1) {  // the first NaN, else the first minimum
+        if (n > 0) {
+            *out = static_cast<npy_intp>(select_position(KeySelection::minimum, order_key_bytes(index),
+                                                         static_cast<const uint8_t*>(data), static_cast<size_t>(n)));
+            return 0;
+        }
+    }
     const FormatRuntime& rt = runtime(index);
     const std::vector<uint16_t>& keys = g_order_keys[index];
     const Code* codes = static_cast<const Code*>(data);

@@ -33,6 +33,11 @@ void selection_row(KeySelection op, const uint8_t* keys256, uint8_t c, bool broa
 
 uint8_t reduce_select(KeySelection op, const uint8_t* keys256, uint8_t acc, const uint8_t* in, size_t n) {
     if (n == 0) return acc;
+    const uint8_t found = in[select_position(op, keys256, in, n)];
+    return first_is_selected(op, keys256[acc], keys256[found], 255) ? acc : found;
+}
+
+size_t select_position(KeySelection op, const uint8_t* keys256, const uint8_t* in, size_t n) {
     // Ranks whose extreme is the code op ends with among in[]: the keys
     // (NaN 255) for maximum (NaN wins the max) and fmin (NaN loses the min);
     // NaN 0 and every other key one up for fmax and minimum.
@@ -62,8 +67,7 @@ uint8_t reduce_select(KeySelection op, const uint8_t* keys256, uint8_t acc, cons
             if (best_rank == (take_max ? 255 : 0)) break;  // nothing can beat it
         }
     }
-    const uint8_t found = in[best];
-    return first_is_selected(op, keys256[acc], keys256[found], 255) ? acc : found;
+    return best;
 }
 
 }  // namespace minifloat

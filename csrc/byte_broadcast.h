@@ -24,8 +24,12 @@ void selection_row(KeySelection op, const uint8_t* keys256, uint8_t c, bool broa
 void select_with_broadcast(KeySelection op, const uint8_t* keys256, uint8_t c, bool broadcast_is_first,
                            const uint8_t* x, uint8_t* out, size_t n);
 
-// The code op(...op(op(acc, in[0]), in[1])..., in[n - 1]) gives: the first
-// code with the extreme key, NaN winning or losing as op says.
+// The position of the code op(...op(in[0], in[1])..., in[n - 1]) gives
+// (n >= 1): the first code with the extreme key, NaN winning or losing as
+// op says. np.argmax is the maximum's, np.argmin the minimum's.
+size_t select_position(KeySelection op, const uint8_t* keys256, const uint8_t* in, size_t n);
+
+// The code op(...op(op(acc, in[0]), in[1])..., in[n - 1]) gives.
 uint8_t reduce_select(KeySelection op, const uint8_t* keys256, uint8_t acc, const uint8_t* in, size_t n);
 
 }  // namespace minifloat

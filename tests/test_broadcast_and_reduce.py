@@ -1,5 +1,5 @@
 """8-bit comparisons and selections with a scalar operand (x > 0,
-np.maximum(x, 0)), selection reductions (x.max(), np.fmin.reduce(x)) and clip
+np.maximum(x, 0)), selection reductions (x.max(), np.fmin.reduce(x), np.argmax) and clip
 with scalar or array bounds run as byte-table lookups and scans. Checked
 against the element-by-element loop (reached here through stride-2 views)
 over every code pair, and the reductions against a sequential fold of the
@@ -59,6 +59,16 @@ def fold(name, op, codes):
     return acc
 
 
+def first_extreme(values, pick):
+    """np.argmax/np.argmin on floats: the first NaN, else the first
+    position of the largest/smallest value (-0 and +0 tie)."""
+    for i, v in enumerate(values):
+        if math.isnan(v):
+            return i
+    target = pick(values)
+    return next(i for i, v in enumerate(values) if v == target)
+
+
 @pytest.mark.parametrize("name", EIGHT_BIT)
 def test_selection_reductions(mf, name):
     T = getattr(mf, name)
@@ -84,6 +94,9 @@ def test_selection_reductions(mf, name):
                     (op, variant, length)
             with np.errstate(all="ignore"):
                 assert codes_of(np.asarray(arr.max(), dtype=T).reshape(1))[0] == fold(name, "maximum", x.tolist())
+            values = [R.decode_float(name, c) for c in x.tolist()]
+            assert np.argmax(arr) == first_extreme(values, max), (variant, length)
+            assert np.argmin(arr) == first_extreme(values, min), (variant, length)
 
 
 @pytest.mark.parametrize("name", EIGHT_BIT)
