@@ -65,6 +65,7 @@ GROUP_TITLES = {
     8: "torch float8 conversions (torch/mf >= 1x)",
     9: "mf.cast rounding modes (mf.cast <= 2x the same format's astype)",
     10: "MX/NVFP4 quantize (<= 3x the float32 -> float8_e4m3fn astype)",
+    11: "everyday float8_e4m3fn operations beyond the targets (ml_dtypes reported)",
 }
 CAST_FORMATS = ["float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float6_e2m3fn", "float4_e2m1fn"]
 CAST_MODES = ["nearest_even", "nearest_away", "toward_zero", "up", "down"]
@@ -438,6 +439,28 @@ def build_cases(data, torch):
 
         label = f"mx.quantize {fmt}" + ("" if mode == "floor" else f" scale_mode={mode}")
         add(10, label, mf_quantize, Ref("ref", "f32->e4m3fn", f32_to_e4m3fn, 1 / 3))
+
+    # 11. everyday operations on float8_e4m3fn: a scalar operand, reductions
+    # to one element, positions, sorting (reported, not targets); standard
+    # normal input, so no NaN (which would end a max or argmax at once)
+    everyday = [
+        ("x > 0", lambda x: (lambda: x > 0)),
+        ("np.maximum(x, 0)", lambda x: (lambda: np.maximum(x, 0))),
+        ("x * 2.0", lambda x: (lambda: x * 2.0)),
+        ("np.clip(x, -1, 1)", lambda x: (lambda: np.clip(x, -1, 1))),
+        ("x.max()", lambda x: (lambda: x.max())),
+        ("np.argmax(x)", lambda x: (lambda: np.argmax(x))),
+        ("x.mean()", lambda x: (lambda: x.mean())),
+        ("np.sort(x)", lambda x: (lambda: np.sort(x))),
+        ("x.astype(np.float16)", lambda x: (lambda: x.astype(np.float16))),
+    ]
+    for opname, op in everyday:
+        def everyday_factory(dtype_of, op=op):
+            def make():
+                return op(data.x32("bfloat16").astype(dtype_of("float8_e4m3fn")))
+            return make
+
+        add(11, opname, everyday_factory(mf_dtype), Ref("ml", "ml_dtypes", everyday_factory(md_dtype), None))
     return cases
 
 
