@@ -99,8 +99,10 @@ template <class Code>
 int argmax(void* data, npy_intp n, npy_intp* out, void* arr) {
     if constexpr (sizeof(Code) == 1) {  // byte lookups and scans
         if (n > 0) {
-            *out = static_cast<npy_intp>(select_position(KeySelection::maximum, order_key_bytes(index_of_array(arr)),
-                                                         static_cast<const uint8_t*>(data), static_cast<size_t>(n)));
+            const int index = index_of_array(arr);
+            *out = static_cast<npy_intp>(select_position(KeySelection::maximum, order_key_bytes(index),
+                                                         nan_lowest_key_bytes(index), static_cast<const uint8_t*>(data),
+                                                         static_cast<size_t>(n)));
             return 0;
         }
     }
@@ -120,7 +122,8 @@ int argmin(void* data, npy_intp n, npy_intp* out, void* arr) {
     if constexpr (sizeof(Code) == 1) {  // the first NaN, else the first minimum
         if (n > 0) {
             *out = static_cast<npy_intp>(select_position(KeySelection::minimum, order_key_bytes(index),
-                                                         static_cast<const uint8_t*>(data), static_cast<size_t>(n)));
+                                                         nan_lowest_key_bytes(index), static_cast<const uint8_t*>(data),
+                                                         static_cast<size_t>(n)));
             return 0;
         }
     }

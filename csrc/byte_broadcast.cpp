@@ -6,10 +6,12 @@ namespace minifloat {
 
 void lookup_pair_row(const uint8_t* pair_table, uint8_t broadcast, bool broadcast_is_first, const uint8_t* in,
                      uint8_t* out, size_t n) {
-    uint8_t row[256];
-    for (unsigned c = 0; c < 256; c++) {
-        row[c] = broadcast_is_first ? pair_table[broadcast << 8 | c] : pair_table[c << 8 | broadcast];
+    if (broadcast_is_first) {
+        lookup_bytes(pair_table + (broadcast << 8), in, out, n);
+        return;
     }
+    uint8_t row[256];
+    for (unsigned c = 0; c < 256; c++) row[c] = pair_table[c << 8 | broadcast];
     lookup_bytes(row, in, out, n);
 }
 
@@ -31,22 +33,21 @@ void selection_row(KeySelection op, const uint8_t* keys256, uint8_t c, bool broa
     }
 }
 
-uint8_t reduce_select(KeySelection op, const uint8_t* keys256, uint8_t acc, const uint8_t* in, size_t n) {
+uint8_t reduce_select(KeySelection op, const uint8_t* keys256, const uint8_t* nan_lowest256, uint8_t acc,
+                      const uint8_t* in, size_t n) {
     if (n == 0) return acc;
-    const uint8_t found = in[select_position(op, keys256, in, n)];
+    const uint8_t found = in[select_position(op, keys256, nan_lowest256, in, n)];
     return first_is_selected(op, keys256[acc], keys256[found], 255) ? acc : found;
 }
 
-size_t select_position(KeySelection op, const uint8_t* keys256, const uint8_t* in, size_t n) {
-    // Ranks whose extreme is the code op ends with among in[]: the keys
-    // (NaN 255) for maximum (NaN wins the max) and fmin (NaN loses the min);
-    // NaN 0 and every other key one up for fmax and minimum.
+size_t select_position(KeySelection op, const uint8_t* keys256, const uint8_t* nan_lowest256, const uint8_t* in,
+                       size_t n) {
+    // Ranks whose extreme is the code op ends with: the keys (NaN 255) for
+    // maximum (NaN wins the max) and fmin (NaN loses the min), NaN lowest
+    // for fmax and minimum.
     const bool nan_low = op == KeySelection::fmax || op == KeySelection::minimum;
     const bool take_max = op == KeySelection::maximum || op == KeySelection::fmax;
-    uint8_t rank[256];
-    for (unsigned c = 0; c < 256; c++) {
-        rank[c] = nan_low ? static_cast<uint8_t>(keys256[c] == 255 ? 0 : keys256[c] + 1) : keys256[c];
-    }
+    const uint8_t* rank = nan_low ? nan_lowest256 : keys256;
     constexpr size_t kChunk = 4096;
     alignas(64) uint8_t ranks[kChunk];
     size_t best = 0;

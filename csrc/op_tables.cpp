@@ -39,6 +39,7 @@ LazyTable<uint8_t> g_predicate[kFormatCount][kPredicates];
 LazyTable<uint8_t> g_unary_bytes[kFormatCount][kUnaryOps];
 LazyTable<uint8_t> g_spacing_bytes[kFormatCount];
 LazyTable<uint8_t> g_order_keys[kFormatCount];
+LazyTable<uint8_t> g_nan_lowest_keys[kFormatCount];
 LazyTable<SignedKeyRule> g_signed_key_rules[kFormatCount];  // empty: no rule
 
 void split_entries(const uint32_t* entries, std::vector<uint8_t>& map) {
@@ -266,6 +267,14 @@ const uint8_t* order_key_bytes(int format) {
                                                                                 v == 0.0 ? 0.0 : v) -
                                                               values.begin());
         }
+    });
+}
+
+const uint8_t* nan_lowest_key_bytes(int format) {
+    return g_nan_lowest_keys[format].get([&](std::vector<uint8_t>& ranks) {
+        const uint8_t* keys = order_key_bytes(format);
+        ranks.resize(256);
+        for (int code = 0; code < 256; code++) ranks[code] = keys[code] == 255 ? 0 : keys[code] + 1;
     });
 }
 

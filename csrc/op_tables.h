@@ -38,6 +38,11 @@ const uint8_t* spacing_byte_map(int format);
 // 8-bit formats: order key per code (NaN 255, equal values equal keys).
 const uint8_t* order_key_bytes(int format);
 
+// The same order with NaN lowest: NaN 0, every other key one up (non-NaN
+// keys stay below 255), for reductions where NaN wins a minimum or loses a
+// maximum.
+const uint8_t* nan_lowest_key_bytes(int format);
+
 // 8-bit formats: the byte-arithmetic form of those keys for the AVX2
 // kernels (order_avx2.h), or nullptr when the format has none.
 const SignedKeyRule* signed_key_rule(int format);

@@ -34,6 +34,13 @@ const FormatRuntime& format_of(PyArrayMethod_Context* context, int operand, int*
 
 npy_intp chunk_size(npy_intp n, npy_intp start) { return n - start < kChunk ? n - start : kChunk; }
 
+// A binary 8-bit loop call with a contiguous output, one contiguous
+// operand and one broadcast, long enough for a row lookup (byte_broadcast.h).
+bool one_contiguous_one_broadcast(const npy_intp s[], npy_intp n) {
+    const bool first_broadcast = s[0] == 0 && s[1] == 1, second_broadcast = s[0] == 1 && s[1] == 0;
+    return s[2] == 1 && (first_broadcast || second_broadcast) && static_cast<size_t>(n) >= kBroadcastRowMinimum;
+}
+
 // Loads `count` codes of a strided operand into a contiguous buffer.
 void gather_codes(const FormatRuntime& rt, const char* base, npy_intp stride, npy_intp start,
                   npy_intp count, uint16_t* codes) {
@@ -328,7 +335,7 @@ int compare_loop(PyArrayMethod_Context* context, char* const data[], const npy_i
             compare_by_keys(static_cast<KeyComparison>(key_comparison<Op>()), order_key_bytes(index),
                             signed_key_rule(index),
                             a, b, reinterpret_cast<uint8_t*>(out), static_cast<size_t>(n));
-        } else if (s[2] == 1 && s[0] + s[1] == 1 && s[0] * s[1] == 0 && n > 0) {  // x op scalar, scalar op x
+        } else if (one_contiguous_one_broadcast(s, n)) {  // x op scalar, scalar op x
             const bool first = s[0] == 0;
             lookup_pair_row(table, first ? a[0] : b[0], first, first ? b : a, reinterpret_cast<uint8_t*>(out),
                             static_cast<size_t>(n));
@@ -471,8 +478,8 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         if (s[0] == 1 && s[1] == 1 && s[2] == 1) {
             select_by_keys(Op, keys, signed_key_rule(index), a, b, out, static_cast<size_t>(n));
         } else if (s[0] == 0 && s[2] == 0 && data[0] == data[2] && s[1] == 1) {  // x.max() and the like
-            out[0] = reduce_select(Op, keys, a[0], b, static_cast<size_t>(n));
-        } else if (s[2] == 1 && s[0] + s[1] == 1 && s[0] * s[1] == 0 && n > 0) {  // with a scalar
+            out[0] = reduce_select(Op, keys, nan_lowest_key_bytes(index), a[0], b, static_cast<size_t>(n));
+        } else if (one_contiguous_one_broadcast(s, n)) {  // with a scalar
             const bool first = s[0] == 0;
             select_with_broadcast(Op, keys, first ? a[0] : b[0], first, first ? b : a, out, static_cast<size_t>(n));
         } else {
@@ -545,7 +552,7 @@ int clip_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp
     int index;
     const FormatRuntime& rt = format_of(context, 0, &index);
     if (rt.format.storage_bytes == 1 && s[0] == 1 && s[3] == 1 && (s[1] == 0 || s[1] == 1) &&
-        (s[2] == 0 || s[2] == 1)) {
+        (s[2] == 0 || s[2] == 1) && static_cast<size_t>(dimensions[0]) >= kBroadcastRowMinimum) {
         clip_bytes(index, data, dimensions[0], s);
         return 0;
     }

@@ -14,6 +14,7 @@ import reference as R
 EIGHT_BIT = [n for n in R.FORMATS if R.FORMATS[n].bits <= 8]
 COMPARISONS = (np.less, np.less_equal, np.equal, np.not_equal, np.greater, np.greater_equal)
 SELECTIONS = (np.maximum, np.minimum, np.fmax, np.fmin)
+ROW_LENGTH = 1500  # above kBroadcastRowMinimum (byte_broadcast.h), not a multiple of a vector
 
 
 def spread(x):
@@ -28,7 +29,9 @@ def codes_of(a):
 @pytest.mark.parametrize("name", EIGHT_BIT)
 def test_with_scalar_every_pair(mf, name):
     T = getattr(mf, name)
-    x = np.tile(R.all_codes(name), 3).view(T)  # several vector steps and a tail
+    # every code, several vector steps and a tail; long enough for the row
+    # lookups (shorter calls take the element loop)
+    x = np.resize(R.all_codes(name), ROW_LENGTH).view(T)
     xs = spread(x)
     with np.errstate(all="ignore"):
         for c in R.all_codes(name).view(T):
@@ -103,7 +106,7 @@ def test_selection_reductions(mf, name):
 def test_clip_scalar_and_array_bounds(mf, name):
     T = getattr(mf, name)
     codes = R.all_codes(name)
-    x = np.tile(codes, 2).view(T)
+    x = np.resize(codes, ROW_LENGTH).view(T)
     xs = spread(x)
     rng = np.random.default_rng(11)
     with np.errstate(all="ignore"):
