@@ -137,20 +137,10 @@ MINIFLOAT_AVX512 size_t scale_groups(const float* in, size_t blocks, const MxEle
     return done;
 }
 
-// float4_e2m1fn codes of 16 floats over a scale whose boundaries are
-// b[0..6] (m * s for m = 0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5): one more per
-// boundary passed, ties up at 0.75, 1.75 and 3.5 (the even codes); bit 3 the
-// sign.
-MINIFLOAT_AVX512 inline __m512i fp4_codes16(__m512i bits, const __m512 b[7]) {
-    const __m512 a = _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF)));
-    const __m512i one = _mm512_set1_epi32(1);
-    __m512i code = _mm512_and_si512(_mm512_srli_epi32(bits, 28), _mm512_set1_epi32(8));
-    for (int k = 0; k < 7; k += 2) code = _mm512_mask_add_epi32(code, _mm512_cmp_ps_mask(a, b[k], _CMP_GT_OQ), code, one);
-    for (int k = 1; k < 7; k += 2) code = _mm512_mask_add_epi32(code, _mm512_cmp_ps_mask(a, b[k], _CMP_GE_OQ), code, one);
-    return code;
-}
-
-// The same for 8 floats compared in double (boundaries m * s * t).
+// float4_e2m1fn codes of 8 floats compared in double with boundaries
+// b[0..6] = m * s * t (m = 0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5): one more
+// per boundary passed, ties up at 0.75, 1.75 and 3.5 (the even codes); bit
+// 3 the sign.
 MINIFLOAT_AVX512 inline __m256i fp4_codes8(__m256i bits, const __m512d b[7]) {
     const __m512d a = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm256_and_si256(bits, _mm256_set1_epi32(0x7FFFFFFF))));
     const __m256i one = _mm256_set1_epi32(1);
@@ -164,10 +154,10 @@ constexpr double kFp4Boundaries[7] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0};
 
 // float4_e2m1fn codes of the 16 floats of one block by binary search over
 // its boundaries `bounds` (lane k: boundary k, made strict: see
-// fp4_groups16): bit 2 of the magnitude code, then bit 1, then bit 0, each
+// fp4_strict_bounds): bit 2 of the magnitude code, then bit 1, then bit 0, each
 // from one compare with the boundary its lane has reached (NaN passes
 // none); bit 3 the sign.
-MINIFLOAT_AVX512 inline __m512i fp4_codes16_search(__m512i bits, __m512 bounds) {
+MINIFLOAT_AVX512 inline __m512i fp4_codes16(__m512i bits, __m512 bounds) {
     const __m512 a = _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF)));
     const __mmask16 upper = _mm512_cmp_ps_mask(a, _mm512_permutexvar_ps(_mm512_set1_epi32(3), bounds), _CMP_GT_OQ);
     const __m512i second_index = _mm512_mask_blend_epi32(upper, _mm512_set1_epi32(1), _mm512_set1_epi32(5));
@@ -180,16 +170,22 @@ MINIFLOAT_AVX512 inline __m512i fp4_codes16_search(__m512i bits, __m512 bounds) 
     return _mm512_or_si512(magnitude, _mm512_and_si512(_mm512_srli_epi32(bits, 28), _mm512_set1_epi32(8)));
 }
 
-// Blocks of 16 with float32 boundaries (NVFP4's default), 16 blocks at a
-// time. Each block's boundaries are the products m * s (exact in float32)
-// in one vector; those where ties go up (0.75, 1.75, 3.5: to the even
-// codes) are replaced by the float32 just below, so every compare is a
-// strict one. Returns the number of blocks done.
-MINIFLOAT_AVX512 size_t fp4_groups16(const float* in, size_t blocks, const double* block_scales, uint8_t* out) {
+// A block's boundaries for fp4_codes16, from its scale s broadcast:
+// the products m * s (exact in float32) in lanes 0-6, those where ties go
+// up (0.75, 1.75, 3.5: to the even codes) replaced by the float32 just
+// below, so every compare is a strict one.
+MINIFLOAT_AVX512 inline __m512 fp4_strict_bounds(__m512 scale) {
     alignas(64) static constexpr float kMultiples[16] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 0.0f,
                                                          0.0f,  0.0f,  0.0f,  0.0f,  0.0f, 0.0f, 0.0f, 0.0f};
-    const __m512 multiples = _mm512_load_ps(kMultiples);
     const __m512i ties_up = _mm512_setr_epi32(0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    return _mm512_castsi512_ps(
+        _mm512_sub_epi32(_mm512_castps_si512(_mm512_mul_ps(_mm512_load_ps(kMultiples), scale)), ties_up));
+}
+
+// Blocks of 16 with float32 boundaries (NVFP4's default), 16 blocks at a
+// time: the scales of 16 blocks converted in one step, each broadcast from
+// its lane. Returns the number of blocks done.
+MINIFLOAT_AVX512 size_t fp4_groups16(const float* in, size_t blocks, const double* block_scales, uint8_t* out) {
     size_t done = 0;
     for (; done + 16 <= blocks; done += 16) {
         const __m256 low = _mm512_cvtpd_ps(_mm512_loadu_pd(block_scales + done));
@@ -201,10 +197,8 @@ MINIFLOAT_AVX512 size_t fp4_groups16(const float* in, size_t blocks, const doubl
             const size_t start = (done + j) * 16;
             __m512i code = _mm512_setzero_si512();
             if (!((empty >> j) & 1)) {
-                const __m512 scale = _mm512_permutexvar_ps(_mm512_set1_epi32(j), scales);
-                const __m512 bounds = _mm512_castsi512_ps(
-                    _mm512_sub_epi32(_mm512_castps_si512(_mm512_mul_ps(multiples, scale)), ties_up));
-                code = fp4_codes16_search(_mm512_loadu_si512(in + start), bounds);
+                const __m512 bounds = fp4_strict_bounds(_mm512_permutexvar_ps(_mm512_set1_epi32(j), scales));
+                code = fp4_codes16(_mm512_loadu_si512(in + start), bounds);
             }
             _mm_storeu_si128(reinterpret_cast<__m128i*>(out + start), _mm512_cvtepi32_epi8(code));
         }
@@ -224,8 +218,7 @@ MINIFLOAT_AVX512 void fp4_blocks(const float* in, size_t count, size_t block, co
             continue;
         }
         if (float32_boundaries) {
-            __m512 bounds[7];
-            for (int k = 0; k < 7; k++) bounds[k] = _mm512_set1_ps(static_cast<float>(kFp4Boundaries[k] * s));
+            const __m512 bounds = fp4_strict_bounds(_mm512_set1_ps(static_cast<float>(s)));
             for (size_t i = 0; i < length; i += 16) {
                 const __mmask16 lanes = length - i >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (length - i)) - 1u);
                 const __m512i code = fp4_codes16(_mm512_maskz_loadu_epi32(lanes, in + start + i), bounds);
