@@ -223,9 +223,20 @@ MINIFLOAT_KERNEL_INLINE void fp4_codes_by_boundaries(const float* in, size_t n, 
 
 }  // namespace
 
+Nvfp4Scales nvfp4_scales(const FormatRuntime& scale, double tensor_scale) {
+    Nvfp4Scales s;
+    s.tensor_scale = tensor_scale;
+    for (uint32_t code = 0; code < 256; code++) {
+        s.block_scale_of[code] = code == scale.format.nan_code ? 0.0 : scale.decode_f64[code] * tensor_scale;
+    }
+    return s;
+}
+
 MINIFLOAT_SIMD_CLONES
-void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tensor_scale,
+void nvfp4_quantize_row(const float* row, size_t cols, size_t block, const Nvfp4Scales& scaling,
                         const FormatRuntime& scale, uint8_t* elements, uint8_t* scales) {
+    const double tensor_scale = scaling.tensor_scale;
+    const double* block_scale_of = scaling.block_scale_of;
     const double divisor = 6.0 * tensor_scale;  // exact: tensor_scale is a float32
     const bool unit_tensor_scale = tensor_scale == 1.0;
     std::vector<double> scale_values(blocks_per_pass(block));
@@ -234,14 +245,6 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
     std::vector<uint8_t> scale_codes(blocks_per_pass(block));
     std::vector<uint8_t> revisit(blocks_per_pass(block));
     const uint32_t nan_code = scale.format.nan_code;
-    // s t for each scale code (0 for NaN: a block with nothing to keep). The
-    // elements' boundaries m s t are exact: s t has at most 4 + 24
-    // significant bits, a double holds the products, and without a tensor
-    // scale float32 does.
-    double block_scale_of[256];
-    for (uint32_t code = 0; code < 256; code++) {
-        block_scale_of[code] = code == nan_code ? 0.0 : scale.decode_f64[code] * tensor_scale;
-    }
     for_each_pass(cols, block, [&](const Pass& pass) MINIFLOAT_LAMBDA_INLINE {
         const size_t first = pass.first, pass_blocks = pass.blocks, start = pass.start, count = pass.count;
         // block scales: amax / (6 t), rounded once as a batch; a quotient
@@ -290,7 +293,7 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tens
                 encode_from_double(scale.format, scale.saturating_specials, q, error > 0 ? -1 : 1).code);
         }
         // elements: V / (s t) rounded once, by comparing V with the FP4
-        // rounding boundaries scaled by s t (see block_scale_of)
+        // rounding boundaries scaled by s t (see Nvfp4Scales)
         std::memcpy(scales + first, scale_codes.data(), pass_blocks);
         for (b = 0; b < pass_blocks; b++) block_scales[b] = block_scale_of[scale_codes[b]];
         uint8_t* out = elements + start;

@@ -45,7 +45,16 @@ void mx_quantize_row(const float* row, size_t cols, size_t block, const MxElemen
 // NVFP4: float8_e4m3fn scale s = amax / (6 t) per block, float4_e2m1fn
 // elements V / (s t), both rounded once with saturation.
 // `scale` is float8_e4m3fn's runtime.
-void nvfp4_quantize_row(const float* row, size_t cols, size_t block, double tensor_scale,
+struct Nvfp4Scales {
+    double tensor_scale;
+    // s t for each scale code (0 for NaN: a block with nothing to keep),
+    // made once per call: the elements' boundaries m s t are exact (s t has
+    // at most 4 + 24 significant bits, a double holds the products, and
+    // without a tensor scale float32 does)
+    double block_scale_of[256];
+};
+Nvfp4Scales nvfp4_scales(const FormatRuntime& scale, double tensor_scale);
+void nvfp4_quantize_row(const float* row, size_t cols, size_t block, const Nvfp4Scales& scaling,
                         const FormatRuntime& scale, uint8_t* elements, uint8_t* scales);
 
 }  // namespace minifloat

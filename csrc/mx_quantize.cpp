@@ -105,9 +105,11 @@ py::tuple nvfp4_quantize(py::handle values, int block_size, double tensor_scale)
     uint8_t* scale_codes = reinterpret_cast<uint8_t*>(data_of(scales));
     {
         py::gil_scoped_release release;
+        const FormatRuntime& scale = runtime(scale_index);
+        const Nvfp4Scales scaling = nvfp4_scales(scale, tensor_scale);
         for (npy_intp r = 0; r < rows; r++) {
-            nvfp4_quantize_row(in + r * cols, static_cast<size_t>(cols), static_cast<size_t>(block_size), tensor_scale,
-                               runtime(scale_index), out + r * cols, scale_codes + r * blocks);
+            nvfp4_quantize_row(in + r * cols, static_cast<size_t>(cols), static_cast<size_t>(block_size), scaling,
+                               scale, out + r * cols, scale_codes + r * blocks);
         }
     }
     return py::make_tuple(data, scales);
