@@ -178,14 +178,14 @@ MINIFLOAT_AVX2 void for_each_32(const KeyVectors& v, const uint8_t* a, const uin
     std::memcpy(out + i, to, n - i);
 }
 
-template <KeyComparison Op, NanKind Kind, bool SubByte>
+template <auto Op, NanKind Kind, bool SubByte>  // Op: a KeyComparison
 struct CompareStep {
     MINIFLOAT_AVX2 static __m256i apply(const KeyVectors& v, __m256i a, __m256i b) {
         return compare32<Op, Kind, SubByte>(v, a, b);
     }
 };
 
-template <KeySelection Op, NanKind Kind, bool SubByte>
+template <auto Op, NanKind Kind, bool SubByte>  // Op: a KeySelection
 struct SelectStep {
     MINIFLOAT_AVX2 static __m256i apply(const KeyVectors& v, __m256i a, __m256i b) {
         return select32<Op, Kind, SubByte>(v, a, b);
@@ -214,40 +214,29 @@ void with_key_shape(const SignedKeyRule& rule, Visit visit) {
     }
 }
 
-void compare_codes(KeyComparison op, const SignedKeyRule& rule, const uint8_t* a, const uint8_t* b, uint8_t* out,
-                   size_t n) {
+// Runs Step<Op, kind, sub_byte> over the codes for the run-time `op`, one
+// of Ops, with the rule's NaN kind and code width.
+template <template <auto, NanKind, bool> class Step, auto... Ops, class OpEnum>
+void run_step(OpEnum op, const SignedKeyRule& rule, const uint8_t* a, const uint8_t* b, uint8_t* out, size_t n) {
     const KeyVectors v = key_vectors(rule);
     with_key_shape(rule, [&](auto kind, auto sub_byte) {
         constexpr NanKind K = decltype(kind)::value;
         constexpr bool S = decltype(sub_byte)::value;
-        switch (op) {
-            case KeyComparison::equal: return for_each_32<CompareStep<KeyComparison::equal, K, S>>(v, a, b, out, n);
-            case KeyComparison::not_equal:
-                return for_each_32<CompareStep<KeyComparison::not_equal, K, S>>(v, a, b, out, n);
-            case KeyComparison::less: return for_each_32<CompareStep<KeyComparison::less, K, S>>(v, a, b, out, n);
-            case KeyComparison::less_equal:
-                return for_each_32<CompareStep<KeyComparison::less_equal, K, S>>(v, a, b, out, n);
-            case KeyComparison::greater:
-                return for_each_32<CompareStep<KeyComparison::greater, K, S>>(v, a, b, out, n);
-            case KeyComparison::greater_equal:
-                return for_each_32<CompareStep<KeyComparison::greater_equal, K, S>>(v, a, b, out, n);
-        }
+        ((op == Ops && (for_each_32<Step<Ops, K, S>>(v, a, b, out, n), true)) || ...);
     });
+}
+
+void compare_codes(KeyComparison op, const SignedKeyRule& rule, const uint8_t* a, const uint8_t* b, uint8_t* out,
+                   size_t n) {
+    using C = KeyComparison;
+    run_step<CompareStep, C::equal, C::not_equal, C::less, C::less_equal, C::greater, C::greater_equal>(
+        op, rule, a, b, out, n);
 }
 
 void select_codes(KeySelection op, const SignedKeyRule& rule, const uint8_t* a, const uint8_t* b, uint8_t* out,
                   size_t n) {
-    const KeyVectors v = key_vectors(rule);
-    with_key_shape(rule, [&](auto kind, auto sub_byte) {
-        constexpr NanKind K = decltype(kind)::value;
-        constexpr bool S = decltype(sub_byte)::value;
-        switch (op) {
-            case KeySelection::maximum: return for_each_32<SelectStep<KeySelection::maximum, K, S>>(v, a, b, out, n);
-            case KeySelection::minimum: return for_each_32<SelectStep<KeySelection::minimum, K, S>>(v, a, b, out, n);
-            case KeySelection::fmax: return for_each_32<SelectStep<KeySelection::fmax, K, S>>(v, a, b, out, n);
-            case KeySelection::fmin: return for_each_32<SelectStep<KeySelection::fmin, K, S>>(v, a, b, out, n);
-        }
-    });
+    using S = KeySelection;
+    run_step<SelectStep, S::maximum, S::minimum, S::fmax, S::fmin>(op, rule, a, b, out, n);
 }
 
 }  // namespace
