@@ -1,5 +1,7 @@
 #include "mx_avx2.h"
 
+#include "mx_kernels.h"
+
 #include "simd_dispatch.h"
 
 #ifdef MINIFLOAT_HAVE_AVX512_KERNELS
@@ -50,7 +52,6 @@ MINIFLOAT_AVX2_MX size_t maxima_groups(const float* in, size_t blocks, uint32_t*
     return done;
 }
 
-constexpr float kFp4Boundaries[8] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 0.0f};
 
 // One block's rounding boundaries (scale * m, exact in float32), each as
 // "greater than" one: a boundary where ties go up (0.75, 1.75, 3.5, to the
@@ -60,7 +61,7 @@ struct Fp4Bounds {
 };
 
 MINIFLOAT_AVX2_MX inline Fp4Bounds fp4_bounds(float scale) {
-    const __m256 exact = _mm256_mul_ps(_mm256_loadu_ps(kFp4Boundaries), _mm256_set1_ps(scale));
+    const __m256 exact = _mm256_mul_ps(_mm256_loadu_ps(kFp4Midpoints), _mm256_set1_ps(scale));
     Fp4Bounds b;
     b.all = _mm256_castsi256_ps(
         _mm256_sub_epi32(_mm256_castps_si256(exact), _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 0)));

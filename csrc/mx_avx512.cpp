@@ -150,7 +150,6 @@ MINIFLOAT_AVX512 inline __m256i fp4_codes8(__m256i bits, const __m512d b[7]) {
     return code;
 }
 
-constexpr double kFp4Boundaries[7] = {0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0};
 
 // float4_e2m1fn codes of the 16 floats of one block by binary search over
 // its boundaries `bounds` (lane k: boundary k, made strict: see
@@ -175,11 +174,10 @@ MINIFLOAT_AVX512 inline __m512i fp4_codes16(__m512i bits, __m512 bounds) {
 // up (0.75, 1.75, 3.5: to the even codes) replaced by the float32 just
 // below, so every compare is a strict one.
 MINIFLOAT_AVX512 inline __m512 fp4_strict_bounds(__m512 scale) {
-    alignas(64) static constexpr float kMultiples[16] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 0.0f,
-                                                         0.0f,  0.0f,  0.0f,  0.0f,  0.0f, 0.0f, 0.0f, 0.0f};
+    const __m512 midpoints = _mm512_maskz_loadu_ps(0xFF, kFp4Midpoints);
     const __m512i ties_up = _mm512_setr_epi32(0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
     return _mm512_castsi512_ps(
-        _mm512_sub_epi32(_mm512_castps_si512(_mm512_mul_ps(_mm512_load_ps(kMultiples), scale)), ties_up));
+        _mm512_sub_epi32(_mm512_castps_si512(_mm512_mul_ps(midpoints, scale)), ties_up));
 }
 
 // Blocks of 16 with float32 boundaries (NVFP4's default), 16 blocks at a
@@ -226,7 +224,7 @@ MINIFLOAT_AVX512 void fp4_blocks(const float* in, size_t count, size_t block, co
             }
         } else {
             __m512d bounds[7];
-            for (int k = 0; k < 7; k++) bounds[k] = _mm512_set1_pd(kFp4Boundaries[k] * s);
+            for (int k = 0; k < 7; k++) bounds[k] = _mm512_set1_pd(static_cast<double>(kFp4Midpoints[k]) * s);
             for (size_t i = 0; i < length; i += 8) {
                 const __mmask8 lanes = length - i >= 8 ? 0xFF : static_cast<__mmask8>((1u << (length - i)) - 1u);
                 const __m256i code = fp4_codes8(_mm256_maskz_loadu_epi32(lanes, in + start + i), bounds);

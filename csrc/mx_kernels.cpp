@@ -207,8 +207,9 @@ namespace {
 template <class Real, size_t N = 0>
 MINIFLOAT_KERNEL_INLINE void fp4_codes_by_boundaries(const float* in, size_t n, Real s, uint8_t* out) {
     if constexpr (N != 0) n = N;
-    const Real b0 = Real(0.25) * s, b1 = Real(0.75) * s, b2 = Real(1.25) * s, b3 = Real(1.75) * s;
-    const Real b4 = Real(2.5) * s, b5 = Real(3.5) * s, b6 = Real(5) * s;
+    const Real b0 = Real(kFp4Midpoints[0]) * s, b1 = Real(kFp4Midpoints[1]) * s, b2 = Real(kFp4Midpoints[2]) * s;
+    const Real b3 = Real(kFp4Midpoints[3]) * s, b4 = Real(kFp4Midpoints[4]) * s, b5 = Real(kFp4Midpoints[5]) * s;
+    const Real b6 = Real(kFp4Midpoints[6]) * s;
     for (size_t i = 0; i < n; i++) {
         uint32_t bits;
         std::memcpy(&bits, &in[i], sizeof bits);

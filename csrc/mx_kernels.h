@@ -12,6 +12,13 @@
 
 namespace minifloat {
 
+// float4_e2m1fn's rounding boundaries in units of the block scale: the
+// midpoints between its magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6; a tie goes up
+// at the odd positions (0.75, 1.75, 3.5: the upper code is even). One
+// table for the scalar, AVX2 and AVX-512 element kernels; lane 7 pads a
+// vector of 8.
+inline constexpr float kFp4Midpoints[8] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 0.0f};
+
 enum class ScaleMode { floor, ceil, even, rceil };
 
 struct MxElement {
