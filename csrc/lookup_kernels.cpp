@@ -45,6 +45,33 @@ uint32_t lookup_bytes_with_flags_scalar(const uint8_t* codes, const uint8_t* fla
     return any;
 }
 
+uint32_t lookup_wide_with_flags_scalar(const uint32_t* table, const uint8_t* in, uint16_t* out, size_t n) {
+    uint32_t any = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t entry = table[in[i]];
+        out[i] = static_cast<uint16_t>(entry);
+        any |= entry;
+    }
+    return any >> 16;
+}
+
+// The byte planes of a 256-entry table of (16-bit result | flags << 16):
+// low bytes, high bytes, flags. Made per call (768 bytes), so the vector
+// kernels take only runs long enough to pay for it.
+struct WidePlanes {
+    alignas(64) uint8_t low[256];
+    alignas(64) uint8_t high[256];
+    alignas(64) uint8_t flags[256];
+    explicit WidePlanes(const uint32_t* table) {
+        for (int c = 0; c < 256; c++) {
+            low[c] = static_cast<uint8_t>(table[c]);
+            high[c] = static_cast<uint8_t>(table[c] >> 8);
+            flags[c] = static_cast<uint8_t>(table[c] >> 16);
+        }
+    }
+};
+constexpr size_t kWidePlanesMinimum = 512;
+
 void compare_by_keys_scalar(KeyComparison op, const uint8_t* keys, const uint8_t* a,
                             const uint8_t* b, uint8_t* out, size_t n) {
     for (size_t i = 0; i < n; i++) out[i] = key_compare(op, keys[a[i]], keys[b[i]]);
@@ -77,6 +104,36 @@ MINIFLOAT_VBMI uint32_t lookup_bytes_with_flags_vbmi(const uint8_t* codes, const
     alignas(64) uint8_t lanes[64];
     _mm512_store_si512(lanes, any);
     uint32_t result = lookup_bytes_with_flags_scalar(codes, flags, in + i, out + i, n - i);
+    for (uint8_t lane : lanes) result |= lane;
+    return result;
+}
+
+// 64 codes: three plane lookups, and the low and high bytes interleaved
+// into 32 16-bit results per output vector by one two-source permute each.
+MINIFLOAT_VBMI uint32_t lookup_wide_with_flags_vbmi(const uint32_t* table, const uint8_t* in, uint16_t* out,
+                                                    size_t n) {
+    const WidePlanes planes(table);
+    const ByteTable tl = load_table(planes.low), th = load_table(planes.high), tf = load_table(planes.flags);
+    alignas(64) uint8_t interleave[2][64];
+    for (int half = 0; half < 2; half++) {
+        for (int k = 0; k < 32; k++) {
+            interleave[half][2 * k] = static_cast<uint8_t>(32 * half + k);
+            interleave[half][2 * k + 1] = static_cast<uint8_t>(64 + 32 * half + k);
+        }
+    }
+    const __m512i first = _mm512_load_si512(interleave[0]), second = _mm512_load_si512(interleave[1]);
+    __m512i any = _mm512_setzero_si512();
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        const __m512i index = _mm512_loadu_si512(in + i);
+        const __m512i low = lookup64(tl, index), high = lookup64(th, index);
+        _mm512_storeu_si512(out + i, _mm512_permutex2var_epi8(low, first, high));
+        _mm512_storeu_si512(out + i + 32, _mm512_permutex2var_epi8(low, second, high));
+        any = _mm512_or_si512(any, lookup64(tf, index));
+    }
+    alignas(64) uint8_t lanes[64];
+    _mm512_store_si512(lanes, any);
+    uint32_t result = lookup_wide_with_flags_scalar(table, in + i, out + i, n - i);
     for (uint8_t lane : lanes) result |= lane;
     return result;
 }
@@ -180,6 +237,33 @@ MINIFLOAT_BYTE_LOOKUP_AVX2 uint32_t lookup_bytes_with_flags_avx2(const uint8_t* 
     return result;
 }
 
+// 32 codes: the planes looked up as rows, then the low and high bytes
+// interleaved within each 128-bit half (unpack) and the halves put in
+// order (one cross-lane permute per output vector).
+MINIFLOAT_BYTE_LOOKUP_AVX2 uint32_t lookup_wide_with_flags_avx2(const uint32_t* table, const uint8_t* in,
+                                                                uint16_t* out, size_t n) {
+    const WidePlanes planes(table);
+    const ByteRows tl = load_rows(planes.low, false), th = load_rows(planes.high, true);
+    const ByteRows tf = load_rows(planes.flags, true);
+    __m256i any = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m256i index = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+        const __m256i low = lookup32(tl, index);
+        const __m256i high = th.rows != 0 ? lookup32(th, index) : _mm256_setzero_si256();
+        const __m256i lower = _mm256_unpacklo_epi8(low, high);  // codes 0-7 | 16-23
+        const __m256i upper = _mm256_unpackhi_epi8(low, high);  // codes 8-15 | 24-31
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_permute2x128_si256(lower, upper, 0x20));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 16), _mm256_permute2x128_si256(lower, upper, 0x31));
+        if (tf.rows != 0) any = _mm256_or_si256(any, lookup32(tf, index));
+    }
+    alignas(32) uint8_t lanes[32];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), any);
+    uint32_t result = lookup_wide_with_flags_scalar(table, in + i, out + i, n - i);
+    for (uint8_t lane : lanes) result |= lane;
+    return result;
+}
+
 // 8 pairs per gather: the table's 16-bit entries read as 32 bits (the
 // upper half, the next entry, is dropped).
 MINIFLOAT_BYTE_LOOKUP_AVX2 uint32_t lookup_pairs_avx2(const uint16_t* table, const uint8_t* a, const uint8_t* b,
@@ -263,13 +347,13 @@ void select_by_keys(KeySelection op, const uint8_t* keys256, const SignedKeyRule
 }
 
 uint32_t lookup_wide_with_flags(const uint32_t* table256, const uint8_t* in, uint16_t* out, size_t n) {
-    uint32_t any = 0;
-    for (size_t i = 0; i < n; i++) {
-        const uint32_t entry = table256[in[i]];
-        out[i] = static_cast<uint16_t>(entry);
-        any |= entry;
+#ifdef MINIFLOAT_HAVE_VBMI_PATH
+    if (n >= kWidePlanesMinimum) {
+        if (avx512_vbmi_usable()) return lookup_wide_with_flags_vbmi(table256, in, out, n);
+        if (avx2_usable()) return lookup_wide_with_flags_avx2(table256, in, out, n);
     }
-    return any >> 16;
+#endif
+    return lookup_wide_with_flags_scalar(table256, in, out, n);
 }
 
 bool pair_lookups_vectorized() {
