@@ -2,16 +2,20 @@
 // types. Every direction converts contiguous blocks; strides, alignment and
 // byte order are handled around the blocks (byte-swapped inputs are made
 // native by NumPy before they reach these loops, via ensure_canonical).
+#include <cfenv>
 #include <cmath>
 #include <complex>
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "cast_specs.h"
 #include "codec.h"
 #include "decode_blocks.h"
+#include "float_to_integer.h"
 #include "fp_status.h"
+#include "lookup_kernels.h"
 #include "half_float.h"
 #include "promotion.h"
 #include "registry.h"
@@ -120,37 +124,10 @@ uint32_t encode_complex_block(const FormatRuntime& rt, const char* in_bytes, cha
 
 // ---- out of a format -----------------------------------------------------
 
-// NumPy's float-to-integer casts are C conversions; on x86-64 a value the
-// conversion cannot represent gives the "integer indefinite" and raises
-// invalid. Narrow targets convert through 32 bits, uint32 through 64 bits.
-template <class Int>
-Int double_to_integer(double d, uint32_t& flags) {
-    if constexpr (sizeof(Int) < 4 || (sizeof(Int) == 4 && std::is_signed_v<Int>)) {
-        if (!(d > -2147483649.0 && d < 2147483648.0)) {
-            flags |= kFlagInvalid;
-            return static_cast<Int>(std::numeric_limits<int32_t>::min());
-        }
-        return static_cast<Int>(static_cast<int32_t>(d));
-    } else if constexpr (std::is_signed_v<Int> || sizeof(Int) == 4) {
-        if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
-            flags |= kFlagInvalid;
-            return static_cast<Int>(std::numeric_limits<int64_t>::min());
-        }
-        return static_cast<Int>(static_cast<int64_t>(d));
-    } else {
-        if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
-            return static_cast<Int>(static_cast<int64_t>(d));
-        }
-        if (d >= 9223372036854775808.0 && d < 18446744073709551616.0) {
-            return static_cast<Int>(d);
-        }
-        flags |= kFlagInvalid;
-        return static_cast<Int>(uint64_t{1} << 63);
-    }
-}
-
+// The general rule for every format: decode to float32 (exact for every
+// format), then convert.
 template <class Dst>
-uint32_t decode_block(const FormatRuntime& rt, const char* in, char* out_bytes, size_t n) {
+uint32_t decode_block_general(const FormatRuntime& rt, const char* in, char* out_bytes, size_t n) {
     Dst* out = reinterpret_cast<Dst*>(out_bytes);
     const size_t in_size = static_cast<size_t>(rt.format.storage_bytes);
     uint32_t flags = 0;
@@ -158,37 +135,88 @@ uint32_t decode_block(const FormatRuntime& rt, const char* in, char* out_bytes, 
         decode_codes_to_f32(rt, in, out, n);
     } else if constexpr (std::is_same_v<Dst, double>) {
         decode_codes_to_f64(rt, in, out, n);
-    } else if constexpr (std::is_same_v<Dst, Half>) {
-        float buffer[kChunk];
-        for (size_t start = 0; start < n; start += kChunk) {
-            const size_t count = n - start < kChunk ? n - start : kChunk;
-            decode_codes_to_f32(rt, in + start * in_size, buffer, count);
-            flags |= encode_f32(half_float_codec().plan, buffer, reinterpret_cast<char*>(out + start), count);
-        }
-    } else if constexpr (std::is_same_v<Dst, Bool>) {
-        float buffer[kChunk];
-        for (size_t start = 0; start < n; start += kChunk) {
-            const size_t count = n - start < kChunk ? n - start : kChunk;
-            decode_codes_to_f32(rt, in + start * in_size, buffer, count);
-            // on the bits: a float compare would flag bfloat16's signaling NaNs
-            const uint32_t* bits = reinterpret_cast<const uint32_t*>(buffer);
-            for (size_t i = 0; i < count; i++) out[start + i].value = (bits[i] & 0x7FFFFFFFu) != 0;
-        }
-    } else {
+    } else if constexpr (std::is_same_v<Dst, long double>) {
         double buffer[kChunk];
         for (size_t start = 0; start < n; start += kChunk) {
             const size_t count = n - start < kChunk ? n - start : kChunk;
             decode_codes_to_f64(rt, in + start * in_size, buffer, count);
-            for (size_t i = 0; i < count; i++) {
-                if constexpr (std::is_same_v<Dst, long double>) {
-                    out[start + i] = static_cast<long double>(buffer[i]);
-                } else {
-                    out[start + i] = double_to_integer<Dst>(buffer[i], flags);
-                }
+            for (size_t i = 0; i < count; i++) out[start + i] = static_cast<long double>(buffer[i]);
+        }
+    } else {
+        float buffer[kChunk];
+        for (size_t start = 0; start < n; start += kChunk) {
+            const size_t count = n - start < kChunk ? n - start : kChunk;
+            decode_codes_to_f32(rt, in + start * in_size, buffer, count);
+            if constexpr (std::is_same_v<Dst, Half>) {
+                uint16_t* halves = reinterpret_cast<uint16_t*>(out + start);
+                flags |= encode_f32(half_float_codec().plan, buffer, reinterpret_cast<char*>(halves), count);
+                flags |= float16_underflow(buffer, halves, count);
+            } else if constexpr (std::is_same_v<Dst, Bool>) {
+                // on the bits: a float compare would flag bfloat16's signaling NaNs
+                const uint32_t* bits = reinterpret_cast<const uint32_t*>(buffer);
+                for (size_t i = 0; i < count; i++) out[start + i].value = (bits[i] & 0x7FFFFFFFu) != 0;
+            } else {
+                flags |= floats_to_integers(integer_kind_of<Dst>(), buffer, out + start, count);
             }
         }
     }
     return flags;
+}
+
+// 8-bit formats into NumPy's one- and two-byte types (bool, int8, uint8,
+// int16, uint16, float16) are one table lookup per code. Each table entry
+// is the general rule's own answer for that code (result | flags << 16),
+// so the two agree by construction; made on first use, for every format.
+template <class Dst>
+struct SmallTargetTable {
+    uint32_t entries[256];  // result bits | flags << 16
+    uint8_t bytes[256];     // the result, for one-byte targets
+    uint8_t flags[256];
+};
+
+template <class Dst>
+const SmallTargetTable<Dst>& small_target_table(const FormatRuntime& rt) {
+    static_assert(sizeof(Dst) <= 2, "one- and two-byte targets");
+    static const std::vector<SmallTargetTable<Dst>> tables = [] {
+        // The conversions below may set the FPU's flags (as a cast would);
+        // they are not this cast's, so they are put back as they were.
+        std::fenv_t env;
+        std::feholdexcept(&env);
+        std::vector<SmallTargetTable<Dst>> all(kFormatCount);
+        for (int f = 0; f < kFormatCount; f++) {
+            const FormatRuntime& format = runtime(f);
+            if (format.format.storage_bytes != 1) continue;
+            for (uint32_t code = 0; code < 256; code++) {
+                const char byte = static_cast<char>(code);
+                Dst value{};
+                const uint32_t flags = decode_block_general<Dst>(format, &byte, reinterpret_cast<char*>(&value), 1);
+                uint16_t bits = 0;
+                std::memcpy(&bits, &value, sizeof value);
+                all[f].entries[code] = bits | flags << 16;
+                all[f].bytes[code] = static_cast<uint8_t>(bits);
+                all[f].flags[code] = static_cast<uint8_t>(flags);
+            }
+        }
+        std::fesetenv(&env);
+        return all;
+    }();
+    return tables[rt.format.index];
+}
+
+template <class Dst>
+uint32_t decode_block(const FormatRuntime& rt, const char* in, char* out, size_t n) {
+    if constexpr (sizeof(Dst) <= 2) {
+        if (rt.format.storage_bytes == 1 && rt.format.index >= 0) {
+            const SmallTargetTable<Dst>& table = small_target_table<Dst>(rt);
+            const uint8_t* codes = reinterpret_cast<const uint8_t*>(in);
+            if constexpr (sizeof(Dst) == 1) {
+                return lookup_bytes_with_flags(table.bytes, table.flags, codes, reinterpret_cast<uint8_t*>(out), n);
+            } else {
+                return lookup_wide_with_flags(table.entries, codes, reinterpret_cast<uint16_t*>(out), n);
+            }
+        }
+    }
+    return decode_block_general<Dst>(rt, in, out, n);
 }
 
 template <class Real>

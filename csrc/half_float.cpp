@@ -4,7 +4,9 @@
 #include <vector>
 
 #include "codec.h"
+#include "fp_status.h"
 #include "rounding.h"
+#include "simd_dispatch.h"
 
 namespace minifloat {
 
@@ -34,6 +36,24 @@ HalfFloatCodec build() {
 const HalfFloatCodec& half_float_codec() {
     static const HalfFloatCodec codec = build();
     return codec;
+}
+
+MINIFLOAT_SIMD_CLONES
+uint32_t float16_underflow(const float* values, const uint16_t* halves, size_t n) {
+    constexpr uint32_t kSmallestNormalHalf = 0x38800000u;  // 2^-14 as float32 bits
+    const uint32_t* bits = reinterpret_cast<const uint32_t*>(values);
+    uint32_t any_tiny = 0;  // a bool would keep this loop scalar
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t magnitude = bits[i] & 0x7FFFFFFFu;
+        any_tiny |= static_cast<uint32_t>((magnitude - 1) < (kSmallestNormalHalf - 1));  // nonzero and below
+    }
+    if (any_tiny == 0) return 0;
+    const uint32_t* widened = half_float_codec().float32_bits;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t magnitude = bits[i] & 0x7FFFFFFFu;
+        if ((magnitude - 1) < (kSmallestNormalHalf - 1) && widened[halves[i]] != bits[i]) return kFlagUnderflow;
+    }
+    return 0;
 }
 
 }  // namespace minifloat

@@ -24,4 +24,10 @@ inline void half_to_float(const uint16_t* in, float* out, size_t n) {
     for (size_t i = 0; i < n; i++) bits[i] = table[in[i]];
 }
 
+// NumPy's casts to float16 report underflow for a result below float16's
+// normal range that is inexact (nonzero values that become zero included).
+// `values` are the float32 inputs of the binary16 results `halves`; on the
+// bits, so signaling NaNs raise nothing. Returns kFlagUnderflow or 0.
+uint32_t float16_underflow(const float* values, const uint16_t* halves, size_t n);
+
 }  // namespace minifloat

@@ -1,6 +1,7 @@
 """The format table, decoding of every code, finfo, and the reference itself."""
 
 import math
+import platform
 from fractions import Fraction
 
 import numpy as np
@@ -320,10 +321,99 @@ def test_decode_to_integers(mf, name, it):
     info = np.iinfo(it)
     keep = np.array([math.isfinite(v) and info.min <= int(v) <= info.max for v in vals], bool)
     arr = codes[keep].view(T)
-    got = arr.astype(it)
+    with np.errstate(all="raise"):  # representable values raise nothing, in whole vectors too
+        got = arr.astype(it)
     assert got.dtype == it
     exp = [int(v) for v in vals[keep]]  # int() truncates toward zero, exactly
     assert [int(g) for g in got] == exp
+
+
+def integer_cast_rule(v, it):
+    """NumPy's float -> integer cast as the C conversion behind it behaves on
+    x86-64, for the exact value v: (result, invalid). Truncation toward
+    zero; a value the conversion cannot represent (NaN, inf, out of range)
+    gives the conversion's lowest integer and raises invalid. Targets
+    narrower than 32 bits convert through int32 and keep its low bits,
+    uint32 converts through int64, uint64 takes [2**63, 2**64) directly."""
+    info = np.iinfo(it)
+    bits, signed = info.bits, info.min < 0
+    width = 32 if bits < 32 or (bits == 32 and signed) else 64
+    if math.isfinite(v):
+        t = int(v)  # exact truncation of an exact float64
+        if -(2 ** (width - 1)) <= t < 2 ** (width - 1):
+            return t % 2**bits, False
+        if bits == 64 and not signed and 2**63 <= t < 2**64:
+            return t, False
+    return (-(2 ** (width - 1))) % 2**bits, True
+
+
+def _raises_invalid(fn):
+    with np.errstate(invalid="raise", over="ignore", under="ignore", divide="ignore"):
+        try:
+            fn()
+        except FloatingPointError:
+            return True
+    return False
+
+
+@ALL
+@pytest.mark.parametrize("it", INT_TYPES)
+def test_decode_to_integers_every_code_and_flag(mf, name, it):
+    """Every code, NaN, inf and out-of-range values included: the bits of the
+    rule above and its invalid flag, per code (a sample of 16-bit codes)."""
+    T = getattr(mf, name)
+    codes = R.all_codes(name)
+    vals = R.decode_array(name, codes)
+    unsigned = np.dtype(it).str.replace("i", "u")
+    with np.errstate(invalid="ignore"):
+        got = codes.view(T).astype(it)
+    got_bits = [int(g) for g in got.view(unsigned)]
+    rule = [integer_cast_rule(float(v), it) for v in vals]
+    assert got_bits == [r for r, _ in rule], name
+    sample = range(len(codes)) if len(codes) <= 256 else np.unique(np.r_[
+        np.flatnonzero([bad for _, bad in rule])[:64],
+        np.random.default_rng(3).integers(0, len(codes), 200)])
+    for i in sample:
+        one = codes[i : i + 1].view(T)
+        assert _raises_invalid(lambda: one.astype(it)) == rule[i][1], (name, hex(codes[i]))
+    if platform.machine() in ("x86_64", "AMD64"):
+        # NumPy's own float64 cast agrees on the values inside the target's
+        # range (outside it, its vectorized loops give what the CPU's
+        # instruction gives: no rule to compare with)
+        info = np.iinfo(it)
+        with np.errstate(invalid="ignore"):
+            # info.max + 1 is a power of two, exact in float64 (info.max is not)
+            inside = (np.trunc(vals) >= info.min) & (np.trunc(vals) < float(info.max + 1))
+        np.testing.assert_array_equal(got[inside], vals[inside].astype(it))
+
+
+@ALL
+def test_decode_to_float16_flags_per_code(mf, name):
+    """Each code alone (every 8-bit code, a sample of 16-bit ones with the
+    tiny and huge ones): the float16 cast raises exactly what NumPy's float64
+    -> float16 cast of the exact value raises (overflow; underflow for an
+    inexact result below float16's normal range)."""
+    T = getattr(mf, name)
+    codes = R.all_codes(name)
+    vals = R.decode_array(name, codes)
+    if len(codes) > 256:
+        with np.errstate(invalid="ignore"):
+            edge = np.flatnonzero((np.abs(vals) < 2.0**-13) | (np.abs(vals) > 60000))
+        rng = np.random.default_rng(4)
+        pick = np.unique(np.r_[rng.choice(edge, 300, replace=False), rng.integers(0, len(codes), 100)])
+        codes, vals = codes[pick], vals[pick]
+    for code, v in zip(codes.tolist(), vals):
+        for category in ("over", "under", "invalid"):
+            def raised(fn):
+                with np.errstate(all="ignore", **{category: "raise"}):
+                    try:
+                        fn()
+                    except FloatingPointError:
+                        return True
+                return False
+            ours = raised(lambda: np.array([code], codes.dtype).view(T).astype(np.float16))
+            numpy = raised(lambda: np.array([v]).astype(np.float16))
+            assert ours == numpy, (name, hex(code), category)
 
 
 @ALL
