@@ -15,6 +15,15 @@ void lookup_pair_row(const uint8_t* pair_table, uint8_t broadcast, bool broadcas
     lookup_bytes(row, in, out, n);
 }
 
+uint32_t lookup_entry_row(const uint16_t row[256], const uint8_t* in, uint8_t* out, size_t n) {
+    uint8_t codes[256], flags[256];
+    for (unsigned v = 0; v < 256; v++) {
+        codes[v] = static_cast<uint8_t>(row[v]);
+        flags[v] = static_cast<uint8_t>(row[v] >> 8);
+    }
+    return lookup_bytes_with_flags(codes, flags, in, out, n);
+}
+
 void select_with_broadcast(KeySelection op, const uint8_t* keys256, uint8_t c, bool broadcast_is_first,
                            const uint8_t* x, uint8_t* out, size_t n) {
     uint8_t row[256];

@@ -1,7 +1,7 @@
-// 8-bit comparisons and selections where NumPy hands the loop a broadcast
-// operand (x > 0, np.maximum(x, 0), np.clip(x, lo, hi)) or a reduction
-// (x.max(), np.fmin.reduce(x)): turned into the vectorized byte kernels of
-// lookup_kernels.h instead of one table read per element.
+// 8-bit comparisons, selections and arithmetic where NumPy hands the loop a
+// broadcast operand (x > 0, np.maximum(x, 0), np.clip(x, lo, hi), x * 2.0)
+// or a reduction (x.max(), np.fmin.reduce(x)): turned into the vectorized
+// byte kernels of lookup_kernels.h instead of one table read per element.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +22,10 @@ constexpr size_t kBroadcastRowMinimum = 1024;
 // broadcast first operand's row is already one in the table).
 void lookup_pair_row(const uint8_t* pair_table, uint8_t broadcast, bool broadcast_is_first, const uint8_t* in,
                      uint8_t* out, size_t n);
+
+// out[i] = the code of row[in[i]], for a row of (code | flags << 8)
+// entries (op_tables.h binary_row); returns the OR of their flags.
+uint32_t lookup_entry_row(const uint16_t row[256], const uint8_t* in, uint8_t* out, size_t n);
 
 // row[v] = the code op chooses from v and the broadcast code c (c second
 // when broadcast_is_first is false), by first_is_selected on order keys.

@@ -1,7 +1,9 @@
 #include "op_tables.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -17,13 +19,29 @@ template <class Entry>
 struct LazyTable {
     std::once_flag once;
     std::vector<Entry> entries;
+    std::atomic<bool> made{false};
 
     template <class Build>
     const Entry* get(Build&& build) {
-        std::call_once(once, [&] { build(entries); });
+        std::call_once(once, [&] {
+            build(entries);
+            made.store(true, std::memory_order_release);
+        });
         return entries.data();
     }
+
+    // The entries when made, else nullptr (never waits for a build).
+    const Entry* if_made() const { return made.load(std::memory_order_acquire) ? entries.data() : nullptr; }
 };
+
+// Rows of one binary op's pair table made one at a time: [side][c][v], side
+// 1 when the fixed operand c is the first. A row is written once, under
+// g_row_mutex, before its ready flag is set.
+struct BinaryRows {
+    std::atomic<bool> ready[2][256] = {};
+    uint16_t entries[2][256][256];
+};
+std::mutex g_row_mutex;
 
 constexpr int kBinaryOps = static_cast<int>(BinaryOp::count);
 constexpr int kUnaryOps = static_cast<int>(UnaryOp::count);
@@ -31,6 +49,7 @@ constexpr int kCompareOps = static_cast<int>(CompareOp::count);
 constexpr int kPredicates = static_cast<int>(Predicate::count);
 
 LazyTable<uint16_t> g_binary[kFormatCount][kBinaryOps];
+std::atomic<BinaryRows*> g_binary_rows[kFormatCount][kBinaryOps];  // made on first use, kept
 LazyTable<uint16_t> g_nextafter[kFormatCount];
 LazyTable<uint8_t> g_compare[kFormatCount][kCompareOps];
 LazyTable<uint32_t> g_unary[kFormatCount][kUnaryOps];
@@ -150,6 +169,51 @@ const uint16_t* binary_table(int format, BinaryOp op) {
             }
         }
     });
+}
+
+namespace {
+
+const uint16_t* made_row(int format, BinaryOp op, uint8_t c, bool broadcast_is_first) {
+    const BinaryRows* rows = g_binary_rows[format][static_cast<int>(op)].load(std::memory_order_acquire);
+    if (rows == nullptr || !rows->ready[broadcast_is_first][c].load(std::memory_order_acquire)) return nullptr;
+    return rows->entries[broadcast_is_first][c];
+}
+
+}  // namespace
+
+bool binary_row_ready(int format, BinaryOp op, uint8_t c, bool broadcast_is_first) {
+    return g_binary[format][static_cast<int>(op)].if_made() != nullptr ||
+           made_row(format, op, c, broadcast_is_first) != nullptr;
+}
+
+void binary_row(int format, BinaryOp op, uint8_t c, bool broadcast_is_first, uint16_t row[256]) {
+    if (const uint16_t* table = g_binary[format][static_cast<int>(op)].if_made()) {
+        for (unsigned v = 0; v < 256; v++) row[v] = table[broadcast_is_first ? (c << 8 | v) : (v << 8 | c)];
+        return;
+    }
+    const uint16_t* made = made_row(format, op, c, broadcast_is_first);
+    if (made == nullptr) {
+        std::lock_guard<std::mutex> lock(g_row_mutex);
+        std::atomic<BinaryRows*>& slot = g_binary_rows[format][static_cast<int>(op)];
+        BinaryRows* rows = slot.load(std::memory_order_acquire);
+        if (rows == nullptr) {
+            rows = new BinaryRows();  // kept for the life of the process, as the tables are
+            slot.store(rows, std::memory_order_release);
+        }
+        uint16_t* entries = rows->entries[broadcast_is_first][c];
+        if (!rows->ready[broadcast_is_first][c].load(std::memory_order_acquire)) {
+            const FormatRuntime& rt = runtime(format);
+            FpFlagScope scope;
+            for (uint32_t v = 0; v < 256; v++) {
+                const Encoded e = broadcast_is_first ? evaluate_binary(rt, scope, op, c, v)
+                                                     : evaluate_binary(rt, scope, op, v, c);
+                entries[v] = static_cast<uint16_t>(e.code | (e.flags << 8));
+            }
+            rows->ready[broadcast_is_first][c].store(true, std::memory_order_release);
+        }
+        made = entries;
+    }
+    std::memcpy(row, made, 256 * sizeof(uint16_t));
 }
 
 const uint16_t* nextafter_table(int format) {

@@ -23,6 +23,16 @@ enum class Predicate : uint8_t { isnan, isinf, isfinite, signbit, logical_not, c
 // 65536 entries indexed by (a << 8 | b); 8-bit formats only.
 const uint16_t* binary_table(int format, BinaryOp op);
 const uint16_t* nextafter_table(int format);
+
+// One row of binary_table: row[v] = the entry for (c op v) when
+// broadcast_is_first, else for (v op c), over every code v. Taken from the
+// whole table when it has been made; otherwise this row alone is made (256
+// evaluations of the same rule) and kept, so a scalar operand does not cost
+// 64K evaluations.
+void binary_row(int format, BinaryOp op, uint8_t c, bool broadcast_is_first, uint16_t row[256]);
+
+// Whether binary_row can answer without evaluating anything.
+bool binary_row_ready(int format, BinaryOp op, uint8_t c, bool broadcast_is_first);
 const uint8_t* compare_table(int format, CompareOp op);
 
 // One entry per code.

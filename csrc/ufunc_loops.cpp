@@ -12,6 +12,7 @@
 #include "array_functions.h"
 #include "op_eval.h"
 #include "registry.h"
+#include "simd_dispatch.h"
 #include "arith_avx512.h"
 #include "arith_kernels.h"
 #include "byte_broadcast.h"
@@ -240,6 +241,23 @@ uint32_t float_binary(const FormatRuntime& rt, char* const data[], npy_intp n, c
     return flags;
 }
 
+// Whether a broadcast operand's row not yet made (256 exact evaluations,
+// some microseconds) pays for itself: always when the other path is the
+// pair table (which would make all 64K entries), else for long runs only.
+constexpr npy_intp kNewRowMinimum = 65536;
+
+template <BinaryOp Op>
+bool row_worth_making(const FormatRuntime& rt, npy_intp n) {
+    if (n >= kNewRowMinimum) return true;
+    if constexpr (!computed_in_float32<Op>()) {
+        return true;
+    } else {
+        const bool in_registers =
+            rt.decode_plan.has_byte_tables && !rt.format.row_is_exponent_only() && avx512_vbmi_usable();
+        return !in_registers && pair_lookups_vectorized();
+    }
+}
+
 template <BinaryOp Op>
 int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                 const npy_intp strides[], NpyAuxData*) {
@@ -248,6 +266,17 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
     const npy_intp n = dimensions[0];
     if constexpr (Op == BinaryOp::add || Op == BinaryOp::multiply) {
         if (reduce_or_accumulate<Op>(rt, data, n, strides)) return 0;
+    }
+    if (rt.format.storage_bytes == 1 && one_contiguous_one_broadcast(strides, n)) {  // x op scalar, scalar op x
+        const bool first = strides[0] == 0;
+        const uint8_t c = static_cast<uint8_t>(*data[first ? 0 : 1]);
+        if (row_worth_making<Op>(rt, n) || binary_row_ready(index, Op, c, first)) {
+            uint16_t row[256];
+            binary_row(index, Op, c, first, row);
+            raise_fp_flags(lookup_entry_row(row, reinterpret_cast<const uint8_t*>(data[first ? 1 : 0]),
+                                            reinterpret_cast<uint8_t*>(data[2]), static_cast<size_t>(n)));
+            return 0;
+        }
     }
     if constexpr (computed_in_float32<Op>()) {
         if (rt.format.row_is_exponent_only() && strides[0] == 1 && strides[1] == 1 && strides[2] == 1) {

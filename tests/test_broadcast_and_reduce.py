@@ -1,10 +1,11 @@
-"""8-bit comparisons and selections with a scalar operand (x > 0,
-np.maximum(x, 0)), selection reductions (x.max(), np.fmin.reduce(x), np.argmax) and clip
+"""8-bit comparisons, selections and arithmetic with a scalar operand (x > 0,
+np.maximum(x, 0), x * 2.0), selection reductions (x.max(), np.fmin.reduce(x), np.argmax) and clip
 with scalar or array bounds run as byte-table lookups and scans. Checked
 against the element-by-element loop (reached here through stride-2 views)
 over every code pair, and the reductions against a sequential fold of the
 exact values."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -42,6 +43,44 @@ def test_with_scalar_every_pair(mf, name):
             for op in SELECTIONS:
                 assert codes_of(op(x, scalar)) == codes_of(op(xs, scalar)), op.__name__
                 assert codes_of(op(scalar, x)) == codes_of(op(scalar, xs)), op.__name__
+
+
+ARITHMETIC = (np.add, np.subtract, np.multiply, np.divide, np.floor_divide, np.remainder, np.fmod,
+              np.power, np.float_power, np.copysign, np.arctan2, np.hypot, np.logaddexp, np.logaddexp2,
+              np.heaviside)
+NEW_ROW_LENGTH = 65536 + 77  # kNewRowMinimum (ufunc_loops.cpp) and a tail
+
+
+def codes_and_warnings(f):
+    """The result's bytes and the set of NumPy warnings f raised."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with np.errstate(all="warn"):
+            result = f()
+    return np.asarray(result).view(np.uint8), sorted({str(w.message) for w in caught})
+
+
+@pytest.mark.parametrize("name", EIGHT_BIT)
+def test_arithmetic_with_scalar_every_pair(mf, name):
+    """x op c and c op x for every code c, as lookups in c's row: a row made
+    alone (a short call where the pair table would otherwise be made, or a
+    long one), then reused by a short call. Every value against the element
+    loop over the format's codes (a stride-2 view), warnings included."""
+    T = getattr(mf, name)
+    codes = R.all_codes(name).view(T)
+    codes_spread = spread(codes)
+    short = np.resize(codes, ROW_LENGTH)
+    long = np.resize(codes, NEW_ROW_LENGTH)
+    for op in ARITHMETIC:
+        for c in codes:
+            scalar = np.full(1, c, dtype=T)  # broadcast: stride 0
+            for order in ((lambda v: op(v, scalar)), (lambda v: op(scalar, v))):
+                expected, expected_warnings = codes_and_warnings(lambda: order(codes_spread))
+                where = (op.__name__, hex(int(c.view(np.uint8))))
+                for x in (short, long, short):
+                    got, got_warnings = codes_and_warnings(lambda: order(x))
+                    assert np.array_equal(got, np.resize(expected, len(x))), where
+                    assert got_warnings == expected_warnings, where
 
 
 def fold(name, op, codes):
