@@ -231,6 +231,31 @@ def test_sum_and_prod_decode_every_code(mf, name):
                         assert g == c, (hex(c), hex(g), length, position, reduce)
 
 
+def test_e8m0_sums_with_and_without_edge_codes(mf):
+    """float8_e8m0fnu sums and products: a 64-code group without code 0
+    (2^-127, a float32 subnormal) or 255 (NaN) may be decoded by a shift
+    alone, a group with one may not. Rows mixing both kinds of group reduce
+    to the portable kernels' bits and warnings, and a row of 2^k repeated
+    2^m times (edge codes around it in other groups) sums to 2^(k+m) exactly."""
+    T = mf.float8_e8m0fnu
+    rng = np.random.default_rng(8)
+    length = 64 * 5 + 29
+    rows = rng.integers(100, 150, size=(64, length), dtype=np.uint8)
+    for r in range(64):  # an edge code in some group of most rows, at every lane
+        if r % 4 != 3:
+            rows[r, (64 * (r % 5) + r) % length] = 0 if r % 2 else 255
+    x = rows.view(T)
+    for reduce in (np.add.reduce, np.multiply.reduce):
+        (got, wa), (portable, wb) = run_both(mf, lambda: reduce(x, axis=1))
+        assert (got == portable).all() and wa == wb, reduce
+    exact = np.full((3, 1024), 120, dtype=np.uint8)
+    exact[1, 700] = 0    # 2^-127 changes nothing that rounds to 2^3
+    exact[2, 5] = 255    # NaN
+    (got, wa), (portable, wb) = run_both(mf, lambda: np.add.reduce(exact.view(T), axis=1))
+    assert (got == portable).all() and wa == wb
+    assert got[0] == got[1] == 130 and got[2] == 255
+
+
 @pytest.mark.parametrize("name", ["float8_e5m2", "float8_e5m2fnuz"])
 def test_sum_keeps_the_lane_order(mf, name):
     """Which float32 lane each code is folded into decides the rounding
