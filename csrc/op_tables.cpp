@@ -181,6 +181,10 @@ const uint16_t* made_row(int format, BinaryOp op, uint8_t c, bool broadcast_is_f
 
 }  // namespace
 
+bool binary_table_made(int format, BinaryOp op) {
+    return g_binary[format][static_cast<int>(op)].if_made() != nullptr;
+}
+
 bool binary_row_ready(int format, BinaryOp op, uint8_t c, bool broadcast_is_first) {
     return g_binary[format][static_cast<int>(op)].if_made() != nullptr ||
            made_row(format, op, c, broadcast_is_first) != nullptr;

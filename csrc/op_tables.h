@@ -31,6 +31,9 @@ const uint16_t* nextafter_table(int format);
 // 64K evaluations.
 void binary_row(int format, BinaryOp op, uint8_t c, bool broadcast_is_first, uint16_t row[256]);
 
+// Whether binary_table(format, op) has been made (never waits for it).
+bool binary_table_made(int format, BinaryOp op);
+
 // Whether binary_row can answer without evaluating anything.
 bool binary_row_ready(int format, BinaryOp op, uint8_t c, bool broadcast_is_first);
 const uint8_t* compare_table(int format, CompareOp op);

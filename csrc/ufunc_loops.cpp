@@ -9,6 +9,7 @@
 #include "fp_status.h"
 #include "lookup_kernels.h"
 #include "op_tables.h"
+#include "pair_kernel_choice.h"
 #include "array_functions.h"
 #include "op_eval.h"
 #include "registry.h"
@@ -258,6 +259,16 @@ bool row_worth_making(const FormatRuntime& rt, npy_intp n) {
     }
 }
 
+// Contiguous + - * / by pair-table gathers instead of the fused kernel:
+// where they measured faster (pair_kernel_choice.h), for a run long enough
+// to have asked, or once the op's table exists.
+bool gathers_serve_long_run(int format, BinaryOp op, npy_intp n) {
+    if (!pair_lookups_vectorized()) return false;
+    if (n >= static_cast<npy_intp>(kPairChoiceMinimum)) return pair_gathers_beat_fused();
+    return static_cast<size_t>(n) >= kBroadcastRowMinimum && pair_choice_made() && pair_gathers_beat_fused() &&
+           binary_table_made(format, op);
+}
+
 template <BinaryOp Op>
 int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                 const npy_intp strides[], NpyAuxData*) {
@@ -291,7 +302,9 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         // encoded in registers
         const bool unit_or_zero = (strides[0] == 0 || strides[0] == 1) && (strides[1] == 0 || strides[1] == 1);
         uint32_t flags = 0;
-        if (rt.format.storage_bytes == 1 && !rt.format.row_is_exponent_only() && unit_or_zero && strides[2] == 1) {
+        const bool contiguous = strides[0] == 1 && strides[1] == 1 && strides[2] == 1;
+        if (rt.format.storage_bytes == 1 && !rt.format.row_is_exponent_only() && unit_or_zero && strides[2] == 1 &&
+            !(contiguous && gathers_serve_long_run(index, Op, n))) {
             const auto& k = rt.default_plan.fast32;
             const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
             const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);

@@ -231,6 +231,21 @@ def test_sum_and_prod_decode_every_code(mf, name):
                         assert g == c, (hex(c), hex(g), length, position, reduce)
 
 
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2fnuz"])
+def test_long_arithmetic_runs(mf, name):
+    """Contiguous + - * / on runs of a million codes and more, where the
+    kernel serving them may be the fused one or the pair-table gathers
+    (whichever measured faster on this CPU, pair_kernel_choice.h): every
+    code pair, 16 times over and a tail, against the portable kernels."""
+    T = getattr(mf, name)
+    pairs = np.arange(65536, dtype=np.uint16)
+    a = np.resize((pairs >> 8).astype(np.uint8), (1 << 20) + 37).view(T)
+    b = np.resize((pairs & 0xFF).astype(np.uint8), (1 << 20) + 37).view(T)
+    for op in (np.add, np.subtract, np.multiply, np.divide):
+        (x, wx), (y, wy) = run_both(mf, lambda: op(a, b))
+        assert (x == y).all() and wx == wy, op.__name__
+
+
 def test_e8m0_sums_with_and_without_edge_codes(mf):
     """float8_e8m0fnu sums and products: a 64-code group without code 0
     (2^-127, a float32 subnormal) or 255 (NaN) may be decoded by a shift

@@ -1,0 +1,86 @@
+#include "pair_kernel_choice.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "arith_avx512.h"
+#include "lookup_kernels.h"
+#include "op_eval.h"
+#include "op_tables.h"
+#include "registry.h"
+#include "simd_dispatch.h"
+
+namespace minifloat {
+
+namespace {
+
+template <class Run>
+double best_seconds(Run&& run, int rounds) {
+    double best = 1e30;
+    for (int r = 0; r < rounds; r++) {
+        const auto start = std::chrono::steady_clock::now();
+        run();
+        const std::chrono::duration<double> spent = std::chrono::steady_clock::now() - start;
+        best = std::min(best, spent.count());
+    }
+    return best;
+}
+
+bool both_kernels_usable() { return avx512_vbmi_usable() && pair_lookups_vectorized(); }
+
+bool measure_gathers_faster() {
+    const int format = format_index_of_name("float8_e4m3fn");
+    if (format < 0 || !both_kernels_usable()) return false;
+    const FormatRuntime& rt = runtime(format);
+    if (!rt.decode_plan.has_byte_tables) return false;
+    constexpr size_t kCodes = size_t{1} << 18;
+    std::vector<uint8_t> a(kCodes), b(kCodes), out(kCodes);
+    uint32_t state = 12345;  // a fixed linear congruential sequence: the same inputs every process
+    for (size_t i = 0; i < kCodes; i++) {
+        state = state * 1664525u + 1013904223u;
+        a[i] = static_cast<uint8_t>(state >> 24);
+        b[i] = static_cast<uint8_t>(state >> 16);
+    }
+    const uint16_t* table = binary_table(format, BinaryOp::multiply);
+    FpFlagScope scope;  // the kernels' FP flags (overflow, NaN inputs) are not the caller's
+    const double fused = best_seconds([&] {
+        uint32_t flags = 0;
+        binary_u8_avx512(BinaryOp::multiply, rt.decode_plan, rt.default_plan.fast32, a.data(), false, b.data(),
+                         false, out.data(), kCodes, flags);
+    }, 5);
+    const double gathers = best_seconds([&] { lookup_pairs(table, a.data(), b.data(), out.data(), kCodes); }, 5);
+    // by a clear margin only, so that a noisy measurement keeps the kernel
+    // that needs no table
+    return gathers < 0.8 * fused;
+}
+
+bool choose_gathers() {
+    const char* forced = std::getenv("MINIFLOAT_PAIR_KERNEL");
+    if (forced != nullptr && std::strcmp(forced, "fused") == 0) return false;
+    if (forced != nullptr && std::strcmp(forced, "gathers") == 0) return both_kernels_usable();
+    return measure_gathers_faster();
+}
+
+std::once_flag g_choice_once;
+std::atomic<bool> g_choice_made{false};
+bool g_gathers = false;  // written once, before g_choice_made
+
+}  // namespace
+
+bool pair_choice_made() { return g_choice_made.load(std::memory_order_acquire); }
+
+bool pair_gathers_beat_fused() {
+    std::call_once(g_choice_once, [] {
+        g_gathers = choose_gathers();
+        g_choice_made.store(true, std::memory_order_release);
+    });
+    return g_gathers;
+}
+
+}  // namespace minifloat
