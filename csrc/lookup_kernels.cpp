@@ -171,17 +171,24 @@ MINIFLOAT_VBMI void decode_bytes_to_f32_vbmi(const uint8_t* byte2_table, const u
     const ByteTable t3 = load_table(byte3_table);
     __m512i pattern[4];
     upper_halves_patterns(pattern);
+    uint32_t* bits = reinterpret_cast<uint32_t*>(out);
+    const auto decode_one = [&](size_t i) {
+        bits[i] = static_cast<uint32_t>(byte3_table[in[i]]) << 24 | static_cast<uint32_t>(byte2_table[in[i]]) << 16;
+    };
+    // Output stores are whole cache lines from here: a 64-byte store that
+    // straddles two lines costs about two on some cores (NumPy's buffers
+    // are 16-byte aligned).
+    const uintptr_t address = reinterpret_cast<uintptr_t>(out);
+    const size_t to_line = address % 4 == 0 ? (64 - address % 64) % 64 / 4 : 0;
     size_t i = 0;
+    for (; i < n && i < to_line; i++) decode_one(i);
     for (; i + 64 <= n; i += 64) {
         const __m512i index = _mm512_loadu_si512(in + i);
         const __m512i b2 = lookup64(t2, index);
         const __m512i b3 = lookup64(t3, index);
         for (int q = 0; q < 4; q++) _mm512_storeu_ps(out + i + 16 * q, floats_from_upper_halves(b2, pattern[q], b3));
     }
-    uint32_t* bits = reinterpret_cast<uint32_t*>(out);
-    for (; i < n; i++) {
-        bits[i] = static_cast<uint32_t>(byte3_table[in[i]]) << 24 | static_cast<uint32_t>(byte2_table[in[i]]) << 16;
-    }
+    for (; i < n; i++) decode_one(i);
 }
 
 MINIFLOAT_VBMI void select_by_keys_vbmi(KeySelection op, const uint8_t* keys, const uint8_t* a,
