@@ -95,6 +95,27 @@ MINIFLOAT_AVX512 inline __m512i encode16_e8m0_from(const Source* in, __mmask16 l
     }
 }
 
+// Up to 16 values with masked loads and stores (the start and the end of a block).
+template <bool ExponentOnly, Rounding Mode, class Source>
+MINIFLOAT_AVX512 inline void encode_part(const Vectors& v, const Source* in, uint8_t* out, size_t i, size_t count,
+                                         __mmask16& outside, SpecialLanes& seen) {
+    const __mmask16 lanes = count >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << count) - 1u);
+    // masked-off lanes load as +0: harmless to encode, but not a valid
+    // e8m0 input, so only live lanes count toward `outside`
+    __mmask16 lane_outside = 0;
+    __m512i c;
+    if constexpr (ExponentOnly) {
+        c = encode16_e8m0_from<Mode>(in + i, lanes, lane_outside);
+    } else {
+        const __m512i u = load16(in + i, lanes);
+        __mmask16 special = 0;
+        c = encode16<Mode>(v, u, special);
+        if (special != 0) c = fix_special16<Mode>(v, u, c, seen);
+    }
+    outside |= lane_outside & lanes;
+    _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, c);
+}
+
 template <bool ExponentOnly, Rounding Mode, class Source>
 MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, const Source* in, uint8_t* out,
                                    size_t n, uint32_t& flags) {
@@ -103,7 +124,17 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
     __mmask16 outside = 0;  // e8m0 lanes the fast path does not handle
     SpecialLanes seen;
     constexpr __mmask16 kAll = 0xFFFF;
+    // The source is read in whole cache lines from here: a 64-byte load
+    // that straddles two lines costs about two (NumPy's buffers are 16-byte
+    // aligned).
+    const uintptr_t address = reinterpret_cast<uintptr_t>(in);
+    size_t head = address % sizeof(Source) == 0 ? (64 - address % 64) % 64 / sizeof(Source) : 0;
+    head = head < n ? head : n;
     size_t i = 0;
+    for (; i < head; i += 16) {
+        encode_part<ExponentOnly, Mode>(v, in, out, i, head - i < 16 ? head - i : 16, outside, seen);
+    }
+    i = head;
     for (; i + 64 <= n; i += 64) {
         __m512i c[4];
         if constexpr (ExponentOnly) {
@@ -121,24 +152,7 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
         }
         _mm512_storeu_si512(out + i, pack64(pattern, c[0], c[1], c[2], c[3]));
     }
-    for (; i < n; i += 16) {
-        const size_t left = n - i;
-        const __mmask16 lanes = left >= 16 ? kAll : static_cast<__mmask16>((1u << left) - 1u);
-        // masked-off lanes load as +0: harmless to encode, but not a valid
-        // e8m0 input, so only live lanes count toward `outside`
-        __mmask16 lane_outside = 0;
-        __m512i c;
-        if constexpr (ExponentOnly) {
-            c = encode16_e8m0_from<Mode>(in + i, lanes, lane_outside);
-        } else {
-            const __m512i u = load16(in + i, lanes);
-            __mmask16 special = 0;
-            c = encode16<Mode>(v, u, special);
-            if (special != 0) c = fix_special16<Mode>(v, u, c, seen);
-        }
-        outside |= lane_outside & lanes;
-        _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, c);
-    }
+    for (; i < n; i += 16) encode_part<ExponentOnly, Mode>(v, in, out, i, n - i, outside, seen);
     if (outside != 0) return false;
     if (seen.overflow != 0) flags |= k.overflow_flags;
     if (seen.inf != 0) flags |= k.inf_flags;
