@@ -453,6 +453,8 @@ def build_cases(data, torch):
         ("x.mean()", lambda x: (lambda: x.mean())),
         ("np.sort(x)", lambda x: (lambda: np.sort(x))),
         ("x.astype(np.float16)", lambda x: (lambda: x.astype(np.float16))),
+        ("x.astype(np.int8)", lambda x: (lambda: x.astype(np.int8))),
+        ("x.astype(np.int32)", lambda x: (lambda: x.astype(np.int32))),
     ]
     for opname, op in everyday:
         def everyday_factory(dtype_of, op=op):
@@ -743,6 +745,50 @@ def summarize(cases):
     return met, missed, unchecked, misses
 
 
+GROUP_COLUMNS = ["group", "cases", "missed", "ml_dtypes / minifloat: min · median · max",
+                 "minifloat / other baseline", "targets"]
+
+
+def spread_text(values, fmt):
+    """min · median · max of the values (one value: itself)."""
+    if not values:
+        return "—"
+    values = sorted(values)
+    middle = values[len(values) // 2] if len(values) % 2 else (
+        values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    if len(values) == 1:
+        return fmt(values[0])
+    return " · ".join(fmt(v) for v in (values[0], middle, values[-1]))
+
+
+def group_rows(cases):
+    """One row per group: how many cases missed a target, the spread of the
+    ml_dtypes ratios, and minifloat's time over the other baseline's (a
+    cost, lower is better) as a range."""
+    rows = []
+    for g in sorted({c.group for c in cases}):
+        members = [c for c in cases if c.group == g]
+        missed = sum(any(s == "miss" for _, s, _ in evaluate(c)) for c in members)
+        ml = [q for c in members if (q := ratio(c, c.ref("ml"))) is not None]
+        others = [(c.ref("ref").label, q) for c in members
+                  if c.ref("ref") is not None and (q := ratio(c, c.ref("ref"))) is not None]
+        if others:
+            costs = sorted(1 / q for _, q in others)
+            labels = sorted({label for label, _ in others})
+            if len(labels) > 2:
+                name = "NumPy, same bytes" if all(x.startswith("np ") for x in labels) else "baseline"
+            else:
+                name = " / ".join(labels)
+            other = f"{name}: {costs[0]:.2f}x – {costs[-1]:.2f}x"
+        else:
+            other = "—"
+        title = GROUP_TITLES[g]
+        targets = title[title.find("(") + 1:title.rfind(")")] if "(" in title else ""
+        rows.append([f"{g}. {title.split(' (')[0]}", str(len(members)), str(missed),
+                     spread_text(ml, fmt_ratio), other, targets])
+    return rows
+
+
 def write_chart(path, cases):
     try:
         import matplotlib
@@ -854,6 +900,7 @@ def run(args, torch):
     facts = machine_facts(args.n, args.repeat, torch, load_start)
     notes = []
     rows = table_rows(cases, notes)
+    groups = group_rows(cases)
     met, missed, unchecked, misses = summarize(cases)
     groups_present = sorted({c.group for c in cases})
     summary = (f"targets: {met} met, {missed} missed, {unchecked} not checked "
@@ -871,6 +918,8 @@ def run(args, torch):
         for i, n in enumerate(notes, 1):
             print(f"  [e{i}] {n}")
     print()
+    print(render_text_table(GROUP_COLUMNS, groups))
+    print()
     print(summary)
     if misses:
         print("missed targets:")
@@ -887,6 +936,7 @@ def run(args, torch):
                  "torch (group 8), minifloat's own astype (group 9) or the float32 -> "
                  "float8_e4m3fn astype (group 10).", "", "Groups:", ""]
     md_lines += [f"{g}. {GROUP_TITLES[g]}" for g in groups_present]
+    md_lines += ["", render_md_table(GROUP_COLUMNS, groups), ""]
     md_lines += ["", render_md_table(COLUMNS, rows), ""]
     if notes:
         md_lines += ["Errors:", ""]
