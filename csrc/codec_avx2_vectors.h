@@ -220,6 +220,8 @@ struct DecodeVectors {
         nan_code, nan_bits;
     __m128i sign_shift, fraction_shift;
     __m256 subnormal_scale;
+    // byte-wide forms, for any_special_code32
+    __m256i code_mask_bytes, magnitude_mask_bytes, special_magnitude_bytes, nan_code_bytes;
     bool has_inf, has_nan_range, has_nan_code, masks_codes;
 };
 
@@ -242,11 +244,36 @@ MINIFLOAT_AVX2_CODEC inline DecodeVectors decode_vectors(const DecodePlan& d) {
     v.sign_shift = _mm_cvtsi32_si128(static_cast<int>(d.sign_shift));
     v.fraction_shift = _mm_cvtsi32_si128(static_cast<int>(23 - d.mantissa_bits));
     v.subnormal_scale = _mm256_set1_ps(d.subnormal_scale);
+    uint32_t special_from = 0xFFu;  // no magnitude of an 8-bit code reaches past 0x7F
+    if (v.has_inf) special_from = d.inf_magnitude < special_from ? d.inf_magnitude : special_from;
+    if (v.has_nan_range) special_from = d.nan_magnitude_from < special_from ? d.nan_magnitude_from : special_from;
+    v.code_mask_bytes = _mm256_set1_epi8(static_cast<char>(d.code_mask));
+    v.magnitude_mask_bytes = _mm256_set1_epi8(static_cast<char>(d.magnitude_mask));
+    v.special_magnitude_bytes = _mm256_set1_epi8(static_cast<char>(special_from));
+    v.nan_code_bytes = _mm256_set1_epi8(static_cast<char>(d.nan_code));
     return v;
+}
+
+// Whether any of 32 8-bit codes is an infinity or a NaN (the codes decode8
+// needs its special-case blends for).
+MINIFLOAT_AVX2_CODEC inline bool any_special_code32(const DecodeVectors& v, const uint8_t* in) {
+    if (!v.has_inf && !v.has_nan_range && !v.has_nan_code) return false;
+    __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
+    if (v.masks_codes) codes = _mm256_and_si256(codes, v.code_mask_bytes);
+    __m256i special = _mm256_setzero_si256();
+    if (v.has_inf || v.has_nan_range) {
+        const __m256i magnitude = _mm256_and_si256(codes, v.magnitude_mask_bytes);
+        // magnitude >= special_from, unsigned: max(magnitude, threshold) is the magnitude
+        special = _mm256_cmpeq_epi8(_mm256_max_epu8(magnitude, v.special_magnitude_bytes), magnitude);
+    }
+    if (v.has_nan_code) special = _mm256_or_si256(special, _mm256_cmpeq_epi8(codes, v.nan_code_bytes));
+    return !_mm256_testz_si256(special, special);
 }
 
 // 8 float32 bit patterns from 8 codes (dwords); the rule of decode_one in
 // convert_kernels.cpp: exact, NaN as the quiet NaN with the code's sign.
+// MaySpecial false: the caller knows no code is an infinity or a NaN.
+template <bool MaySpecial = true>
 MINIFLOAT_AVX2_CODEC inline __m256i decode8(const DecodeVectors& v, __m256i codes) {
     const __m256i code = v.masks_codes ? _mm256_and_si256(codes, v.code_mask) : codes;
     const __m256i sign = _mm256_sll_epi32(_mm256_and_si256(code, v.sign_bit), v.sign_shift);
@@ -255,9 +282,11 @@ MINIFLOAT_AVX2_CODEC inline __m256i decode8(const DecodeVectors& v, __m256i code
     // exact: a small integer times a power of two
     const __m256i tiny = _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(magnitude), v.subnormal_scale));
     __m256i bits = _mm256_blendv_epi8(normal, tiny, _mm256_cmpgt_epi32(v.smallest_normal, magnitude));
-    if (v.has_inf) bits = _mm256_blendv_epi8(bits, v.inf_bits, _mm256_cmpeq_epi32(magnitude, v.inf_magnitude));
-    if (v.has_nan_range) bits = _mm256_blendv_epi8(bits, v.nan_bits, _mm256_cmpgt_epi32(magnitude, v.nan_below));
-    if (v.has_nan_code) bits = _mm256_blendv_epi8(bits, v.nan_bits, _mm256_cmpeq_epi32(code, v.nan_code));
+    if constexpr (MaySpecial) {
+        if (v.has_inf) bits = _mm256_blendv_epi8(bits, v.inf_bits, _mm256_cmpeq_epi32(magnitude, v.inf_magnitude));
+        if (v.has_nan_range) bits = _mm256_blendv_epi8(bits, v.nan_bits, _mm256_cmpgt_epi32(magnitude, v.nan_below));
+        if (v.has_nan_code) bits = _mm256_blendv_epi8(bits, v.nan_bits, _mm256_cmpeq_epi32(code, v.nan_code));
+    }
     return _mm256_or_si256(bits, sign);
 }
 

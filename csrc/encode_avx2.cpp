@@ -198,6 +198,13 @@ MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, 
     const DecodeVectors v = decode_vectors(plan);
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
+        if (!ExponentOnly && !any_special_code32(v, in + i)) {  // the common block: no infinity, no NaN
+            for (int q = 0; q < 4; q++) {
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8 * q),
+                                    decode8<false>(v, load8_codes(in + i + 8 * q)));
+            }
+            continue;
+        }
         for (int q = 0; q < 4; q++) {
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8 * q),
                                 decode8_any<ExponentOnly>(v, in + i + 8 * q));
