@@ -171,6 +171,7 @@ def test_mixed_format_arithmetic_promotes(mf, a):
 
 @ALL
 def test_array_creation_from_python_values(mf, name):
+    mf.claim_dtype_names()  # dtype=name below
     T = getattr(mf, name)
     vals = [0.1, 1.0, -2.5, 464.0, 2**70, 1 + 2**-4 + 2**-40, 3]
     with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -221,6 +222,7 @@ def test_pickle_arrays_and_dtypes(mf, name):
 
 
 def test_dtype_by_name_and_dtype_equality(mf):
+    mf.claim_dtype_names()  # ml_dtypes, if another test imported it after minifloat, took the names
     for name in NAMES:
         T = getattr(mf, name)
         assert np.dtype(name) == np.dtype(T)
@@ -268,3 +270,23 @@ def test_junk_into_arrays_raises(mf, name):
         np.array(["abc"], dtype=T)
     with pytest.raises((TypeError, ValueError)):
         np.array([object()], dtype=T)
+
+
+def test_dtype_names_after_ml_dtypes(mf):
+    """ml_dtypes registers the same names on import: the last import owns
+    them, and claim_dtype_names() takes them back. In a fresh interpreter,
+    so that ml_dtypes is really imported after minifloat."""
+    pytest.importorskip("ml_dtypes")
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np, minifloat as mf, ml_dtypes as md\n"
+        "assert np.dtype('float8_e4m3fn').type is md.float8_e4m3fn\n"
+        "mf.claim_dtype_names()\n"
+        "for name in mf.FORMAT_NAMES:\n"
+        "    assert np.dtype(name) == np.dtype(getattr(mf, name)), name\n"
+        "    assert np.array([1.5], dtype=name).dtype == np.dtype(getattr(mf, name)), name\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

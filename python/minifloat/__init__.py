@@ -54,6 +54,7 @@ __all__ = [
     "MinifloatDType",
     "bfloat16",
     "cast",
+    "claim_dtype_names",
     "finfo",
     "float4_e2m1fn",
     "float6_e2m3fn",
@@ -86,11 +87,24 @@ def finfo(dtype):
     return _np.finfo(dtype)
 
 
+def claim_dtype_names():
+    """Make the format names (``np.dtype("float8_e4m3fn")``, ``astype("bfloat16")``)
+    resolve to minifloat's dtypes again.
+
+    Names resolve through NumPy's name table, which ml_dtypes (and so JAX)
+    fills with the same names when it is imported: whichever library was
+    imported last owns them. minifloat claims them on import; call this after
+    importing ml_dtypes to take them back. Passing the classes
+    (``mf.float8_e4m3fn``) is never ambiguous.
+    """
+    for name in FORMAT_NAMES:
+        _np.sctypeDict[name] = getattr(_core, name)
+
+
 def _register():
+    claim_dtype_names()
     for name in FORMAT_NAMES:
         scalar_type = getattr(_core, name)
-        # np.dtype("float8_e4m3fn") resolves through NumPy's name table.
-        _np.sctypeDict[name] = scalar_type
         # np.finfo caches one object per dtype; some fields need the format
         # itself: the real width (storage is a whole byte for FP6/FP4), the
         # exponent width (NumPy infers it from the exponent range, which
