@@ -48,3 +48,13 @@ def mf():
     import minifloat
 
     return minifloat
+
+
+@pytest.fixture(autouse=True)
+def minifloat_owns_format_names():
+    """Tests that name formats as strings mean minifloat's: ml_dtypes, when
+    a test imports it after minifloat, takes the same names (see
+    minifloat.claim_dtype_names)."""
+    package = sys.modules.get("minifloat")
+    if package is not None:
+        package.claim_dtype_names()

@@ -171,7 +171,6 @@ def test_mixed_format_arithmetic_promotes(mf, a):
 
 @ALL
 def test_array_creation_from_python_values(mf, name):
-    mf.claim_dtype_names()  # dtype=name below
     T = getattr(mf, name)
     vals = [0.1, 1.0, -2.5, 464.0, 2**70, 1 + 2**-4 + 2**-40, 3]
     with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -222,7 +221,6 @@ def test_pickle_arrays_and_dtypes(mf, name):
 
 
 def test_dtype_by_name_and_dtype_equality(mf):
-    mf.claim_dtype_names()  # ml_dtypes, if another test imported it after minifloat, took the names
     for name in NAMES:
         T = getattr(mf, name)
         assert np.dtype(name) == np.dtype(T)
