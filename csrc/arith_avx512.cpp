@@ -72,10 +72,14 @@ MINIFLOAT_AVX512_ENCODER void binary_u8(const DecodePlan& decode, const FastCons
 
 }  // namespace
 
+bool fused_u8_arith_serves(const DecodePlan& decode) {
+    return decode.has_byte_tables && !decode.exponent_only && avx512_vbmi_usable();
+}
+
 bool binary_u8_avx512(BinaryOp op, const DecodePlan& decode, const FastConstants<uint32_t, float>& k,
                       const uint8_t* a, bool a_broadcast, const uint8_t* b, bool b_broadcast, uint8_t* out,
                       size_t n, uint32_t& flags) {
-    if (!decode.has_byte_tables || !avx512_vbmi_usable()) return false;
+    if (!fused_u8_arith_serves(decode)) return false;
     switch (op) {
         case BinaryOp::add:
             binary_u8<BinaryOp::add>(decode, k, a, a_broadcast, b, b_broadcast, out, n, flags);
@@ -99,6 +103,7 @@ bool binary_u8_avx512(BinaryOp op, const DecodePlan& decode, const FastConstants
 #else
 
 namespace minifloat {
+bool fused_u8_arith_serves(const DecodePlan&) { return false; }
 bool binary_u8_avx512(BinaryOp, const DecodePlan&, const FastConstants<uint32_t, float>&, const uint8_t*, bool,
                       const uint8_t*, bool, uint8_t*, size_t, uint32_t&) {
     return false;

@@ -14,6 +14,11 @@
 
 namespace minifloat {
 
+// Whether binary_u8_avx512 serves the format of `decode` on this CPU: byte
+// decode tables, not float8_e8m0fnu (whose 2^+-127 operands need binary64),
+// and AVX-512 VBMI in use.
+bool fused_u8_arith_serves(const DecodePlan& decode);
+
 // out[i] = round(a[i*sa] op b[i*sb]) for op in add, subtract, multiply,
 // divide, with sa, sb each 0 (a broadcast operand) or 1; the operands'
 // decode tables are `decode` (byte tables required), the result's encoder

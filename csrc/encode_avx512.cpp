@@ -5,6 +5,7 @@
 // generic packing takes five times as many instructions).
 #include "encode_fast.h"
 
+#include "cache_line.h"
 #include "simd_dispatch.h"
 
 #ifdef MINIFLOAT_HAVE_AVX512_KERNELS
@@ -124,12 +125,8 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
     __mmask16 outside = 0;  // e8m0 lanes the fast path does not handle
     SpecialLanes seen;
     constexpr __mmask16 kAll = 0xFFFF;
-    // The source is read in whole cache lines from here: a 64-byte load
-    // that straddles two lines costs about two (NumPy's buffers are 16-byte
-    // aligned).
-    const uintptr_t address = reinterpret_cast<uintptr_t>(in);
-    size_t head = address % sizeof(Source) == 0 ? (64 - address % 64) % 64 / sizeof(Source) : 0;
-    head = head < n ? head : n;
+    // the source is then read in whole cache lines (cache_line.h)
+    const size_t head = elements_before_cache_line(in, n);
     size_t i = 0;
     for (; i < head; i += 16) {
         encode_part<ExponentOnly, Mode>(v, in, out, i, head - i < 16 ? head - i : 16, outside, seen);

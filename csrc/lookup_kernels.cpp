@@ -1,5 +1,6 @@
 #include "lookup_kernels.h"
 
+#include "cache_line.h"
 #include "order_avx2.h"
 #include "simd_dispatch.h"
 
@@ -175,13 +176,10 @@ MINIFLOAT_VBMI void decode_bytes_to_f32_vbmi(const uint8_t* byte2_table, const u
     const auto decode_one = [&](size_t i) {
         bits[i] = static_cast<uint32_t>(byte3_table[in[i]]) << 24 | static_cast<uint32_t>(byte2_table[in[i]]) << 16;
     };
-    // Output stores are whole cache lines from here: a 64-byte store that
-    // straddles two lines costs about two on some cores (NumPy's buffers
-    // are 16-byte aligned).
-    const uintptr_t address = reinterpret_cast<uintptr_t>(out);
-    const size_t to_line = address % 4 == 0 ? (64 - address % 64) % 64 / 4 : 0;
+    // the output is then stored in whole cache lines (cache_line.h)
+    const size_t head = elements_before_cache_line(out, n);
     size_t i = 0;
-    for (; i < n && i < to_line; i++) decode_one(i);
+    for (; i < head; i++) decode_one(i);
     for (; i + 64 <= n; i += 64) {
         const __m512i index = _mm512_loadu_si512(in + i);
         const __m512i b2 = lookup64(t2, index);

@@ -14,7 +14,6 @@
 #include "op_eval.h"
 #include "op_tables.h"
 #include "registry.h"
-#include "simd_dispatch.h"
 
 namespace minifloat {
 
@@ -32,13 +31,21 @@ double best_seconds(Run&& run, int rounds) {
     return best;
 }
 
-bool both_kernels_usable() { return avx512_vbmi_usable() && pair_lookups_vectorized(); }
+// The measurement's format: the most used one, whose kernels stand for all.
+const FormatRuntime* measured_format() {
+    const int format = format_index_of_name("float8_e4m3fn");
+    return format < 0 ? nullptr : &runtime(format);
+}
+
+bool both_kernels_usable() {
+    const FormatRuntime* rt = measured_format();
+    return rt != nullptr && fused_u8_arith_serves(rt->decode_plan) && pair_lookups_vectorized();
+}
 
 bool measure_gathers_faster() {
-    const int format = format_index_of_name("float8_e4m3fn");
-    if (format < 0 || !both_kernels_usable()) return false;
-    const FormatRuntime& rt = runtime(format);
-    if (!rt.decode_plan.has_byte_tables) return false;
+    if (!both_kernels_usable()) return false;
+    const FormatRuntime& rt = *measured_format();
+    const int format = rt.format.index;
     constexpr size_t kCodes = size_t{1} << 18;
     std::vector<uint8_t> a(kCodes), b(kCodes), out(kCodes);
     uint32_t state = 12345;  // a fixed linear congruential sequence: the same inputs every process

@@ -13,7 +13,6 @@
 #include "array_functions.h"
 #include "op_eval.h"
 #include "registry.h"
-#include "simd_dispatch.h"
 #include "arith_avx512.h"
 #include "arith_kernels.h"
 #include "byte_broadcast.h"
@@ -253,9 +252,7 @@ bool row_worth_making(const FormatRuntime& rt, npy_intp n) {
     if constexpr (!computed_in_float32<Op>()) {
         return true;
     } else {
-        const bool in_registers =
-            rt.decode_plan.has_byte_tables && !rt.format.row_is_exponent_only() && avx512_vbmi_usable();
-        return !in_registers && pair_lookups_vectorized();
+        return !fused_u8_arith_serves(rt.decode_plan) && pair_lookups_vectorized();
     }
 }
 
