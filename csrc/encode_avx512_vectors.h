@@ -24,7 +24,7 @@ struct Vectors {
     __m512i abs_mask, round_bias, lsb_bit, away_increment, unsigned_from, magnitude_bits, one, normal_from,
         special_from, toward_zero_overflow_from, inf_bits, sign_bit, overflow_positive, overflow_negative,
         max_positive, max_negative, inf_positive, inf_negative, nan_positive, nan_negative;
-    __m128i shift;
+    __m512i shift;  // per lane: vpsrlvd is one uop, a shift by an xmm count two
     __m512 magic, half_step;
     bool zero_drops_sign;
 };
@@ -57,7 +57,7 @@ MINIFLOAT_AVX512_ENCODER inline Vectors broadcast(const FastConstants<uint32_t, 
     v.inf_negative = _mm512_set1_epi32(static_cast<int>(k.inf_negative));
     v.nan_positive = _mm512_set1_epi32(static_cast<int>(k.nan_positive));
     v.nan_negative = _mm512_set1_epi32(static_cast<int>(k.nan_negative));
-    v.shift = _mm_cvtsi32_si128(static_cast<int>(k.shift));
+    v.shift = _mm512_set1_epi32(static_cast<int>(k.shift));
     v.magic = _mm512_set1_ps(k.magic);
     float half_step;
     __builtin_memcpy(&half_step, &t.half_step_bits, sizeof half_step);
@@ -109,7 +109,7 @@ MINIFLOAT_AVX512_ENCODER inline __m512i encode16(const Vectors& v, __m512i u, __
     } else if constexpr (Mode == Rounding::up || Mode == Rounding::down) {
         rounded = _mm512_mask_add_epi32(rounded, away_lanes<Mode>(negative), rounded, v.away_increment);
     }
-    const __m512i magnitude = _mm512_mask_srl_epi32(_mm512_castps_si512(sum), normal, rounded, v.shift);
+    const __m512i magnitude = _mm512_mask_srlv_epi32(_mm512_castps_si512(sum), normal, rounded, v.shift);
     // the sign bit on negative lanes; fnuz formats (no -0): only on those
     // whose magnitude is not zero
     __mmask16 signed_lanes;
