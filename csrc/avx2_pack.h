@@ -15,4 +15,15 @@ __attribute__((target("avx2"))) inline __m256i pack32_bytes(__m256i c0, __m256i 
     return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
+// The same for codes whose dword lanes hold elements 0, 1, 4, 5 | 2, 3, 6,
+// 7 of each 8 (the order vshufps gathers the upper halves of two vectors of
+// 4 doubles in): after the permute each 8 bytes read 0 1 4 5 2 3 6 7, and a
+// byte shuffle swaps their middle pairs back.
+__attribute__((target("avx2"))) inline __m256i pack32_bytes_from_pair_order(__m256i c0, __m256i c1, __m256i c2,
+                                                                            __m256i c3) {
+    const __m256i swap_middle_pairs = _mm256_setr_epi8(0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15,  //
+                                                       0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15);
+    return _mm256_shuffle_epi8(pack32_bytes(c0, c1, c2, c3), swap_middle_pairs);
+}
+
 }  // namespace minifloat

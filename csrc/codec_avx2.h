@@ -1,8 +1,8 @@
 // The AVX2 8-bit codec kernels, for CPUs without AVX-512 (or with those
 // kernels disabled). Each returns false, doing nothing useful, when the CPU
 // cannot run them, and the encoders also for a float8_e8m0fnu block holding
-// a value that is not a positive normal float32 below overflow: the caller
-// then runs the exact portable kernel on that block.
+// a value outside its positive range (2^-127 to 2^127, as rounded): the
+// caller then runs the exact portable kernel on that block.
 #pragma once
 
 #include <cstddef>
@@ -14,13 +14,13 @@
 
 namespace minifloat {
 
-// float32, float64 rounded to odd on the way (see encode_fast.h), or
-// bfloat16 codes (Source uint16_t: float32's upper halves) into 8-bit codes
-// with a deterministic rounding mode, adding the FP flags raised. `k` holds
-// the format's float32 constants. Instantiated for those three sources.
+// float32, float64 (by their upper halves, rounded to odd: see
+// DoubleHighWordTraits in convert_kernels.cpp), or bfloat16 codes (Source uint16_t: float32's upper
+// halves) into 8-bit codes of `plan`'s format with a deterministic rounding
+// mode, adding the FP flags raised. Instantiated for those three sources.
 template <class Source>
-bool encode_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                          const Source* in, uint8_t* out, size_t n, uint32_t& flags);
+bool encode_u8_block_avx2(const EncodePlan& plan, Rounding mode, const Source* in, uint8_t* out, size_t n,
+                          uint32_t& flags);
 
 // float32 into 16-bit codes (bfloat16), rounding to nearest even.
 bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>& k, const float* in, uint16_t* out, size_t n,

@@ -1,10 +1,10 @@
 // The vector pieces of the AVX2 8-bit codec (the cast kernels of
-// encode_avx2.cpp): 8 codes from 8 float32 bit patterns for every
-// deterministic rounding mode,
-// the overflow/inf/NaN fix-up, 8 float32 bit patterns from 8 codes, and
-// packing 32 codes. AVX2 has no mask registers or embedded rounding, so
-// selects are blends and the subnormal range is rounded with vroundps's
-// explicit directions. Include only from x86-64 GCC/Clang translation units.
+// encode_avx2.cpp): 8 codes from 8 float32 bit patterns (or float64 upper
+// halves) for every deterministic rounding mode, the overflow/inf/NaN
+// fix-up, 8 float32 bit patterns from 8 codes. AVX2 has no mask registers
+// or embedded rounding, so selects are blends and the subnormal range is
+// rounded by the FPU (nearest even) or with vroundps's explicit directions.
+// Include only from x86-64 GCC/Clang translation units.
 #pragma once
 
 #include <immintrin.h>
@@ -19,11 +19,16 @@ namespace avx2_codec {
 #define MINIFLOAT_AVX2_CODEC __attribute__((target("avx2")))
 
 struct EncodeVectors {
-    __m256i abs_mask, round_bias, away_increment, normal_below, special_below, sign_bit, unsigned_from_flipped, flip,
+    __m256i abs_mask, round_bias, away_increment, normal_from, normal_below, special_below, sign_bit, unsigned_from_flipped, flip,
         magnitude_bits, one, toward_zero_overflow_below, inf_bits, overflow_positive, overflow_negative, max_positive,
         max_negative, inf_positive, inf_negative, nan_positive, nan_negative;
     __m256i magic_bits;
-    __m128i shift, sign_shift;
+    // float64 upper halves (upper_half_vectors): 2^-126's half, and the
+    // exponent difference to float32's bits
+    __m256i tiny_floor, tiny_rebias;
+    // shift counts in every lane: vpsrlvd and kin are one uop, a shift by an
+    // xmm count two on Intel cores
+    __m256i shift, sign_shift;
     __m256 magic, inverse_step, half, one_float;
     bool zero_drops_sign;
 };
@@ -38,6 +43,7 @@ MINIFLOAT_AVX2_CODEC inline EncodeVectors encode_vectors(const FastConstants<uin
     v.round_bias = _mm256_set1_epi32(static_cast<int>(t.round_bias));
     v.away_increment = _mm256_set1_epi32(static_cast<int>(t.away_increment));
     // magnitudes are below 2^31, so signed compares order them
+    v.normal_from = _mm256_set1_epi32(static_cast<int>(k.normal_from));
     v.normal_below = _mm256_set1_epi32(static_cast<int>(k.normal_from - 1));
     v.special_below = _mm256_set1_epi32(static_cast<int>(t.special_from - 1));
     v.sign_bit = _mm256_set1_epi32(static_cast<int>(k.sign_bit));
@@ -56,14 +62,32 @@ MINIFLOAT_AVX2_CODEC inline EncodeVectors encode_vectors(const FastConstants<uin
     v.unsigned_from_flipped = _mm256_set1_epi32(static_cast<int>(t.unsigned_from ^ 0x80000000u));
     v.magnitude_bits = _mm256_set1_epi32(static_cast<int>(k.sign_bit - 1u));
     v.one = _mm256_set1_epi32(1);
-    v.shift = _mm_cvtsi32_si128(static_cast<int>(k.shift));
-    v.sign_shift = _mm_cvtsi32_si128(static_cast<int>(k.sign_shift));
+    v.shift = _mm256_set1_epi32(static_cast<int>(k.shift));
+    v.sign_shift = _mm256_set1_epi32(static_cast<int>(k.sign_shift));
     v.magic = _mm256_set1_ps(k.magic);
     v.magic_bits = _mm256_set1_epi32(static_cast<int>(k.magic_bits));
     v.inverse_step = _mm256_set1_ps(8388608.0f / k.magic);  // the magic constant's ulp is the step
     v.half = _mm256_set1_ps(0.5f);
     v.one_float = _mm256_set1_ps(1.0f);
     v.zero_drops_sign = k.zero_drops_sign != 0;
+    v.tiny_floor = _mm256_setzero_si256();
+    v.tiny_rebias = _mm256_setzero_si256();
+    return v;
+}
+
+// The constants for float64 upper halves (`high`: DoubleHighWordTraits')
+// whose subnormal range encode8<..., UpperHalves> rounds as float32s: the
+// magic constant and step are float32's (`f32`).
+template <Rounding Mode>
+MINIFLOAT_AVX2_CODEC inline EncodeVectors upper_half_vectors(const FastConstants<uint32_t, float>& high,
+                                                            const FastConstants<uint32_t, float>& f32) {
+    EncodeVectors v = encode_vectors<Mode>(high);
+    const EncodeVectors single = encode_vectors<Mode>(f32);
+    v.magic = single.magic;
+    v.magic_bits = single.magic_bits;
+    v.inverse_step = single.inverse_step;
+    v.tiny_floor = _mm256_set1_epi32((1023 - 126) << 20);
+    v.tiny_rebias = _mm256_set1_epi32((1023 - 127) << 20);
     return v;
 }
 
@@ -75,11 +99,29 @@ MINIFLOAT_AVX2_CODEC inline __m256i away_lanes(__m256i negative) {
     return _mm256_setzero_si256();
 }
 
+// The sign bit of each code: every negative lane keeps it, except in
+// formats without -0 (fnuz), where only lanes of a nonzero code do
+// (nearest even: those above half the subnormal step).
+template <Rounding Mode>
+MINIFLOAT_AVX2_CODEC inline __m256i sign_of(const EncodeVectors& v, __m256i u, __m256i magnitude, __m256i negative) {
+    if (!v.zero_drops_sign) return _mm256_and_si256(_mm256_srlv_epi32(u, v.sign_shift), v.sign_bit);
+    if constexpr (Mode == Rounding::nearest_even) {
+        return _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_xor_si256(u, v.flip), v.unsigned_from_flipped), v.sign_bit);
+    } else {
+        const __m256i zero = _mm256_cmpeq_epi32(_mm256_and_si256(magnitude, v.magnitude_bits), _mm256_setzero_si256());
+        return _mm256_and_si256(_mm256_andnot_si256(zero, negative), v.sign_bit);
+    }
+}
+
 // 8 codes (one per dword, 0..255) from 8 float32 bit patterns; folds their
-// magnitudes into `largest`, for any_special. FpuNearest: MXCSR rounds to
-// nearest (as NumPy leaves it), so the subnormal range may be rounded by
-// adding the magic constant; otherwise vroundps's explicit directions.
-template <Rounding Mode, bool FpuNearest = true>
+// magnitudes into `largest`, for any_special. Nearest even rounds the
+// subnormal range by adding the magic constant, as MXCSR rounds to nearest
+// (NumPy leaves it so); the other modes by vroundps's explicit directions.
+// MaySubnormal false: the caller knows every magnitude is at least the
+// smallest normal (all_normal), so the subnormal rounding is left out.
+// UpperHalves: u holds float64 upper halves with the sticky bit (see
+// upper_half_vectors), not float32 bits.
+template <Rounding Mode, bool MaySubnormal = true, bool UpperHalves = false>
 MINIFLOAT_AVX2_CODEC inline __m256i encode8(const EncodeVectors& v, __m256i u, __m256i& largest) {
     const __m256i a = _mm256_and_si256(u, v.abs_mask);
     const __m256i negative = _mm256_srai_epi32(u, 31);
@@ -92,15 +134,29 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode8(const EncodeVectors& v, __m256i u, _
     // normal: add the rounding increment (rebias folded in), truncate at `shift`
     __m256i rounded = _mm256_add_epi32(a, v.round_bias);
     if constexpr (Mode == Rounding::nearest_even) {
-        rounded = _mm256_add_epi32(rounded, _mm256_and_si256(_mm256_srl_epi32(a, v.shift), v.one));
+        rounded = _mm256_add_epi32(rounded, _mm256_and_si256(_mm256_srlv_epi32(a, v.shift), v.one));
     } else if constexpr (Mode == Rounding::up || Mode == Rounding::down) {
         rounded = _mm256_add_epi32(rounded, _mm256_and_si256(away_lanes<Mode>(negative), v.away_increment));
     }
-    const __m256i normal_magnitude = _mm256_sra_epi32(rounded, v.shift);
+    const __m256i normal_magnitude = _mm256_srav_epi32(rounded, v.shift);
+    if constexpr (!MaySubnormal) {
+        largest = _mm256_max_epi32(largest, a);
+        return _mm256_or_si256(normal_magnitude, sign_of<Mode>(v, u, normal_magnitude, negative));
+    }
     // subnormal: finite and small in every lane, so no FP flags
-    const __m256 tiny = _mm256_castsi256_ps(_mm256_min_epi32(a, v.normal_below));
+    __m256 tiny;
+    if constexpr (UpperHalves) {
+        // as float32 bits (the sticky bit landing in bit 3, far below any
+        // 8-bit format's step): exact from 2^-126 up; smaller magnitudes
+        // are raised to 2^-126, which rounds as they do, except zero away
+        // from zero (below)
+        const __m256i clamped = _mm256_max_epi32(_mm256_min_epi32(a, v.normal_below), v.tiny_floor);
+        tiny = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_sub_epi32(clamped, v.tiny_rebias), 3));
+    } else {
+        tiny = _mm256_castsi256_ps(_mm256_min_epi32(a, v.normal_below));
+    }
     __m256i tiny_magnitude;
-    if constexpr (Mode == Rounding::nearest_even && FpuNearest) {
+    if constexpr (Mode == Rounding::nearest_even) {
         // adding the magic constant rounds at the subnormal step
         tiny_magnitude = _mm256_sub_epi32(_mm256_castps_si256(_mm256_add_ps(tiny, v.magic)), v.magic_bits);
     } else {
@@ -124,20 +180,24 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode8(const EncodeVectors& v, __m256i u, _
             whole = _mm256_blendv_ps(down, up, _mm256_castsi256_ps(away_lanes<Mode>(negative)));
         }
         tiny_magnitude = _mm256_cvttps_epi32(whole);
+        if constexpr (UpperHalves && (Mode == Rounding::up || Mode == Rounding::down)) {
+            tiny_magnitude = _mm256_andnot_si256(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()), tiny_magnitude);
+        }
     }
     const __m256i magnitude = _mm256_max_epi32(tiny_magnitude, normal_magnitude);
-    __m256i sign;
-    if (!v.zero_drops_sign) {
-        sign = _mm256_and_si256(_mm256_srl_epi32(u, v.sign_shift), v.sign_bit);  // every negative lane keeps it
-    } else if constexpr (Mode == Rounding::nearest_even) {
-        // fnuz (no -0): only lanes above half the subnormal step keep it
-        sign = _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_xor_si256(u, v.flip), v.unsigned_from_flipped), v.sign_bit);
-    } else {
-        const __m256i zero = _mm256_cmpeq_epi32(_mm256_and_si256(magnitude, v.magnitude_bits), _mm256_setzero_si256());
-        sign = _mm256_and_si256(_mm256_andnot_si256(zero, negative), v.sign_bit);
-    }
     largest = _mm256_max_epi32(largest, a);
-    return _mm256_or_si256(magnitude, sign);
+    return _mm256_or_si256(magnitude, sign_of<Mode>(v, u, magnitude, negative));
+}
+
+// Whether all 32 magnitudes of u[0..3] are at least the smallest normal
+// float of the format: then encode8 needs no subnormal rounding. Typical
+// scaled data has such blocks almost only; zeros and tiny values take the
+// full path.
+MINIFLOAT_AVX2_CODEC inline bool all_normal(const EncodeVectors& v, const __m256i u[4]) {
+    const __m256i smallest =
+        _mm256_min_epi32(_mm256_min_epi32(_mm256_and_si256(u[0], v.abs_mask), _mm256_and_si256(u[1], v.abs_mask)),
+                         _mm256_min_epi32(_mm256_and_si256(u[2], v.abs_mask), _mm256_and_si256(u[3], v.abs_mask)));
+    return _mm256_testz_si256(_mm256_cmpgt_epi32(v.normal_from, smallest), _mm256_set1_epi32(-1));
 }
 
 // Whether any magnitude folded into `largest` is at or beyond the mode's
@@ -215,10 +275,32 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode8_e8m0(__m256i u, __m256i& outside) {
     return code;
 }
 
+// float8_e8m0fnu from float64 upper halves (see DoubleHighWordTraits): the
+// exponent rebiased, plus one where the mode rounds the fraction up. Codes
+// outside 0..254 (zero, negatives and tiny values below code 0, overflow,
+// inf, NaN: a negative half's shift lands past 2047) are reported in
+// `outside`. Every code is a normal float64, so no subnormal case.
+template <Rounding Mode>
+MINIFLOAT_AVX2_CODEC inline __m256i encode8_e8m0_upper_half(__m256i u, __m256i& outside) {
+    __m256i code = _mm256_sub_epi32(_mm256_srli_epi32(u, 20), _mm256_set1_epi32(1023 - 127));
+    const __m256i one = _mm256_set1_epi32(1);
+    if constexpr (Mode == Rounding::nearest_even || Mode == Rounding::nearest_away) {
+        code = _mm256_add_epi32(code, _mm256_and_si256(_mm256_srli_epi32(u, 19), one));
+    } else if constexpr (Mode == Rounding::up) {
+        const __m256i exact = _mm256_cmpeq_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x000FFFFF)),
+                                                 _mm256_setzero_si256());
+        code = _mm256_add_epi32(code, _mm256_andnot_si256(exact, one));
+    }
+    // code >= 255 unsigned (negative codes included)
+    const __m256i past = _mm256_set1_epi32(255);
+    outside = _mm256_or_si256(outside, _mm256_cmpeq_epi32(_mm256_min_epu32(code, past), past));
+    return code;
+}
+
 struct DecodeVectors {
     __m256i code_mask, sign_bit, magnitude_mask, rebias, smallest_normal, inf_magnitude, inf_bits, nan_below,
         nan_code, nan_bits;
-    __m128i sign_shift, fraction_shift;
+    __m256i sign_shift, fraction_shift;  // per lane, as in EncodeVectors
     __m256 subnormal_scale;
     // byte-wide forms, for any_special_code32
     __m256i code_mask_bytes, magnitude_mask_bytes, special_magnitude_bytes, nan_code_bytes;
@@ -241,8 +323,8 @@ MINIFLOAT_AVX2_CODEC inline DecodeVectors decode_vectors(const DecodePlan& d) {
     v.has_nan_code = d.nan_code != 0xFFFFFFFFu;
     v.nan_code = _mm256_set1_epi32(static_cast<int>(d.nan_code));
     v.nan_bits = _mm256_set1_epi32(0x7FC00000);
-    v.sign_shift = _mm_cvtsi32_si128(static_cast<int>(d.sign_shift));
-    v.fraction_shift = _mm_cvtsi32_si128(static_cast<int>(23 - d.mantissa_bits));
+    v.sign_shift = _mm256_set1_epi32(static_cast<int>(d.sign_shift));
+    v.fraction_shift = _mm256_set1_epi32(static_cast<int>(23 - d.mantissa_bits));
     v.subnormal_scale = _mm256_set1_ps(d.subnormal_scale);
     uint32_t special_from = 0xFFu;  // no magnitude of an 8-bit code reaches past 0x7F
     if (v.has_inf) special_from = d.inf_magnitude < special_from ? d.inf_magnitude : special_from;
@@ -276,9 +358,9 @@ MINIFLOAT_AVX2_CODEC inline bool any_special_code32(const DecodeVectors& v, cons
 template <bool MaySpecial = true>
 MINIFLOAT_AVX2_CODEC inline __m256i decode8(const DecodeVectors& v, __m256i codes) {
     const __m256i code = v.masks_codes ? _mm256_and_si256(codes, v.code_mask) : codes;
-    const __m256i sign = _mm256_sll_epi32(_mm256_and_si256(code, v.sign_bit), v.sign_shift);
+    const __m256i sign = _mm256_sllv_epi32(_mm256_and_si256(code, v.sign_bit), v.sign_shift);
     const __m256i magnitude = _mm256_and_si256(code, v.magnitude_mask);
-    const __m256i normal = _mm256_add_epi32(_mm256_sll_epi32(magnitude, v.fraction_shift), v.rebias);
+    const __m256i normal = _mm256_add_epi32(_mm256_sllv_epi32(magnitude, v.fraction_shift), v.rebias);
     // exact: a small integer times a power of two
     const __m256i tiny = _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(magnitude), v.subnormal_scale));
     __m256i bits = _mm256_blendv_epi8(normal, tiny, _mm256_cmpgt_epi32(v.smallest_normal, magnitude));

@@ -36,6 +36,19 @@ template <> struct IeeeTraits<double> {
     static constexpr Bits inf_bits = 0x7FF0000000000000ull;
 };
 
+// A float64's upper 32 bits read as a float format of their own (11-bit
+// exponent, 20-bit fraction). The AVX2 float64 encoder rounds those, the
+// lower 32 bits folded into bit 0 as a sticky bit: rounding to odd at 20
+// fraction bits, which every 8-bit format's rounding then gets right.
+struct DoubleHighWordTraits {
+    using Bits = uint32_t;
+    static constexpr Bits fraction_bits = 20;
+    static constexpr Bits bias = 1023;
+    static constexpr Bits sign_shift = 31;
+    static constexpr Bits abs_mask = 0x7FFFFFFFu;
+    static constexpr Bits inf_bits = 0x7FF00000u;
+};
+
 template <class To, class From>
 MINIFLOAT_KERNEL_INLINE To bit_cast(const From& from) {
     static_assert(sizeof(To) == sizeof(From), "size mismatch");
@@ -247,11 +260,12 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_loop(const EncodePlan& plan, const Float
 // range comes from adding a value whose ulp is the target's subnormal step
 // (the FPU rounds to nearest even); zeros and tiny values fall out of the
 // same addition; magnitudes from `overflow_from` on take the overflow code.
-template <class Float>
-FastConstants<typename IeeeTraits<Float>::Bits, Float> make_fast_constants(const EncodePlan& p) {
-    using T = IeeeTraits<Float>;
+// `overflow_from` is the plan's special threshold in T's bits.
+template <class Float, class T = IeeeTraits<Float>>
+FastConstants<typename T::Bits, Float> make_fast_constants(const EncodePlan& p, typename T::Bits overflow_from) {
     using Bits = typename T::Bits;
     FastConstants<Bits, Float> c;
+    c.source_fraction_bits = T::fraction_bits;
     const int32_t source_bias = static_cast<int32_t>(T::bias);
     c.shift = T::fraction_bits - p.mantissa_bits;
     c.half_minus_one = (Bits{1} << (c.shift - 1)) - 1;
@@ -260,12 +274,8 @@ FastConstants<typename IeeeTraits<Float>::Bits, Float> make_fast_constants(const
     c.magic_bits = static_cast<Bits>(p.min_normal_exponent - static_cast<int32_t>(p.mantissa_bits) +
                                      static_cast<int32_t>(T::fraction_bits) + source_bias)
                    << T::fraction_bits;
-    c.magic = bit_cast<Float>(c.magic_bits);
-    if constexpr (sizeof(Float) == 4) {
-        c.overflow_from = p.f32_special_from;
-    } else {
-        c.overflow_from = p.f64_special_from;
-    }
+    c.magic = bit_cast<Float>(c.magic_bits);  // for the upper-half constants a float of no use
+    c.overflow_from = overflow_from;
     c.inf_bits = T::inf_bits;
     c.sign_bit = p.sign_bit;
     c.sign_shift = T::sign_shift - static_cast<Bits>(__builtin_ctz(p.sign_bit ? p.sign_bit : 1));
@@ -336,11 +346,10 @@ MINIFLOAT_KERNEL_INLINE bool encode_block_fast(const FastConstants<typename Ieee
 // encode_fast.h and codec_avx2.h; float32, float64 or bfloat16 sources);
 // false: the caller runs the portable kernel.
 template <class Source>
-MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const FastConstants<uint32_t, float>& k32, bool exponent_only,
-                                                     Rounding mode, const Source* in, uint8_t* out, size_t n,
-                                                     uint32_t& flags) {
-    return encode_u8_block_avx512(k32, exponent_only, mode, in, out, n, flags) ||
-           encode_u8_block_avx2(k32, exponent_only, mode, in, out, n, flags);
+MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const EncodePlan& plan, Rounding mode, const Source* in,
+                                                     uint8_t* out, size_t n, uint32_t& flags) {
+    return encode_u8_block_avx512(plan.fast32, plan.exponent_only, mode, in, out, n, flags) ||
+           encode_u8_block_avx2(plan, mode, in, out, n, flags);
 }
 
 // Runs the hand-written encoders over chunks of kHandChunk values (few
@@ -349,23 +358,21 @@ MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const FastConstants<uint32_
 // by block, and a block they decline to fallback(start, count), which
 // returns its flags.
 template <class Float, class Fallback>
-MINIFLOAT_KERNEL_INLINE uint32_t encode_u8_chunked(const FastConstants<uint32_t, float>& k32, bool exponent_only,
-                                                   Rounding mode, const Float* in, uint8_t* out, size_t n,
-                                                   Fallback&& fallback) {
+MINIFLOAT_KERNEL_INLINE uint32_t encode_u8_chunked(const EncodePlan& plan, Rounding mode, const Float* in,
+                                                   uint8_t* out, size_t n, Fallback&& fallback) {
     constexpr size_t kHandChunk = 16384, kBlock = 256;
     uint32_t flags = 0;
     for (size_t chunk = 0; chunk < n; chunk += kHandChunk) {
         const size_t chunk_end = n - chunk < kHandChunk ? n : chunk + kHandChunk;
         uint32_t hand_flags = 0;
-        if (encode_u8_block_by_hand(k32, exponent_only, mode, in + chunk, out + chunk, chunk_end - chunk,
-                                    hand_flags)) {
+        if (encode_u8_block_by_hand(plan, mode, in + chunk, out + chunk, chunk_end - chunk, hand_flags)) {
             flags |= hand_flags;
             continue;
         }
         for (size_t start = chunk; start < chunk_end; start += kBlock) {
             const size_t count = chunk_end - start < kBlock ? chunk_end - start : kBlock;
             hand_flags = 0;
-            if (encode_u8_block_by_hand(k32, exponent_only, mode, in + start, out + start, count, hand_flags)) {
+            if (encode_u8_block_by_hand(plan, mode, in + start, out + start, count, hand_flags)) {
                 flags |= hand_flags;
             } else {
                 flags |= fallback(start, count);
@@ -389,7 +396,7 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_nearest_even(const EncodePlan& plan, con
         return encode_loop<Float, Rounding::nearest_even>(plan, in + start, nullptr, out + start, count);
     };
     if constexpr (sizeof(Out) == 1) {
-        return encode_u8_chunked(plan.fast32, plan.exponent_only, Rounding::nearest_even, in,
+        return encode_u8_chunked(plan, Rounding::nearest_even, in,
                                  out, n, portable);
     }
     uint32_t flags = 0;
@@ -410,7 +417,7 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_any(const EncodePlan& plan, const Float*
         if constexpr (Mode == Rounding::stochastic || sizeof(Float) != 4) {
             return encode_loop<Float, Mode>(plan, in, random, codes, n);
         } else {
-            return encode_u8_chunked(plan.fast32, plan.exponent_only, Mode, in, codes, n,
+            return encode_u8_chunked(plan, Mode, in, codes, n,
                                      [&](size_t start, size_t count) MINIFLOAT_LAMBDA_INLINE {
                                          return encode_loop<Float, Mode>(plan, in + start, nullptr, codes + start,
                                                                          count);
@@ -514,8 +521,18 @@ EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
         p.f32_special_from = special_threshold<float>(f);
         p.f64_special_from = special_threshold<double>(f);
     }
-    p.fast32 = make_fast_constants<float>(p);
-    p.fast64 = make_fast_constants<double>(p);
+    p.fast32 = make_fast_constants<float>(p, p.f32_special_from);
+    p.fast64 = make_fast_constants<double>(p, p.f64_special_from);
+    // In upper halves with the sticky bit, a >= T holds exactly when the
+    // half is at least T's upper half, plus one when T has lower bits: T's
+    // lower half must be 0 or 1 (anything nonzero below then counts alike)
+    // and its upper half even (so the sticky bit cannot reach it from
+    // below). Every 8-bit format's threshold (a code or a midpoint) is so.
+    const uint64_t special_low = p.f64_special_from & 0xFFFFFFFFu;
+    const uint32_t special_high = static_cast<uint32_t>(p.f64_special_from >> 32);
+    p.fast64_high_usable = !p.exponent_only && special_low <= 1 && (special_high & 1u) == 0;
+    p.fast64_high =
+        make_fast_constants<float, DoubleHighWordTraits>(p, special_high + static_cast<uint32_t>(special_low));
     return p;
 }
 
@@ -570,7 +587,7 @@ uint32_t encode_bf16_bits(const EncodePlan& plan, const uint16_t* in, void* out,
         return encode_f32(plan, widened, static_cast<char*>(out) + start * item, count);
     };
     if (item == 1) {
-        return encode_u8_chunked(plan.fast32, plan.exponent_only, Rounding::nearest_even, in,
+        return encode_u8_chunked(plan, Rounding::nearest_even, in,
                                  static_cast<uint8_t*>(out), n, widen_and_encode);
     }
     uint32_t flags = 0;
@@ -659,7 +676,7 @@ uint32_t encode_f64_rounding(const EncodePlan& plan, Rounding mode, const double
         // the hand-written kernels round to odd in registers; blocks they
         // decline (no AVX2, float8_e8m0fnu edge cases) take the exact kernel
         uint8_t* codes = static_cast<uint8_t*>(out);
-        return encode_u8_chunked(plan.fast32, plan.exponent_only, mode, in, codes, n,
+        return encode_u8_chunked(plan, mode, in, codes, n,
                                  [&](size_t start, size_t count) {
                                      return encode_f64_rounding_direct(plan, mode, in + start, nullptr,
                                                                        codes + start, count);

@@ -36,6 +36,10 @@ struct EncodePlan {
     // hand-written kernels take the float32 ones), derived once with the plan.
     FastConstants<uint32_t, float> fast32{};
     FastConstants<uint64_t, double> fast64{};
+    // The AVX2 float64 encoder's, for float64 upper halves (see
+    // DoubleHighWordTraits in convert_kernels.cpp), when they apply.
+    FastConstants<uint32_t, float> fast64_high{};
+    bool fast64_high_usable = false;
 };
 
 EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s);

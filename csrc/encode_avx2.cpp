@@ -17,15 +17,6 @@ namespace {
 
 using namespace avx2_codec;
 
-// Rounds to zero for as long as it lives, then puts MXCSR back as it was,
-// sticky flags included: the narrowing below raises inexact/overflow flags
-// the caller must not see (it reports its own).
-struct RoundTowardZeroScope {
-    unsigned saved;
-    MINIFLOAT_AVX2_CODEC RoundTowardZeroScope() : saved(_mm_getcsr()) { _mm_setcsr((saved & ~0x6000u) | 0x6000u); }
-    MINIFLOAT_AVX2_CODEC ~RoundTowardZeroScope() { _mm_setcsr(saved); }
-};
-
 MINIFLOAT_AVX2_CODEC inline __m256i load8(const float* in) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
 }
@@ -45,107 +36,134 @@ constexpr Source one_of() {
     }
 }
 
-// 4 doubles with their sticky bit (any of the 29 bits below float32's
-// precision) ORed into bit 29, float32's last bit: truncating that rounds to
-// odd. The dropped bits lie in each low dword, so 32-bit lanes do it (the
-// high dwords see zero masks and stay). Infinities and NaNs keep their
-// class: an infinity has no low bits to stick.
-MINIFLOAT_AVX2_CODEC inline __m256d with_sticky_bit(__m256d x) {
-    const __m256i below = _mm256_set1_epi64x(0x1FFFFFFF);
-    const __m256i bit29 = _mm256_set1_epi64x(1 << 29);
-    const __m256i bits = _mm256_castpd_si256(x);
-    const __m256i exact = _mm256_cmpeq_epi32(_mm256_and_si256(bits, below), _mm256_setzero_si256());
-    return _mm256_castsi256_pd(_mm256_or_si256(bits, _mm256_andnot_si256(exact, bit29)));
-}
+// What the encoder carries from one block of 32 to the next.
+struct EncodeState {
+    __m256i outside;       // float8_e8m0fnu lanes this kernel does not handle
+    SpecialLanes seen;     // overflow, inf and NaN lanes, for the flags
+    int subnormal_blocks;  // blocks with a lane below the normal range, in this group
+    MINIFLOAT_AVX2_CODEC EncodeState() : outside(_mm256_setzero_si256()), subnormal_blocks(0) {}
+};
 
-// 8 doubles rounded to odd float32 (under RoundTowardZeroScope). That is
-// exact from float32's smallest normal up; below, the sticky bit is below
-// the subnormal float32's last bit, but every 8-bit format's subnormal step
-// is far above, so only whether the value is zero can matter: to modes
-// rounding away from zero, which AwayFromZero asks to keep (a nonzero double
-// stays a nonzero float32).
-template <bool AwayFromZero = false>
-MINIFLOAT_AVX2_CODEC inline __m256i load8(const double* in) {
-    const __m256d low = _mm256_loadu_pd(in), high = _mm256_loadu_pd(in + 4);
-    const __m128 t_low = _mm256_cvtpd_ps(with_sticky_bit(low)), t_high = _mm256_cvtpd_ps(with_sticky_bit(high));
-    __m256i truncated = _mm256_castps_si256(_mm256_set_m128(t_high, t_low));
-    if constexpr (AwayFromZero) {
-        // lanes truncated to a zero from a nonzero double get float32's smallest subnormal
-        const __m256d magnitude_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
-        const __m128 nonzero_low = _mm256_cvtpd_ps(_mm256_cmp_pd(_mm256_and_pd(low, magnitude_mask),
-                                                                 _mm256_setzero_pd(), _CMP_NEQ_UQ));
-        const __m128 nonzero_high = _mm256_cvtpd_ps(_mm256_cmp_pd(_mm256_and_pd(high, magnitude_mask),
-                                                                  _mm256_setzero_pd(), _CMP_NEQ_UQ));
-        // an all-ones double is a NaN, converted to a NaN float32: its low bit is set
-        const __m256i nonzero = _mm256_castps_si256(_mm256_set_m128(nonzero_high, nonzero_low));
-        const __m256i zero = _mm256_cmpeq_epi32(_mm256_and_si256(truncated, _mm256_set1_epi32(0x7FFFFFFF)),
-                                                _mm256_setzero_si256());
-        truncated = _mm256_or_si256(truncated, _mm256_and_si256(_mm256_and_si256(nonzero, zero), _mm256_set1_epi32(1)));
+// Codes for the 32 source bit patterns of u[0..3] (float32's, or float64
+// upper halves when UpperHalves). TryNormal: a block whose lanes are all
+// normal skips the subnormal rounding, behind a branch on the data (see
+// encode_block for when that pays).
+template <bool ExponentOnly, Rounding Mode, bool TryNormal, bool UpperHalves = false>
+MINIFLOAT_AVX2_CODEC inline void encode32_codes(const EncodeVectors& v, const __m256i u[4], __m256i c[4],
+                                                EncodeState& state) {
+    if constexpr (ExponentOnly) {
+        for (int q = 0; q < 4; q++) c[q] = encode8_e8m0<Mode>(u[q], state.outside);
+        return;
+    } else {
+        __m256i largest = _mm256_setzero_si256();
+        const bool normal = all_normal(v, u);
+        state.subnormal_blocks += static_cast<int>(!normal);
+        if (TryNormal && normal) {
+            for (int q = 0; q < 4; q++) c[q] = encode8<Mode, false>(v, u[q], largest);
+        } else {
+            for (int q = 0; q < 4; q++) c[q] = encode8<Mode, true, UpperHalves>(v, u[q], largest);
+        }
+        if (any_special(v, largest)) {
+            for (int q = 0; q < 4; q++) c[q] = fix_special8<Mode>(v, u[q], c[q], state.seen);
+        }
     }
-    return truncated;
 }
 
-// 32 codes; `outside` collects float8_e8m0fnu lanes this kernel does not
-// handle. float64 sources run with MXCSR rounding toward zero.
-template <bool ExponentOnly, Rounding Mode, class Source>
-MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const Source* in, __m256i& outside,
-                                             SpecialLanes& seen) {
-    constexpr bool kFpuNearest = !std::is_same_v<Source, double>;
+// 32 codes from float32 or bfloat16 sources.
+template <bool ExponentOnly, Rounding Mode, bool TryNormal, class Source>
+MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const Source* in, EncodeState& state) {
     __m256i u[4], c[4];
-    __m256i largest = _mm256_setzero_si256();
-    for (int q = 0; q < 4; q++) {
-        if constexpr (std::is_same_v<Source, double>) {
-            u[q] = load8<Mode == Rounding::up || Mode == Rounding::down>(in + 8 * q);
-        } else {
-            u[q] = load8(in + 8 * q);
-        }
-        if constexpr (ExponentOnly) {
-            if constexpr (std::is_same_v<Source, double>) {
-                // past float32's range the truncation stops at FLT_MAX
-                outside = _mm256_or_si256(outside, _mm256_cmpeq_epi32(u[q], _mm256_set1_epi32(0x7F7FFFFF)));
-            }
-            c[q] = encode8_e8m0<Mode>(u[q], outside);
-        } else {
-            c[q] = encode8<Mode, kFpuNearest>(v, u[q], largest);
-        }
-    }
-    if (!ExponentOnly && any_special(v, largest)) {
-        for (int q = 0; q < 4; q++) c[q] = fix_special8<Mode>(v, u[q], c[q], seen);
-    }
+    for (int q = 0; q < 4; q++) u[q] = load8(in + 8 * q);
+    encode32_codes<ExponentOnly, Mode, TryNormal>(v, u, c, state);
     return pack32_bytes(c[0], c[1], c[2], c[3]);
 }
 
+// The upper halves of 8 doubles in lanes 0 1 4 5 | 2 3 6 7 (the order
+// vshufps gathers them in; pack32_bytes_from_pair_order undoes it), with
+// bit 0 set where the lower half is not zero when Sticky.
+template <bool Sticky>
+MINIFLOAT_AVX2_CODEC inline __m256i upper_halves8(const double* in) {
+    const __m256 low4 = _mm256_castpd_ps(_mm256_loadu_pd(in));
+    const __m256 high4 = _mm256_castpd_ps(_mm256_loadu_pd(in + 4));
+    const __m256i upper = _mm256_castps_si256(_mm256_shuffle_ps(low4, high4, _MM_SHUFFLE(3, 1, 3, 1)));
+    if constexpr (!Sticky) return upper;
+    const __m256i lower = _mm256_castps_si256(_mm256_shuffle_ps(low4, high4, _MM_SHUFFLE(2, 0, 2, 0)));
+    return _mm256_or_si256(upper, _mm256_min_epu32(lower, _mm256_set1_epi32(1)));
+}
+
+// 32 codes from doubles, with integer operations on their upper halves, the
+// lower halves folded into bit 0 (rounding to odd at 20 fraction bits, see
+// DoubleHighWordTraits): `v` holds the constants of those halves
+// (upper_half_vectors).
+template <bool ExponentOnly, Rounding Mode, bool TryNormal>
+MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const double* in, EncodeState& state) {
+    __m256i u[4], c[4];
+    if constexpr (ExponentOnly) {
+        // the sticky bit only matters rounding up: the nearest modes look at the fraction's first bit alone
+        for (int q = 0; q < 4; q++) {
+            c[q] = encode8_e8m0_upper_half<Mode>(upper_halves8<Mode == Rounding::up>(in + 8 * q), state.outside);
+        }
+    } else {
+        for (int q = 0; q < 4; q++) u[q] = upper_halves8<true>(in + 8 * q);
+        encode32_codes<false, Mode, TryNormal, true>(v, u, c, state);
+    }
+    return pack32_bytes_from_pair_order(c[0], c[1], c[2], c[3]);
+}
+
 template <bool ExponentOnly, Rounding Mode, class Source>
-MINIFLOAT_AVX2_CODEC bool encode_block(const FastConstants<uint32_t, float>& k, const Source* in, uint8_t* out,
-                                       size_t n, uint32_t& flags) {
-    const EncodeVectors v = encode_vectors<Mode>(k);
-    __m256i outside = _mm256_setzero_si256();
-    SpecialLanes seen;
+MINIFLOAT_AVX2_CODEC bool encode_block(const EncodePlan& plan, const Source* in, uint8_t* out, size_t n,
+                                       uint32_t& flags) {
+    EncodeVectors v;
+    if constexpr (std::is_same_v<Source, double>) {
+        v = upper_half_vectors<Mode>(plan.fast64_high, plan.fast32);
+    } else {
+        v = encode_vectors<Mode>(plan.fast32);
+    }
+    // Groups of 8 blocks: after a group where 2 or more blocks had a lane
+    // below the normal range, the next one rounds every block in full. That
+    // branch on the data would mispredict more than the subnormal rounding
+    // it skips costs (measured: the worst mix of blocks took twice as long).
+    constexpr size_t kGroup = 8 * 32;
+    EncodeState state;
+    bool try_normal = true;
+    const size_t whole_blocks_end = n / 32 * 32;
     size_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
-                            encode32<ExponentOnly, Mode>(v, in + i, outside, seen));
+    while (i < whole_blocks_end) {
+        const size_t group_end = whole_blocks_end - i < kGroup ? whole_blocks_end : i + kGroup;
+        state.subnormal_blocks = 0;
+        if (try_normal) {
+            for (; i < group_end; i += 32) {
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                                    encode32<ExponentOnly, Mode, true>(v, in + i, state));
+            }
+        } else {
+            for (; i < group_end; i += 32) {
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                                    encode32<ExponentOnly, Mode, false>(v, in + i, state));
+            }
+        }
+        try_normal = state.subnormal_blocks < 2;
     }
     if (i < n) {  // the rest through a buffer padded with ones (a plain value in every format)
         Source padded[32];
         for (Source& x : padded) x = one_of<Source>();
         std::memcpy(padded, in + i, (n - i) * sizeof(Source));
         alignas(32) uint8_t codes[32];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(codes), encode32<ExponentOnly, Mode>(v, padded, outside, seen));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(codes), encode32<ExponentOnly, Mode, false>(v, padded, state));
         std::memcpy(out + i, codes, n - i);
     }
-    if (!_mm256_testz_si256(outside, outside)) return false;
-    flags |= special_flags(k, seen);
+    if (!_mm256_testz_si256(state.outside, state.outside)) return false;
+    flags |= special_flags(plan.fast32, state.seen);
     return true;
 }
 
 template <class Source>
-MINIFLOAT_AVX2_CODEC bool encode_any(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                                     const Source* in, uint8_t* out, size_t n, uint32_t& flags) {
-#define MINIFLOAT_ENCODE_MODE(M)                                                 \
-    case M:                                                                      \
-        return exponent_only ? encode_block<true, M>(k, in, out, n, flags)       \
-                             : encode_block<false, M>(k, in, out, n, flags);
+MINIFLOAT_AVX2_CODEC bool encode_any(const EncodePlan& plan, Rounding mode, const Source* in, uint8_t* out, size_t n,
+                                     uint32_t& flags) {
+#define MINIFLOAT_ENCODE_MODE(M)                                                     \
+    case M:                                                                          \
+        return plan.exponent_only ? encode_block<true, M>(plan, in, out, n, flags)   \
+                                  : encode_block<false, M>(plan, in, out, n, flags);
     switch (mode) {
         MINIFLOAT_ENCODE_MODE(Rounding::nearest_even)
         MINIFLOAT_ENCODE_MODE(Rounding::nearest_away)
@@ -223,15 +241,11 @@ MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, 
 }  // namespace
 
 template <class Source>
-bool encode_u8_block_avx2(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                          const Source* in, uint8_t* out, size_t n, uint32_t& flags) {
+bool encode_u8_block_avx2(const EncodePlan& plan, Rounding mode, const Source* in, uint8_t* out, size_t n,
+                          uint32_t& flags) {
     if (!avx2_usable()) return false;
-    if constexpr (std::is_same_v<Source, double>) {
-        RoundTowardZeroScope toward_zero;  // the narrowing truncates
-        return encode_any(k, exponent_only, mode, in, out, n, flags);
-    } else {
-        return encode_any(k, exponent_only, mode, in, out, n, flags);
-    }
+    if (std::is_same_v<Source, double> && !plan.exponent_only && !plan.fast64_high_usable) return false;
+    return encode_any(plan, mode, in, out, n, flags);
 }
 
 bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>& k, const float* in, uint16_t* out, size_t n,
@@ -257,8 +271,7 @@ bool decode_u8_to_f32_avx2(const DecodePlan& plan, const uint8_t* in, float* out
 
 namespace minifloat {
 template <class Source>
-bool encode_u8_block_avx2(const FastConstants<uint32_t, float>&, bool, Rounding, const Source*, uint8_t*, size_t,
-                          uint32_t&) {
+bool encode_u8_block_avx2(const EncodePlan&, Rounding, const Source*, uint8_t*, size_t, uint32_t&) {
     return false;
 }
 bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>&, const float*, uint16_t*, size_t, uint32_t&) {
@@ -271,11 +284,8 @@ bool decode_u8_to_f32_avx2(const DecodePlan&, const uint8_t*, float*, size_t) { 
 
 // The sources the encoder serves (defined above for either build).
 namespace minifloat {
-using Constants32 = FastConstants<uint32_t, float>;
-template bool encode_u8_block_avx2<float>(const Constants32&, bool, Rounding, const float*, uint8_t*,
-                                          size_t, uint32_t&);
-template bool encode_u8_block_avx2<double>(const Constants32&, bool, Rounding, const double*, uint8_t*,
-                                           size_t, uint32_t&);
-template bool encode_u8_block_avx2<uint16_t>(const Constants32&, bool, Rounding, const uint16_t*, uint8_t*,
-                                             size_t, uint32_t&);
+template bool encode_u8_block_avx2<float>(const EncodePlan&, Rounding, const float*, uint8_t*, size_t, uint32_t&);
+template bool encode_u8_block_avx2<double>(const EncodePlan&, Rounding, const double*, uint8_t*, size_t, uint32_t&);
+template bool encode_u8_block_avx2<uint16_t>(const EncodePlan&, Rounding, const uint16_t*, uint8_t*, size_t,
+                                             uint32_t&);
 }  // namespace minifloat

@@ -12,6 +12,7 @@ namespace minifloat {
 
 template <class Bits, class Float>
 struct FastConstants {
+    Bits source_fraction_bits;  // 23 for float32, 52 for float64, 20 for a float64's upper half
     Bits shift, half_minus_one, rebias, normal_from, magic_bits, overflow_from, inf_bits;
     Bits sign_bit, sign_shift, zero_drops_sign, overflow_code, overflow_sign;
     Bits inf_positive, inf_negative, nan_positive, nan_negative;
@@ -21,8 +22,8 @@ struct FastConstants {
 };
 
 // The per-mode scalars of the hand-written 8-bit encoders (AVX-512 and
-// AVX2), in float32 bits without the sign: a normal code c is the magnitude
-// (c + rebias) << shift.
+// AVX2), in source bits without the sign (float32's, or a float64's upper
+// half): a normal code c is the magnitude (c + rebias) << shift.
 struct ModeThresholds {
     uint32_t round_bias;                 // added before truncating, the rebias folded in (nearest
                                          // even also adds the kept lsb)
@@ -52,7 +53,8 @@ inline ModeThresholds mode_thresholds(const FastConstants<uint32_t, float>& k, R
     if (mode == Rounding::nearest_away) t.special_from = max_bits + half;
     if (mode == Rounding::toward_zero) t.special_from = max_bits + ulp;
     t.toward_zero_overflow_from = max_bits + ulp;
-    t.half_step_bits = k.magic_bits - (24u << 23);  // 24 binades below the magic constant
+    // fraction_bits + 1 binades below the magic constant
+    t.half_step_bits = k.magic_bits - ((k.source_fraction_bits + 1) << k.source_fraction_bits);
     const uint32_t rounds_to_zero = k.zero_drops_sign ? t.half_step_bits : 0u;
     t.unsigned_from = 0x80000000u + rounds_to_zero - (k.zero_drops_sign ? 0u : 1u);
     return t;

@@ -102,6 +102,41 @@ def test_float64_sources_every_mode(mf, name, mode):
     assert wa == wb
 
 
+def float64_boundaries(name):
+    """Every finite value of the format and every midpoint between neighbours
+    (and past the largest), both signs, each exact and nudged by one float64
+    ulp, by bits of the lower half alone (2^-30, 2^-21 relative) and by the
+    upper half's last bit (2^-20): the rounding boundaries of float64 sources,
+    seen through float64's upper halves with a sticky bit."""
+    values = np.array([float(v) for v, _ in R.finite_values(name)], dtype=np.float64)
+    values = values[values >= 0]
+    midpoints = (values[:-1] + values[1:]) / 2  # exact: neighbours differ by few bits
+    beyond = values[-1] + (values[-1] - values[-2]) / 2
+    base = np.unique(np.concatenate([values, midpoints, [beyond]]))
+    nudged = [base, np.nextafter(base, np.inf), np.nextafter(base, 0)]
+    for relative in (2.0**-30, 2.0**-21, 2.0**-20):
+        nudged += [base * (1 + relative), base * (1 - relative)]
+    magnitudes = np.sort(np.concatenate(nudged))
+    return np.concatenate([magnitudes, -magnitudes])
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("mode", MODES)
+def test_float64_rounding_boundaries_every_mode(mf, name, mode):
+    T = getattr(mf, name)
+    x = float64_boundaries(name)
+    for saturate in (False, True):
+        (a, wa), (b, wb) = run_both(mf, lambda: mf.cast(x, T, rounding=mode, saturate=saturate))
+        bad = np.nonzero(a != b)[0]
+        assert bad.size == 0, [(float(x[i]), hex(a[i]), hex(b[i])) for i in bad[:5]]
+        assert wa == wb
+    if mode == "nearest_even":  # and against the exact reference
+        with np.errstate(all="ignore"), kernels(mf, _hand["set"]):
+            got = np.asarray(x.astype(T)).view(R.encode_array(name, x[:1])[0].dtype)
+        expected, _ = R.encode_array(name, x)
+        assert (got == expected).all()
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_astype_paths(mf, name):
     """Plain casts in and out, and from bfloat16 (read directly by the
