@@ -254,46 +254,31 @@ MINIFLOAT_AVX2_CODEC inline uint32_t special_flags(const FastConstants<uint32_t,
     return flags;
 }
 
-// float8_e8m0fnu for positive normal float32 below overflow: the exponent,
-// plus one when the mode rounds the fraction up (nearest: at least one
-// half, ties to the larger power; up: any fraction). Zero, negatives,
-// subnormals, overflow, inf and NaN are reported in `outside`.
-template <Rounding Mode>
+// float8_e8m0fnu from float32 bit patterns (FractionBits 23) or float64
+// upper halves (20, see DoubleHighWordTraits): the exponent rebiased, plus
+// one where the mode rounds the fraction up (nearest: at least one half,
+// ties to the larger power; up: any fraction). Codes outside 0..254 (zero,
+// negatives, tiny values, overflow, inf, NaN: a negative lane's shift lands
+// past the exponent field) are reported in `outside`, and float32
+// subnormals (exponent field 0), whose value is not 2^(code - 127).
+template <Rounding Mode, int FractionBits = 23>
 MINIFLOAT_AVX2_CODEC inline __m256i encode8_e8m0(__m256i u, __m256i& outside) {
-    __m256i code = _mm256_srli_epi32(u, 23);
+    constexpr int kRebias = FractionBits == 23 ? 0 : 1023 - 127;
+    const __m256i field = _mm256_srli_epi32(u, FractionBits);
+    __m256i code = _mm256_sub_epi32(field, _mm256_set1_epi32(kRebias));
     const __m256i one = _mm256_set1_epi32(1);
     if constexpr (Mode == Rounding::nearest_even || Mode == Rounding::nearest_away) {
-        code = _mm256_add_epi32(code, _mm256_and_si256(_mm256_srli_epi32(u, 22), one));
+        code = _mm256_add_epi32(code, _mm256_and_si256(_mm256_srli_epi32(u, FractionBits - 1), one));
     } else if constexpr (Mode == Rounding::up) {
-        const __m256i exact = _mm256_cmpeq_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x007FFFFF)),
-                                                 _mm256_setzero_si256());
+        const __m256i fraction = _mm256_set1_epi32((1 << FractionBits) - 1);
+        const __m256i exact = _mm256_cmpeq_epi32(_mm256_and_si256(u, fraction), _mm256_setzero_si256());
         code = _mm256_add_epi32(code, _mm256_andnot_si256(exact, one));
     }
-    // u <= largest subnormal (negative lanes too, as signed), or past 2^127
-    outside = _mm256_or_si256(outside, _mm256_cmpgt_epi32(_mm256_set1_epi32(0x00800000), u));
-    outside = _mm256_or_si256(outside, _mm256_cmpgt_epi32(code, _mm256_set1_epi32(254)));
-    return code;
-}
-
-// float8_e8m0fnu from float64 upper halves (see DoubleHighWordTraits): the
-// exponent rebiased, plus one where the mode rounds the fraction up. Codes
-// outside 0..254 (zero, negatives and tiny values below code 0, overflow,
-// inf, NaN: a negative half's shift lands past 2047) are reported in
-// `outside`. Every code is a normal float64, so no subnormal case.
-template <Rounding Mode>
-MINIFLOAT_AVX2_CODEC inline __m256i encode8_e8m0_upper_half(__m256i u, __m256i& outside) {
-    __m256i code = _mm256_sub_epi32(_mm256_srli_epi32(u, 20), _mm256_set1_epi32(1023 - 127));
-    const __m256i one = _mm256_set1_epi32(1);
-    if constexpr (Mode == Rounding::nearest_even || Mode == Rounding::nearest_away) {
-        code = _mm256_add_epi32(code, _mm256_and_si256(_mm256_srli_epi32(u, 19), one));
-    } else if constexpr (Mode == Rounding::up) {
-        const __m256i exact = _mm256_cmpeq_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x000FFFFF)),
-                                                 _mm256_setzero_si256());
-        code = _mm256_add_epi32(code, _mm256_andnot_si256(exact, one));
-    }
-    // code >= 255 unsigned (negative codes included)
-    const __m256i past = _mm256_set1_epi32(255);
+    const __m256i past = _mm256_set1_epi32(255);  // code >= 255, unsigned
     outside = _mm256_or_si256(outside, _mm256_cmpeq_epi32(_mm256_min_epu32(code, past), past));
+    if constexpr (FractionBits == 23) {
+        outside = _mm256_or_si256(outside, _mm256_cmpeq_epi32(field, _mm256_setzero_si256()));
+    }
     return code;
 }
 

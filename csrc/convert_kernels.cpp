@@ -18,36 +18,27 @@ namespace minifloat {
 
 namespace {
 
+// A binary floating-point layout: sign, exponent, FractionBits of fraction
+// in an unsigned BitsT.
+template <class BitsT, unsigned FractionBits, unsigned Bias>
+struct BinaryLayout {
+    using Bits = BitsT;
+    static constexpr Bits fraction_bits = FractionBits;
+    static constexpr Bits bias = Bias;
+    static constexpr Bits sign_shift = sizeof(Bits) * 8 - 1;
+    static constexpr Bits abs_mask = ~Bits{0} >> 1;
+    static constexpr Bits inf_bits = abs_mask & ~((Bits{1} << FractionBits) - 1);
+};
+
 template <class Float> struct IeeeTraits;
-template <> struct IeeeTraits<float> {
-    using Bits = uint32_t;
-    static constexpr Bits fraction_bits = 23;
-    static constexpr Bits bias = 127;
-    static constexpr Bits sign_shift = 31;
-    static constexpr Bits abs_mask = 0x7FFFFFFFu;
-    static constexpr Bits inf_bits = 0x7F800000u;
-};
-template <> struct IeeeTraits<double> {
-    using Bits = uint64_t;
-    static constexpr Bits fraction_bits = 52;
-    static constexpr Bits bias = 1023;
-    static constexpr Bits sign_shift = 63;
-    static constexpr Bits abs_mask = 0x7FFFFFFFFFFFFFFFull;
-    static constexpr Bits inf_bits = 0x7FF0000000000000ull;
-};
+template <> struct IeeeTraits<float> : BinaryLayout<uint32_t, 23, 127> {};
+template <> struct IeeeTraits<double> : BinaryLayout<uint64_t, 52, 1023> {};
 
 // A float64's upper 32 bits read as a float format of their own (11-bit
 // exponent, 20-bit fraction). The AVX2 float64 encoder rounds those, the
 // lower 32 bits folded into bit 0 as a sticky bit: rounding to odd at 20
 // fraction bits, which every 8-bit format's rounding then gets right.
-struct DoubleHighWordTraits {
-    using Bits = uint32_t;
-    static constexpr Bits fraction_bits = 20;
-    static constexpr Bits bias = 1023;
-    static constexpr Bits sign_shift = 31;
-    static constexpr Bits abs_mask = 0x7FFFFFFFu;
-    static constexpr Bits inf_bits = 0x7FF00000u;
-};
+struct DoubleHighWordTraits : BinaryLayout<uint32_t, 20, 1023> {};
 
 template <class To, class From>
 MINIFLOAT_KERNEL_INLINE To bit_cast(const From& from) {

@@ -101,7 +101,7 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const doubl
     if constexpr (ExponentOnly) {
         // the sticky bit only matters rounding up: the nearest modes look at the fraction's first bit alone
         for (int q = 0; q < 4; q++) {
-            c[q] = encode8_e8m0_upper_half<Mode>(upper_halves8<Mode == Rounding::up>(in + 8 * q), state.outside);
+            c[q] = encode8_e8m0<Mode, 20>(upper_halves8<Mode == Rounding::up>(in + 8 * q), state.outside);
         }
     } else {
         for (int q = 0; q < 4; q++) u[q] = upper_halves8<true>(in + 8 * q);
