@@ -19,9 +19,9 @@ namespace avx2_codec {
 #define MINIFLOAT_AVX2_CODEC __attribute__((target("avx2")))
 
 struct EncodeVectors {
-    __m256i abs_mask, round_bias, away_increment, normal_from, normal_below, special_below, sign_bit, unsigned_from_flipped, flip,
-        magnitude_bits, one, toward_zero_overflow_below, inf_bits, overflow_positive, overflow_negative, max_positive,
-        max_negative, inf_positive, inf_negative, nan_positive, nan_negative;
+    __m256i abs_mask, round_bias, away_increment, normal_from, normal_below, special_below, sign_bit,
+        unsigned_from_flipped, flip, magnitude_bits, one, toward_zero_overflow_below, inf_bits, overflow_positive,
+        overflow_negative, max_positive, max_negative, inf_positive, inf_negative, nan_positive, nan_negative;
     __m256i magic_bits;
     // float64 upper halves (upper_half_vectors): 2^-126's half, and the
     // exponent difference to float32's bits
@@ -115,8 +115,9 @@ MINIFLOAT_AVX2_CODEC inline __m256i sign_of(const EncodeVectors& v, __m256i u, _
 
 // 8 codes (one per dword, 0..255) from 8 float32 bit patterns; folds their
 // magnitudes into `largest`, for any_special. Nearest even rounds the
-// subnormal range by adding the magic constant, as MXCSR rounds to nearest
-// (NumPy leaves it so); the other modes by vroundps's explicit directions.
+// subnormal range by adding the magic constant, MXCSR rounding to nearest
+// (the encoders' entry points see to it: NearestRoundingScope); the other
+// modes by vroundps's explicit directions.
 // MaySubnormal false: the caller knows every magnitude is at least the
 // smallest normal (all_normal), so the subnormal rounding is left out.
 // UpperHalves: u holds float64 upper halves with the sticky bit (see

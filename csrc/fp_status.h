@@ -25,6 +25,26 @@ inline void raise_fp_flags(uint32_t flags) {
     std::feraiseexcept(excepts);
 }
 
+// Rounds to nearest, ties to even, for as long as it lives, then puts the
+// caller's rounding direction back (flags are left alone). The library's
+// rounding rules (every cast into a format, every exact evaluation of an
+// operation) are carried out with FPU arithmetic that assumes this
+// direction, so a program that changed it (fesetround) gets the same bits.
+class NearestRoundingScope {
+public:
+    NearestRoundingScope() : saved_(std::fegetround()) {
+        if (saved_ != FE_TONEAREST) std::fesetround(FE_TONEAREST);
+    }
+    ~NearestRoundingScope() {
+        if (saved_ != FE_TONEAREST) std::fesetround(saved_);
+    }
+    NearestRoundingScope(const NearestRoundingScope&) = delete;
+    NearestRoundingScope& operator=(const NearestRoundingScope&) = delete;
+
+private:
+    int saved_;
+};
+
 // Flags the hardware raised since `feclearexcept`, as FpFlag bits.
 inline uint32_t hardware_fp_flags() {
     int raised = std::fetestexcept(FE_OVERFLOW | FE_INVALID | FE_DIVBYZERO | FE_UNDERFLOW);

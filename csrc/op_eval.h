@@ -15,7 +15,8 @@
 namespace minifloat {
 
 // Saves and restores the FPU flags around a computation whose own flags are
-// collected separately (so a caller's pending flags are never lost).
+// collected separately (so a caller's pending flags are never lost), and
+// rounds to nearest within it.
 class FpFlagScope {
 public:
     FpFlagScope() {
@@ -27,6 +28,7 @@ public:
     void clear() const { std::feclearexcept(FE_ALL_EXCEPT); }
 
 private:
+    NearestRoundingScope nearest_;
     std::fexcept_t saved_;
 };
 
