@@ -81,7 +81,7 @@ bool binary_u8_avx512(BinaryOp op, const DecodePlan& decode, const FastConstants
                       const uint8_t* a, bool a_broadcast, const uint8_t* b, bool b_broadcast, uint8_t* out,
                       size_t n, uint32_t& flags) {
     if (!fused_u8_arith_serves(decode)) return false;
-    NearestRoundingScope nearest;  // the encoder rounds the subnormal range by the FPU
+    DefaultFpuModeScope default_modes;  // the encoder rounds the subnormal range by the FPU
     switch (op) {
         case BinaryOp::add:
             binary_u8<BinaryOp::add>(decode, k, a, a_broadcast, b, b_broadcast, out, n, flags);

@@ -58,13 +58,13 @@ void fold_f32_lanes(BinaryOp op, const float* values, size_t n, float* lanes) {
 
 MINIFLOAT_SIMD_CLONES
 void arith_f32(BinaryOp op, const float* a, const float* b, float* out, size_t n) {
-    NearestRoundingScope nearest;
+    DefaultFpuModeScope default_modes;
     arith_any<float>(op, a, b, out, n);
 }
 
 MINIFLOAT_SIMD_CLONES
 void arith_f64(BinaryOp op, const float* a, const float* b, double* out, size_t n) {
-    NearestRoundingScope nearest;
+    DefaultFpuModeScope default_modes;
     arith_any<double>(op, a, b, out, n);
 }
 

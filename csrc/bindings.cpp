@@ -3,6 +3,7 @@
 #include "numpy_api.h"
 #include "cast_array.h"
 #include "dlpack_interop.h"
+#include "fp_status.h"
 #include "mx_quantize.h"
 #include "registry.h"
 #include "simd_dispatch.h"
@@ -45,6 +46,20 @@ void register_bindings(py::module_& m) {
         const bool previous = avx2_kernels_enabled();
         set_avx2_kernels_enabled(enabled);
         return previous;
+    });
+    // For tests: sets or clears MXCSR's flush-to-zero and denormals-are-zero
+    // bits in this thread (as torch.set_flush_denormal does); returns the
+    // previous setting, or None where there is no MXCSR.
+    m.def("_set_flush_to_zero", [](bool enabled) -> py::object {
+#if MINIFLOAT_FP_STATUS_X86
+        constexpr unsigned kFlush = 0x8000u | 0x0040u;
+        const unsigned csr = _mm_getcsr();
+        _mm_setcsr(enabled ? (csr | kFlush) : (csr & ~kFlush));
+        return py::bool_((csr & kFlush) != 0);
+#else
+        (void)enabled;
+        return py::none();
+#endif
     });
     // The hand-written kernel set the bulk kernels use now: "avx512", "avx2"
     // or "portable" (the compiler-vectorized clones only).

@@ -116,7 +116,7 @@ MINIFLOAT_AVX2_CODEC inline __m256i sign_of(const EncodeVectors& v, __m256i u, _
 // 8 codes (one per dword, 0..255) from 8 float32 bit patterns; folds their
 // magnitudes into `largest`, for any_special. Nearest even rounds the
 // subnormal range by adding the magic constant, MXCSR rounding to nearest
-// (the encoders' entry points see to it: NearestRoundingScope); the other
+// (the encoders' entry points see to it: DefaultFpuModeScope); the other
 // modes by vroundps's explicit directions.
 // MaySubnormal false: the caller knows every magnitude is at least the
 // smallest normal (all_normal), so the subnormal rounding is left out.

@@ -564,13 +564,13 @@ DecodePlan make_decode_plan(const Format& f) {
 
 MINIFLOAT_SIMD_CLONES
 uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n) {
-    NearestRoundingScope nearest;  // the subnormal range is rounded by the FPU
+    DefaultFpuModeScope default_modes;  // the subnormal range is rounded by the FPU
     if (plan.storage_bytes == 1) return encode_nearest_even(plan, in, static_cast<uint8_t*>(out), n);
     return encode_nearest_even(plan, in, static_cast<uint16_t*>(out), n);
 }
 
 uint32_t encode_bf16_bits(const EncodePlan& plan, const uint16_t* in, void* out, size_t n) {
-    NearestRoundingScope nearest;
+    DefaultFpuModeScope default_modes;
     constexpr size_t kBlock = 256;
     const size_t item = static_cast<size_t>(plan.storage_bytes);
     // widened to float32 a block at a time for the float32 encoder
@@ -642,7 +642,7 @@ static uint32_t encode_f64_direct(const EncodePlan& plan, const double* in, void
 }
 
 uint32_t encode_f64(const EncodePlan& plan, const double* in, void* out, size_t n) {
-    NearestRoundingScope nearest;
+    DefaultFpuModeScope default_modes;
     // 8-bit formats: the AVX-512 kernel rounds to odd in registers
     if (plan.storage_bytes == 1) return encode_f64_direct(plan, in, out, n);
     bool handled = false;
@@ -653,7 +653,7 @@ uint32_t encode_f64(const EncodePlan& plan, const double* in, void* out, size_t 
 MINIFLOAT_SIMD_CLONES
 uint32_t encode_f32_rounding(const EncodePlan& plan, Rounding mode, const float* in,
                              const uint64_t* random, void* out, size_t n) {
-    NearestRoundingScope nearest;
+    DefaultFpuModeScope default_modes;
     return encode_with_mode<float>(plan, mode, in, random, out, n);
 }
 
@@ -665,7 +665,7 @@ static uint32_t encode_f64_rounding_direct(const EncodePlan& plan, Rounding mode
 
 uint32_t encode_f64_rounding(const EncodePlan& plan, Rounding mode, const double* in,
                              const uint64_t* random, void* out, size_t n) {
-    NearestRoundingScope nearest;
+    DefaultFpuModeScope default_modes;
     if (mode == Rounding::stochastic) {  // needs the exact fraction
         return encode_f64_rounding_direct(plan, mode, in, random, out, n);
     }
@@ -701,6 +701,7 @@ void decode_to_f32(const DecodePlan& plan, const void* in, float* out, size_t n)
 
 MINIFLOAT_SIMD_CLONES
 void decode_to_f64(const DecodePlan& plan, const void* in, double* out, size_t n) {
+    DefaultFpuModeScope default_modes;  // widening a float32 subnormal must not flush it (DAZ)
     constexpr size_t kChunk = 1024;
     alignas(64) float buffer[kChunk];
     const size_t item = static_cast<size_t>(plan.storage_bytes);

@@ -6,6 +6,13 @@
 #include <cfenv>
 #include <cstdint>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#define MINIFLOAT_FP_STATUS_X86 1
+#else
+#define MINIFLOAT_FP_STATUS_X86 0
+#endif
+
 namespace minifloat {
 
 enum FpFlag : uint32_t {
@@ -25,24 +32,40 @@ inline void raise_fp_flags(uint32_t flags) {
     std::feraiseexcept(excepts);
 }
 
-// Rounds to nearest, ties to even, for as long as it lives, then puts the
-// caller's rounding direction back (flags are left alone). The library's
-// rounding rules (every cast into a format, every exact evaluation of an
-// operation) are carried out with FPU arithmetic that assumes this
-// direction, so a program that changed it (fesetround) gets the same bits.
-class NearestRoundingScope {
+// The FPU's default modes for as long as it lives: round to nearest, ties
+// to even, and on x86 no flush-to-zero or denormals-are-zero (MXCSR FTZ and
+// DAZ, which torch.set_flush_denormal and fast-math code set). The caller's
+// modes come back at the end; flags are left alone. The library's rounding
+// rules (every cast into a format, every exact evaluation of an operation)
+// are carried out with FPU arithmetic that assumes these modes, so a
+// program that changed them gets the same bits.
+class DefaultFpuModeScope {
 public:
-    NearestRoundingScope() : saved_(std::fegetround()) {
-        if (saved_ != FE_TONEAREST) std::fesetround(FE_TONEAREST);
+    DefaultFpuModeScope() {
+#if MINIFLOAT_FP_STATUS_X86
+        saved_csr_ = _mm_getcsr();  // before fesetround, which rewrites its rounding bits
+#endif
+        saved_round_ = std::fegetround();
+        if (saved_round_ != FE_TONEAREST) std::fesetround(FE_TONEAREST);
+#if MINIFLOAT_FP_STATUS_X86
+        if ((saved_csr_ & kCsrModes) != 0) _mm_setcsr(_mm_getcsr() & ~kCsrModes);
+#endif
     }
-    ~NearestRoundingScope() {
-        if (saved_ != FE_TONEAREST) std::fesetround(saved_);
+    ~DefaultFpuModeScope() {
+        if (saved_round_ != FE_TONEAREST) std::fesetround(saved_round_);
+#if MINIFLOAT_FP_STATUS_X86
+        if ((saved_csr_ & kCsrModes) != 0) _mm_setcsr((_mm_getcsr() & ~kCsrModes) | (saved_csr_ & kCsrModes));
+#endif
     }
-    NearestRoundingScope(const NearestRoundingScope&) = delete;
-    NearestRoundingScope& operator=(const NearestRoundingScope&) = delete;
+    DefaultFpuModeScope(const DefaultFpuModeScope&) = delete;
+    DefaultFpuModeScope& operator=(const DefaultFpuModeScope&) = delete;
 
 private:
-    int saved_;
+    int saved_round_;
+#if MINIFLOAT_FP_STATUS_X86
+    static constexpr unsigned kCsrModes = 0x6000u | 0x8000u | 0x0040u;  // rounding control, FTZ, DAZ
+    unsigned saved_csr_;
+#endif
 };
 
 // Flags the hardware raised since `feclearexcept`, as FpFlag bits.

@@ -157,7 +157,7 @@ MINIFLOAT_KERNEL_INLINE void scale_blocks(const float* row, size_t count, size_t
 MINIFLOAT_SIMD_CLONES
 void mx_quantize_row(const float* row, size_t cols, size_t block, const MxElement& e, ScaleMode mode,
                      uint8_t* elements, uint8_t* scales) {
-    NearestRoundingScope nearest;
+    DefaultFpuModeScope default_modes;
     std::vector<float> scaled(blocks_per_pass(block) * block);
     std::vector<uint8_t> non_finite(blocks_per_pass(block));
     for_each_pass(cols, block, [&](const Pass& pass) MINIFLOAT_LAMBDA_INLINE {
@@ -238,7 +238,7 @@ Nvfp4Scales nvfp4_scales(const FormatRuntime& scale, double tensor_scale) {
 MINIFLOAT_SIMD_CLONES
 void nvfp4_quantize_row(const float* row, size_t cols, size_t block, const Nvfp4Scales& scaling,
                         const FormatRuntime& scale, uint8_t* elements, uint8_t* scales) {
-    NearestRoundingScope nearest;
+    DefaultFpuModeScope default_modes;
     const double tensor_scale = scaling.tensor_scale;
     const double* block_scale_of = scaling.block_scale_of;
     const double divisor = 6.0 * tensor_scale;  // exact: tensor_scale is a float32

@@ -28,7 +28,7 @@ public:
     void clear() const { std::feclearexcept(FE_ALL_EXCEPT); }
 
 private:
-    NearestRoundingScope nearest_;
+    DefaultFpuModeScope default_modes_;
     std::fexcept_t saved_;
 };
 

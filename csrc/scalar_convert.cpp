@@ -92,7 +92,7 @@ std::string type_name(PyObject* obj) { return Py_TYPE(obj)->tp_name; }
 
 bool code_from_text(const FormatRuntime& rt, const SpecialCodes& s, PyObject* text,
                     uint32_t* code, uint32_t* flags) {
-    NearestRoundingScope nearest;  // parsing and rounding as under the default direction
+    DefaultFpuModeScope default_modes;  // parsing and rounding as under the default direction
     PyObject* as_float = PyFloat_FromString(text);
     if (as_float == nullptr) return false;
     const double approx = PyFloat_AS_DOUBLE(as_float);
@@ -121,7 +121,7 @@ bool code_from_text(const FormatRuntime& rt, const SpecialCodes& s, PyObject* te
 
 bool code_from_object(const FormatRuntime& rt, const SpecialCodes& s, PyObject* obj,
                       uint32_t* code, uint32_t* flags, Rounding mode, uint64_t random) {
-    NearestRoundingScope nearest;
+    DefaultFpuModeScope default_modes;
     const int other = format_index_of_scalar(obj);
     if (other >= 0) {
         const uint32_t other_code = reinterpret_cast<MinifloatScalar*>(obj)->code;
@@ -224,7 +224,7 @@ bool decimal_is_binary64(uint64_t digits, int scale) {
 }  // namespace
 
 bool shortest_repr_text(const FormatRuntime& rt, uint32_t code, char* out, size_t out_size) {
-    NearestRoundingScope nearest;  // printf and strtod follow the direction; the text must not
+    DefaultFpuModeScope default_modes;  // printf and strtod follow the direction; the text must not
     const double value = rt.decode_f64[code & (rt.code_count() - 1)];
     if (std::isnan(value)) {
         std::snprintf(out, out_size, "nan");

@@ -1,12 +1,14 @@
 """Casts into the formats and operations on them round by the library's own
 rules (nearest even for astype, the named mode for mf.cast, the exact
 result rounded once for arithmetic), whatever rounding direction the
-program set on the FPU with fesetround: the kernels that lean on the FPU's
-rounding set it to nearest for their own duration and put it back.
+program set on the FPU with fesetround, and with x86's flush-to-zero and
+denormals-are-zero bits set (torch.set_flush_denormal): the kernels that
+lean on FPU arithmetic set the default modes for their own duration and put
+the caller's back.
 
-Each direction runs in a fresh interpreter, so the lazily made operation
+Each setting runs in a fresh interpreter, so the lazily made operation
 tables are made under it too, and its digests must equal those made under
-round-to-nearest.
+the default modes.
 """
 import ctypes
 import ctypes.util
@@ -28,8 +30,6 @@ SCRIPT = textwrap.dedent(
     import numpy as np
     import minifloat as mf
 
-    libm = ctypes.CDLL(ctypes.util.find_library("m"))
-    assert libm.fesetround(int(sys.argv[1])) == 0
     warnings.simplefilter("ignore")
     np.seterr(all="ignore")
 
@@ -43,6 +43,13 @@ SCRIPT = textwrap.dedent(
     upper = np.arange(1 << 16, dtype=np.uint32) << 16
     x32 = np.concatenate([upper, upper + (1 << 15), upper - 1]).view(np.float32)
     x64 = x32.astype(np.float64) * (1 + 2.0**-40)
+    w = rng.standard_normal((64, 256)).astype(np.float32)
+    normals = rng.standard_normal((2, 1 << 14)).astype(np.float32)
+    # the inputs above are made under the default modes; the rest under the ones asked for
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    assert libm.fesetround(int(sys.argv[1])) == 0
+    if sys.argv[3] == "flush":
+        assert mf._core._set_flush_to_zero(True) is False
     out = []
     for name in sys.argv[2].split(","):
         T = getattr(mf, name)
@@ -55,14 +62,14 @@ SCRIPT = textwrap.dedent(
             out.append((name, "pairs", digest(a + b, a - b, a * b, a / b, np.power(a, b), np.hypot(a, b))))
             out.append((name, "rows", digest(codes * 3.0, 1.0 / codes, codes ** 2, np.sqrt(codes))))
         else:
-            v = rng.standard_normal(1 << 14).astype(np.float32).astype(T)
-            w = rng.standard_normal(1 << 14).astype(np.float32).astype(T)
-            out.append((name, "arith", digest(v + w, v - w, v * w, v / w, np.sqrt(np.abs(v)))))
+            v, u = normals[0].astype(T), normals[1].astype(T)
+            out.append((name, "arith", digest(v + u, v - u, v * u, v / u, np.sqrt(np.abs(v)))))
         s = T(1.5)
         out.append((name, "scalars", repr((s / T(3.0), s * T(0.1), s + T(1e-3)))))
+        everything = np.arange(1 << (8 * np.dtype(T).itemsize), dtype=np.uint16 if np.dtype(T).itemsize == 2 else np.uint8)
+        out.append((name, "widen", digest(everything.view(T).astype(np.float64), everything.view(T).astype(np.float32))))
         other = mf.float8_e5m2 if name == "float8_e4m3fn" else mf.float8_e4m3fn
         out.append((name, "between", digest(x32.astype(T).astype(other))))
-    w = rng.standard_normal((64, 256)).astype(np.float32)
     out.append(("mx", "quantize", digest(mf.mx.quantize(w, "mxfp8_e4m3").data, mf.mx.quantize(w, "nvfp4").data)))
     for row in out:
         print(*row)
@@ -86,9 +93,9 @@ def _directions():
     return DIRECTIONS[machine]
 
 
-def _run(direction_value):
-    result = subprocess.run([sys.executable, "-c", SCRIPT, str(direction_value), ",".join(FORMATS)],
-                            capture_output=True, text=True, timeout=300)
+def _run(direction_value, flush=False):
+    result = subprocess.run([sys.executable, "-c", SCRIPT, str(direction_value), ",".join(FORMATS),
+                             "flush" if flush else "keep"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     return result.stdout.splitlines()
 
@@ -98,9 +105,18 @@ def under_nearest():
     return _run(_directions()["nearest"])
 
 
+def _same(got, expected):
+    assert len(got) == len(expected)
+    differing = [(a, b) for a, b in zip(got, expected) if a != b]
+    assert not differing, differing[:5]
+
+
 @pytest.mark.parametrize("direction", ["toward_zero", "up", "down"])
 def test_same_bits_under_every_rounding_direction(direction, under_nearest):
-    got = _run(_directions()[direction])
-    assert len(got) == len(under_nearest)
-    differing = [(a, b) for a, b in zip(got, under_nearest) if a != b]
-    assert not differing, differing[:5]
+    _same(_run(_directions()[direction]), under_nearest)
+
+
+def test_same_bits_with_flush_to_zero(mf, under_nearest):
+    if mf._core._set_flush_to_zero(False) is None:
+        pytest.skip("no MXCSR on this CPU")
+    _same(_run(_directions()["toward_zero"], flush=True), under_nearest)
