@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "op_tables.h"
+
 namespace minifloat {
 
 void lookup_pair_row(const uint8_t* pair_table, uint8_t broadcast, bool broadcast_is_first, const uint8_t* in,
@@ -11,7 +13,7 @@ void lookup_pair_row(const uint8_t* pair_table, uint8_t broadcast, bool broadcas
         return;
     }
     uint8_t row[256];
-    for (unsigned c = 0; c < 256; c++) row[c] = pair_table[c << 8 | broadcast];
+    pair_table_row(pair_table, broadcast, false, row);
     lookup_bytes(row, in, out, n);
 }
 

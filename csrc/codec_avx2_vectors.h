@@ -338,6 +338,17 @@ MINIFLOAT_AVX2_CODEC inline bool any_special_code32(const DecodeVectors& v, cons
     return !_mm256_testz_si256(special, special);
 }
 
+// Whether any of 32 float8_e8m0fnu codes is 0 (2^-127, a float32
+// subnormal) or 255 (NaN): the two a shift into float32's exponent field
+// does not decode. (code + 1) wraps 255 to 0, so min(code, code + 1) is 0
+// exactly for those two.
+MINIFLOAT_AVX2_CODEC inline bool any_edge_exponent32(const uint8_t* in) {
+    const __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
+    const __m256i low = _mm256_min_epu8(codes, _mm256_add_epi8(codes, _mm256_set1_epi8(1)));
+    const __m256i edge = _mm256_cmpeq_epi8(low, _mm256_setzero_si256());
+    return !_mm256_testz_si256(edge, edge);
+}
+
 // 8 float32 bit patterns from 8 codes (dwords); the rule of decode_one in
 // convert_kernels.cpp: exact, NaN as the quiet NaN with the code's sign.
 // MaySpecial false: the caller knows no code is an infinity or a NaN.
@@ -359,9 +370,13 @@ MINIFLOAT_AVX2_CODEC inline __m256i decode8(const DecodeVectors& v, __m256i code
 }
 
 // float8_e8m0fnu: 2^(code - 127), code 0 being a float32 subnormal and
-// 0xFF NaN (the rule of decode_one_e8m0).
+// 0xFF NaN (the rule of decode_one_e8m0). MaySpecial false: the caller
+// knows neither code is there (any_edge_exponent32), a shift does it.
+template <bool MaySpecial = true>
 MINIFLOAT_AVX2_CODEC inline __m256i decode8_e8m0(__m256i code) {
-    const __m256i bits = _mm256_blendv_epi8(_mm256_slli_epi32(code, 23), _mm256_set1_epi32(0x00400000),
+    const __m256i shifted = _mm256_slli_epi32(code, 23);
+    if constexpr (!MaySpecial) return shifted;
+    const __m256i bits = _mm256_blendv_epi8(shifted, _mm256_set1_epi32(0x00400000),
                                             _mm256_cmpeq_epi32(code, _mm256_setzero_si256()));
     return _mm256_blendv_epi8(bits, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(code, _mm256_set1_epi32(0xFF)));
 }
@@ -369,6 +384,20 @@ MINIFLOAT_AVX2_CODEC inline __m256i decode8_e8m0(__m256i code) {
 // 8 codes from 8 bytes, one per dword.
 MINIFLOAT_AVX2_CODEC inline __m256i load8_codes(const uint8_t* in) {
     return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in)));
+}
+
+// Decoding by format kind (ExponentOnly: float8_e8m0fnu), shared by the
+// AVX2 decode and sums: whether 32 codes need the special-case path, and 8
+// float32 bit patterns from the 8 codes at `in`.
+template <bool ExponentOnly>
+MINIFLOAT_AVX2_CODEC inline bool needs_special_decode32(const DecodeVectors& v, const uint8_t* in) {
+    return ExponentOnly ? any_edge_exponent32(in) : any_special_code32(v, in);
+}
+template <bool ExponentOnly, bool MaySpecial = true>
+MINIFLOAT_AVX2_CODEC inline __m256i decode8_from(const DecodeVectors& v, const uint8_t* in) {
+    const __m256i codes = load8_codes(in);
+    if constexpr (ExponentOnly) return decode8_e8m0<MaySpecial>(codes);
+    return decode8<MaySpecial>(v, codes);
 }
 
 }  // namespace avx2_codec

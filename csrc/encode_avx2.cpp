@@ -207,25 +207,19 @@ MINIFLOAT_AVX2_CODEC void encode_u16(const FastConstants<uint32_t, float>& k, co
 }
 
 template <bool ExponentOnly>
-MINIFLOAT_AVX2_CODEC inline __m256i decode8_any(const DecodeVectors& v, const uint8_t* in) {
-    return ExponentOnly ? decode8_e8m0(load8_codes(in)) : decode8(v, load8_codes(in));
-}
-
-template <bool ExponentOnly>
 MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, float* out, size_t n) {
     const DecodeVectors v = decode_vectors(plan);
+    __m256i* vectors_out = reinterpret_cast<__m256i*>(out);
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
-        if (!ExponentOnly && !any_special_code32(v, in + i)) {  // the common block: no infinity, no NaN
+        if (!needs_special_decode32<ExponentOnly>(v, in + i)) {  // the common block: no code needing special care
             for (int q = 0; q < 4; q++) {
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8 * q),
-                                    decode8<false>(v, load8_codes(in + i + 8 * q)));
+                _mm256_storeu_si256(vectors_out + i / 8 + q, decode8_from<ExponentOnly, false>(v, in + i + 8 * q));
             }
-            continue;
-        }
-        for (int q = 0; q < 4; q++) {
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8 * q),
-                                decode8_any<ExponentOnly>(v, in + i + 8 * q));
+        } else {
+            for (int q = 0; q < 4; q++) {
+                _mm256_storeu_si256(vectors_out + i / 8 + q, decode8_from<ExponentOnly>(v, in + i + 8 * q));
+            }
         }
     }
     for (; i < n; i += 8) {
@@ -233,7 +227,7 @@ MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, 
         const size_t count = n - i < 8 ? n - i : 8;
         std::memcpy(codes, in + i, count);
         alignas(32) float values[8];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(values), decode8_any<ExponentOnly>(v, codes));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(values), decode8_from<ExponentOnly>(v, codes));
         std::memcpy(out + i, values, count * sizeof(float));
     }
 }

@@ -9,29 +9,28 @@
 
 #include "codec.h"
 #include "op_eval.h"
+#include "once_value.h"
 #include "registry.h"
 
 namespace minifloat {
 
 namespace {
 
+// A 256-entry or 64K-entry table made on first use (once_value.h).
 template <class Entry>
 struct LazyTable {
-    std::once_flag once;
-    std::vector<Entry> entries;
-    std::atomic<bool> made{false};
+    OnceValue<std::vector<Entry>> table;
 
     template <class Build>
     const Entry* get(Build&& build) {
-        std::call_once(once, [&] {
-            build(entries);
-            made.store(true, std::memory_order_release);
-        });
-        return entries.data();
+        return table.get(build).data();
     }
-
     // The entries when made, else nullptr (never waits for a build).
-    const Entry* if_made() const { return made.load(std::memory_order_acquire) ? entries.data() : nullptr; }
+    const Entry* if_made() const {
+        const std::vector<Entry>* entries = table.if_made();
+        return entries == nullptr ? nullptr : entries->data();
+    }
+    bool empty_when_made() const { return table.if_made()->empty(); }
 };
 
 // Rows of one binary op's pair table made one at a time: [side][c][v], side
@@ -192,7 +191,7 @@ bool binary_row_ready(int format, BinaryOp op, uint8_t c, bool broadcast_is_firs
 
 void binary_row(int format, BinaryOp op, uint8_t c, bool broadcast_is_first, uint16_t row[256]) {
     if (const uint16_t* table = g_binary[format][static_cast<int>(op)].if_made()) {
-        for (unsigned v = 0; v < 256; v++) row[v] = table[broadcast_is_first ? (c << 8 | v) : (v << 8 | c)];
+        pair_table_row(table, c, broadcast_is_first, row);
         return;
     }
     const uint16_t* made = made_row(format, op, c, broadcast_is_first);
@@ -351,7 +350,7 @@ const SignedKeyRule* signed_key_rule(int format) {
         SignedKeyRule r;
         if (make_signed_key_rule(runtime(format).format, order_key_bytes(format), r)) rules.push_back(r);
     });
-    return g_signed_key_rules[format].entries.empty() ? nullptr : rule;
+    return g_signed_key_rules[format].empty_when_made() ? nullptr : rule;
 }
 
 }  // namespace minifloat

@@ -24,6 +24,13 @@ enum class Predicate : uint8_t { isnan, isinf, isfinite, signbit, logical_not, c
 const uint16_t* binary_table(int format, BinaryOp op);
 const uint16_t* nextafter_table(int format);
 
+// Row c of a pair table indexed (a << 8 | b): row[v] = the entry for
+// (c, v) when c is the first operand, else for (v, c).
+template <class Entry>
+inline void pair_table_row(const Entry* table, uint8_t c, bool c_is_first, Entry row[256]) {
+    for (unsigned v = 0; v < 256; v++) row[v] = table[c_is_first ? (c << 8 | v) : (v << 8 | c)];
+}
+
 // One row of binary_table: row[v] = the entry for (c op v) when
 // broadcast_is_first, else for (v op c), over every code v. Taken from the
 // whole table when it has been made; otherwise this row alone is made (256

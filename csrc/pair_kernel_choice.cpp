@@ -1,17 +1,16 @@
 #include "pair_kernel_choice.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <vector>
 
 #include "arith_avx512.h"
 #include "lookup_kernels.h"
 #include "op_eval.h"
+#include "once_value.h"
 #include "op_tables.h"
 #include "registry.h"
 
@@ -74,20 +73,14 @@ bool choose_gathers() {
     return measure_gathers_faster();
 }
 
-std::once_flag g_choice_once;
-std::atomic<bool> g_choice_made{false};
-bool g_gathers = false;  // written once, before g_choice_made
+OnceValue<bool> g_gathers;
 
 }  // namespace
 
-bool pair_choice_made() { return g_choice_made.load(std::memory_order_acquire); }
+bool pair_choice_made() { return g_gathers.made(); }
 
 bool pair_gathers_beat_fused() {
-    std::call_once(g_choice_once, [] {
-        g_gathers = choose_gathers();
-        g_choice_made.store(true, std::memory_order_release);
-    });
-    return g_gathers;
+    return g_gathers.get([](bool& gathers) { gathers = choose_gathers(); });
 }
 
 }  // namespace minifloat
