@@ -5,6 +5,7 @@
 #include "dlpack_interop.h"
 #include "fp_status.h"
 #include "mx_quantize.h"
+#include "op_tables.h"
 #include "registry.h"
 #include "simd_dispatch.h"
 
@@ -67,6 +68,15 @@ void register_bindings(py::module_& m) {
         if (avx512_vbmi_usable()) return std::string("avx512");
         if (avx2_usable()) return std::string("avx2");
         return std::string("portable");
+    });
+    // For tests: whether the 8-bit comparisons and maximum/minimum of the
+    // format run on order keys computed by byte arithmetic (order_avx2.h)
+    // rather than the scalar table loop.
+    m.def("_has_order_rule", [](const std::string& name) {
+        for (int i = 0; i < kFormatCount; i++) {
+            if (name == runtime(i).format.row->name) return signed_key_rule(i) != nullptr;
+        }
+        throw py::value_error("unknown minifloat format: " + name);
     });
     // Which hand-written kernel sets this CPU can run (not whether enabled).
     m.def("_cpu_kernel_sets", []() {

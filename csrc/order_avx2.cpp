@@ -70,14 +70,54 @@ namespace {
 
 #define MINIFLOAT_AVX2 __attribute__((target("avx2")))
 
-// How a rule finds NaN, fixed when a loop is compiled (a run-time test in
-// the loop costs as much as the key itself).
-enum class NanKind { none, magnitude_range, negative_zero_code, unsigned_code };
+// The shape of a rule as compile-time constants: how NaN is found, and
+// whether codes are narrower than a byte (a run-time test of either in the
+// loop costs as much as the key itself).
+enum class NanKind {
+    none,                // no NaN (FP6, FP4)
+    magnitude_range,     // magnitudes above a bound (IEEE-like, fn)
+    negative_zero_code,  // the code with only the sign bit (fnuz)
+    unsigned_code,       // one code of an unsigned format
+    unsigned_top_code,   // unsigned, whole bytes, NaN is 0xFF: codes compare as
+                         // bytes, NaN is the largest, equal values are equal codes
+};
 
-NanKind nan_kind(const SignedKeyRule& r) {
-    if (r.is_unsigned) return NanKind::unsigned_code;
+inline NanKind nan_kind(const SignedKeyRule& r) {
+    if (r.is_unsigned) {
+        const bool whole_bytes = r.doublings == 0 && r.code_mask == 0xFF;
+        return whole_bytes && r.unsigned_nan_code == 0xFF ? NanKind::unsigned_top_code : NanKind::unsigned_code;
+    }
     if (r.nan_is_negative_zero) return NanKind::negative_zero_code;
     return r.nan_magnitude_above == 0x7F ? NanKind::none : NanKind::magnitude_range;
+}
+
+// Calls run(Step<op, kind, sub_byte>{}) for the run-time `op`, one of Ops,
+// with the rule's NaN kind and code width as compile-time constants.
+template <template <auto, NanKind, bool> class Step, auto... Ops, class OpEnum, class Run>
+void with_step_for(OpEnum op, const SignedKeyRule& rule, Run run) {
+    const auto for_shape = [&](auto kind, auto sub_byte) {
+        constexpr NanKind K = decltype(kind)::value;
+        constexpr bool S = decltype(sub_byte)::value;
+        ((op == Ops && (run(Step<Ops, K, S>{}), true)) || ...);
+    };
+    const auto with_kind = [&](auto sub) {
+        switch (nan_kind(rule)) {
+            case NanKind::none: return for_shape(std::integral_constant<NanKind, NanKind::none>{}, sub);
+            case NanKind::magnitude_range:
+                return for_shape(std::integral_constant<NanKind, NanKind::magnitude_range>{}, sub);
+            case NanKind::negative_zero_code:
+                return for_shape(std::integral_constant<NanKind, NanKind::negative_zero_code>{}, sub);
+            case NanKind::unsigned_code:
+                return for_shape(std::integral_constant<NanKind, NanKind::unsigned_code>{}, sub);
+            case NanKind::unsigned_top_code:
+                return for_shape(std::integral_constant<NanKind, NanKind::unsigned_top_code>{}, std::false_type{});
+        }
+    };
+    if (rule.doublings != 0 || rule.code_mask != 0xFF) {
+        with_kind(std::true_type{});
+    } else {
+        with_kind(std::false_type{});
+    }
 }
 
 struct KeyVectors {
@@ -105,7 +145,7 @@ template <NanKind Kind, bool SubByte>
 MINIFLOAT_AVX2 inline __m256i keys32(const KeyVectors& v, __m256i codes, __m256i& nan) {
     __m256i c = codes;
     if constexpr (SubByte) c = _mm256_and_si256(_mm256_sll_epi16(codes, v.doublings), v.shifted_code_mask);
-    if constexpr (Kind == NanKind::unsigned_code) {
+    if constexpr (Kind == NanKind::unsigned_code || Kind == NanKind::unsigned_top_code) {
         nan = _mm256_cmpeq_epi8(c, v.unsigned_nan);
         return _mm256_xor_si256(c, v.sign_only);
     }
@@ -118,8 +158,27 @@ MINIFLOAT_AVX2 inline __m256i keys32(const KeyVectors& v, __m256i codes, __m256i
 
 MINIFLOAT_AVX2 inline __m256i all_but(__m256i lanes) { return _mm256_andnot_si256(lanes, _mm256_set1_epi8(-1)); }
 
+// float8_e8m0fnu (NaN the largest code, equal values equal codes): unsigned
+// byte order by max/min, and only the operand whose NaN could pass the
+// test is checked.
+template <KeyComparison Op>
+MINIFLOAT_AVX2 inline __m256i compare32_top_code(const KeyVectors& v, __m256i a, __m256i b) {
+    const __m256i a_nan = _mm256_cmpeq_epi8(a, v.unsigned_nan), b_nan = _mm256_cmpeq_epi8(b, v.unsigned_nan);
+    const __m256i a_ge = _mm256_cmpeq_epi8(_mm256_max_epu8(a, b), a);  // a >= b
+    const __m256i a_le = _mm256_cmpeq_epi8(_mm256_min_epu8(a, b), a);  // a <= b
+    __m256i r;
+    if constexpr (Op == KeyComparison::equal) r = _mm256_andnot_si256(a_nan, _mm256_cmpeq_epi8(a, b));
+    if constexpr (Op == KeyComparison::not_equal) r = _mm256_or_si256(a_nan, all_but(_mm256_cmpeq_epi8(a, b)));
+    if constexpr (Op == KeyComparison::less) r = all_but(_mm256_or_si256(a_ge, b_nan));
+    if constexpr (Op == KeyComparison::less_equal) r = _mm256_andnot_si256(b_nan, a_le);
+    if constexpr (Op == KeyComparison::greater) r = all_but(_mm256_or_si256(a_le, a_nan));
+    if constexpr (Op == KeyComparison::greater_equal) r = _mm256_andnot_si256(a_nan, a_ge);
+    return _mm256_and_si256(r, v.one);
+}
+
 template <KeyComparison Op, NanKind Kind, bool SubByte>
 MINIFLOAT_AVX2 inline __m256i compare32(const KeyVectors& v, __m256i a, __m256i b) {
+    if constexpr (Kind == NanKind::unsigned_top_code) return compare32_top_code<Op>(v, a, b);
     __m256i a_nan, b_nan;
     const __m256i ka = keys32<Kind, SubByte>(v, a, a_nan), kb = keys32<Kind, SubByte>(v, b, b_nan);
     const __m256i unordered = _mm256_or_si256(a_nan, b_nan);
@@ -135,10 +194,23 @@ MINIFLOAT_AVX2 inline __m256i compare32(const KeyVectors& v, __m256i a, __m256i 
     return _mm256_and_si256(r, v.one);
 }
 
+// float8_e8m0fnu: byte max/min. NaN, the largest code, wins a maximum and
+// loses an fmin as it is; adding one first (NaN wraps to 0) makes it win a
+// minimum and lose an fmax.
+template <KeySelection Op>
+MINIFLOAT_AVX2 inline __m256i select32_top_code(const KeyVectors& v, __m256i a, __m256i b) {
+    if constexpr (Op == KeySelection::maximum) return _mm256_max_epu8(a, b);
+    if constexpr (Op == KeySelection::fmin) return _mm256_min_epu8(a, b);
+    const __m256i a1 = _mm256_add_epi8(a, v.one), b1 = _mm256_add_epi8(b, v.one);
+    if constexpr (Op == KeySelection::minimum) return _mm256_sub_epi8(_mm256_min_epu8(a1, b1), v.one);
+    return _mm256_sub_epi8(_mm256_max_epu8(a1, b1), v.one);
+}
+
 // maximum/minimum keep a NaN operand (the first when both are), fmax/fmin
 // the other one; ka >= kb is "not kb > ka".
 template <KeySelection Op, NanKind Kind, bool SubByte>
 MINIFLOAT_AVX2 inline __m256i select32(const KeyVectors& v, __m256i a, __m256i b) {
+    if constexpr (Kind == NanKind::unsigned_top_code) return select32_top_code<Op>(v, a, b);
     __m256i a_nan, b_nan;
     const __m256i ka = keys32<Kind, SubByte>(v, a, a_nan), kb = keys32<Kind, SubByte>(v, b, b_nan);
     __m256i first;
@@ -161,7 +233,9 @@ MINIFLOAT_AVX2 inline __m256i select32(const KeyVectors& v, __m256i a, __m256i b
 // partial step on copies padded with zeros (every code byte is a valid
 // input).
 template <class Step>
-MINIFLOAT_AVX2 void for_each_32(const KeyVectors& v, const uint8_t* a, const uint8_t* b, uint8_t* out, size_t n) {
+MINIFLOAT_AVX2 void for_each_32(const KeyVectors& constants, const uint8_t* a, const uint8_t* b, uint8_t* out,
+                                size_t n) {
+    const KeyVectors v = constants;  // a local copy: stores to `out` (bytes) cannot change it
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         const __m256i va = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i));
@@ -192,38 +266,12 @@ struct SelectStep {
     }
 };
 
-// Calls visit(kind, sub_byte) with the rule's NaN kind and code width as
-// compile-time constants.
-template <class Visit>
-void with_key_shape(const SignedKeyRule& rule, Visit visit) {
-    const bool sub_byte = rule.doublings != 0 || rule.code_mask != 0xFF;
-    const auto with_kind = [&](auto sub) {
-        switch (nan_kind(rule)) {
-            case NanKind::none: return visit(std::integral_constant<NanKind, NanKind::none>{}, sub);
-            case NanKind::magnitude_range:
-                return visit(std::integral_constant<NanKind, NanKind::magnitude_range>{}, sub);
-            case NanKind::negative_zero_code:
-                return visit(std::integral_constant<NanKind, NanKind::negative_zero_code>{}, sub);
-            case NanKind::unsigned_code: return visit(std::integral_constant<NanKind, NanKind::unsigned_code>{}, sub);
-        }
-    };
-    if (sub_byte) {
-        with_kind(std::true_type{});
-    } else {
-        with_kind(std::false_type{});
-    }
-}
-
 // Runs Step<Op, kind, sub_byte> over the codes for the run-time `op`, one
-// of Ops, with the rule's NaN kind and code width.
+// of Ops, with the rule's shape.
 template <template <auto, NanKind, bool> class Step, auto... Ops, class OpEnum>
 void run_step(OpEnum op, const SignedKeyRule& rule, const uint8_t* a, const uint8_t* b, uint8_t* out, size_t n) {
     const KeyVectors v = key_vectors(rule);
-    with_key_shape(rule, [&](auto kind, auto sub_byte) {
-        constexpr NanKind K = decltype(kind)::value;
-        constexpr bool S = decltype(sub_byte)::value;
-        ((op == Ops && (for_each_32<Step<Ops, K, S>>(v, a, b, out, n), true)) || ...);
-    });
+    with_step_for<Step, Ops...>(op, rule, [&](auto step) { for_each_32<decltype(step)>(v, a, b, out, n); });
 }
 
 void compare_codes(KeyComparison op, const SignedKeyRule& rule, const uint8_t* a, const uint8_t* b, uint8_t* out,

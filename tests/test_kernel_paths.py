@@ -200,8 +200,8 @@ def test_mx_paths(mf, fmt):
 @pytest.mark.parametrize("name", NAMES)
 def test_ragged_lengths(mf, name):
     """Lengths that leave partial vector steps in every kernel: casts in and
-    out (float32, float64, bfloat16 sources), casts to another format, and
-    table-driven unary ops."""
+    out (float32, float64, bfloat16 sources), casts to another format,
+    table-driven unary ops, comparisons and selections."""
     T = getattr(mf, name)
     other = mf.float8_e5m2 if name == "float8_e4m3fn" else mf.float8_e4m3fn
     x = float32_sample(4)
@@ -215,10 +215,22 @@ def test_ragged_lengths(mf, name):
             halves = part.astype(mf.bfloat16)
         (a, wa), (b, wb) = run_both(mf, lambda: halves.astype(T))
         assert (a == b).all() and wa == wb, length
+        reversed_codes = codes[::-1].copy()
         for fn in (lambda: codes.astype(np.float32), lambda: codes.astype(other), lambda: np.negative(codes),
-                   lambda: np.floor(codes), lambda: np.sqrt(np.abs(codes))):
+                   lambda: np.floor(codes), lambda: np.sqrt(np.abs(codes)),
+                   lambda: np.less(codes, reversed_codes), lambda: np.equal(codes, reversed_codes),
+                   lambda: np.greater_equal(codes, reversed_codes), lambda: np.maximum(codes, reversed_codes),
+                   lambda: np.fmin(codes, reversed_codes)):
             (a, wa), (b, wb) = run_both(mf, fn)
             assert (a == b).all() and wa == wb, length
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if R.FORMATS[n].bits <= 8])
+def test_every_byte_format_has_an_order_rule(mf, name):
+    """Comparisons and maximum/minimum of contiguous codes compute order keys
+    by byte arithmetic; a format that the rule cannot describe would fall
+    back to a scalar loop (correct, 10x slower)."""
+    assert mf._core._has_order_rule(name)
 
 
 @pytest.mark.parametrize("tensor_scale", [None, 0.75])
