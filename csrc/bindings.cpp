@@ -4,6 +4,7 @@
 #include "cast_array.h"
 #include "dlpack_interop.h"
 #include "fp_status.h"
+#include "memory_streams.h"
 #include "mx_quantize.h"
 #include "op_tables.h"
 #include "registry.h"
@@ -48,6 +49,9 @@ void register_bindings(py::module_& m) {
         set_avx2_kernels_enabled(enabled);
         return previous;
     });
+    // For tests and measuring: how many memory streams long elementwise
+    // loops use (memory_streams.h); returns the previous count.
+    m.def("_set_memory_streams", [](unsigned streams) { return set_memory_streams(streams); });
     // For tests: sets or clears MXCSR's flush-to-zero and denormals-are-zero
     // bits in this thread (as torch.set_flush_denormal does); returns the
     // previous setting, or None where there is no MXCSR.

@@ -66,7 +66,11 @@ MINIFLOAT_AVX2_CODEC inline EncodeVectors encode_vectors(const FastConstants<uin
     v.sign_shift = _mm256_set1_epi32(static_cast<int>(k.sign_shift));
     v.magic = _mm256_set1_ps(k.magic);
     v.magic_bits = _mm256_set1_epi32(static_cast<int>(k.magic_bits));
-    v.inverse_step = _mm256_set1_ps(8388608.0f / k.magic);  // the magic constant's ulp is the step
+    // the magic constant's ulp is the step; only the 8-bit formats' directed
+    // modes use this, and bfloat16's 2^133 would overflow float32 (and raise
+    // the FPU's overflow flag, which NumPy reports), so it is clamped first
+    const double inverse_step = 8388608.0 / static_cast<double>(k.magic);
+    v.inverse_step = _mm256_set1_ps(static_cast<float>(inverse_step < 3.0e38 ? inverse_step : 3.0e38));
     v.half = _mm256_set1_ps(0.5f);
     v.one_float = _mm256_set1_ps(1.0f);
     v.zero_drops_sign = k.zero_drops_sign != 0;

@@ -3,6 +3,7 @@
 // if-convert), so the compiler vectorizes them for every clone listed in
 // simd_dispatch.h. codec.h holds the exact scalar rules these must match.
 #include "convert_kernels.h"
+#include "memory_streams.h"
 
 #include "codec.h"
 #include "codec_avx2.h"
@@ -344,16 +345,20 @@ MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const EncodePlan& plan, Rou
            encode_u8_block_avx2(plan, mode, in, out, n, flags);
 }
 
-// Runs the hand-written encoders over chunks of kHandChunk values (few
-// calls: each sets up its constants, the float64 ones an MXCSR mode). A
-// chunk they decline (float8_e8m0fnu values outside their range) goes block
-// by block, and a block they decline to fallback(start, count), which
-// returns its flags.
+// Runs the hand-written encoders over all n values at once, or, when they
+// decline (float8_e8m0fnu values outside their range: they stop at the
+// first such step), over chunks of kHandChunk values. A chunk they decline
+// goes block by block, and a block they decline to fallback(start, count),
+// which returns its flags.
 template <class Float, class Fallback>
 MINIFLOAT_KERNEL_INLINE uint32_t encode_u8_chunked(const EncodePlan& plan, Rounding mode, const Float* in,
                                                    uint8_t* out, size_t n, Fallback&& fallback) {
     constexpr size_t kHandChunk = 16384, kBlock = 256;
     uint32_t flags = 0;
+    if (n > kHandChunk) {  // first in one call: its loop streams memory (memory_streams.h)
+        if (encode_u8_block_by_hand(plan, mode, in, out, n, flags)) return flags;
+        flags = 0;
+    }
     for (size_t chunk = 0; chunk < n; chunk += kHandChunk) {
         const size_t chunk_end = n - chunk < kHandChunk ? n : chunk + kHandChunk;
         uint32_t hand_flags = 0;
@@ -694,9 +699,12 @@ void decode_to_f32(const DecodePlan& plan, const void* in, float* out, size_t n)
     uint32_t* bits = reinterpret_cast<uint32_t*>(out);
     if (plan.storage_bytes == 1) {
         decode_loop(plan, static_cast<const uint8_t*>(in), bits, n);
-    } else {
-        decode_loop(plan, static_cast<const uint16_t*>(in), bits, n);
+        return;
     }
+    const uint16_t* codes = static_cast<const uint16_t*>(in);
+    for_each_streamed_block(n, sizeof(float), [&](size_t start, size_t count) MINIFLOAT_LAMBDA_INLINE {
+        decode_loop(plan, codes + start, bits + start, count);
+    });
 }
 
 MINIFLOAT_SIMD_CLONES

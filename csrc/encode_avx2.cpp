@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "memory_streams.h"
 #include "simd_dispatch.h"
 
 #ifdef MINIFLOAT_HAVE_AVX512_KERNELS
@@ -110,6 +111,10 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const doubl
     return pack32_bytes_from_pair_order(c[0], c[1], c[2], c[3]);
 }
 
+MINIFLOAT_AVX2_CODEC inline void store32(uint8_t* out, __m256i codes) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), codes);
+}
+
 template <bool ExponentOnly, Rounding Mode, class Source>
 MINIFLOAT_AVX2_CODEC bool encode_block(const EncodePlan& plan, const Source* in, uint8_t* out, size_t n,
                                        uint32_t& flags) {
@@ -119,31 +124,35 @@ MINIFLOAT_AVX2_CODEC bool encode_block(const EncodePlan& plan, const Source* in,
     } else {
         v = encode_vectors<Mode>(plan.fast32);
     }
-    // Groups of 8 blocks: after a group where 2 or more blocks had a lane
-    // below the normal range, the next one rounds every block in full. That
-    // branch on the data would mispredict more than the subnormal rounding
-    // it skips costs (measured: the worst mix of blocks took twice as long).
-    constexpr size_t kGroup = 8 * 32;
+    // Groups of 8 blocks (of each stream, in the order of memory_streams.h):
+    // after a group where 2 or more blocks (per stream) had a lane below the
+    // normal range, the next one rounds every block in full. That branch on
+    // the data would mispredict more than the subnormal rounding it skips
+    // costs (measured: the worst mix of blocks took twice as long).
+    constexpr size_t kGroup = 8;
     EncodeState state;
     bool try_normal = true;
-    const size_t whole_blocks_end = n / 32 * 32;
-    size_t i = 0;
-    while (i < whole_blocks_end) {
-        const size_t group_end = whole_blocks_end - i < kGroup ? whole_blocks_end : i + kGroup;
+    const StreamParts parts = stream_parts(0, n, 32, sizeof(Source));
+    size_t j = 0;
+    while (j < parts.length) {
+        const size_t group_end = parts.length - j < kGroup * 32 ? parts.length : j + kGroup * 32;
         state.subnormal_blocks = 0;
-        if (try_normal) {
-            for (; i < group_end; i += 32) {
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
-                                    encode32<ExponentOnly, Mode, true>(v, in + i, state));
-            }
-        } else {
-            for (; i < group_end; i += 32) {
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
-                                    encode32<ExponentOnly, Mode, false>(v, in + i, state));
+        for (; j < group_end; j += 32) {
+            for (unsigned s = 0; s < parts.streams; s++) {
+                const size_t i = s * parts.length + j;
+                if (try_normal) {
+                    store32(out + i, encode32<ExponentOnly, Mode, true>(v, in + i, state));
+                } else {
+                    store32(out + i, encode32<ExponentOnly, Mode, false>(v, in + i, state));
+                }
             }
         }
-        try_normal = state.subnormal_blocks < 2;
+        try_normal = state.subnormal_blocks < 2 * static_cast<int>(parts.streams);
+        // declined: stop early, the caller redoes the values
+        if (ExponentOnly && !_mm256_testz_si256(state.outside, state.outside)) return false;
     }
+    size_t i = parts.end();
+    for (; i + 32 <= n; i += 32) store32(out + i, encode32<ExponentOnly, Mode, false>(v, in + i, state));
     if (i < n) {  // the rest through a buffer padded with ones (a plain value in every format)
         Source padded[32];
         for (Source& x : padded) x = one_of<Source>();
@@ -245,17 +254,21 @@ bool encode_u8_block_avx2(const EncodePlan& plan, Rounding mode, const Source* i
 bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>& k, const float* in, uint16_t* out, size_t n,
                          uint32_t& flags) {
     if (!avx2_usable()) return false;
-    encode_u16(k, in, out, n, flags);
+    for_each_streamed_block(n, sizeof(float), [&](size_t start, size_t count) {
+        encode_u16(k, in + start, out + start, count, flags);
+    });
     return true;
 }
 
 bool decode_u8_to_f32_avx2(const DecodePlan& plan, const uint8_t* in, float* out, size_t n) {
     if (!avx2_usable() || plan.storage_bytes != 1) return false;
-    if (plan.exponent_only) {
-        decode_all<true>(plan, in, out, n);
-    } else {
-        decode_all<false>(plan, in, out, n);
-    }
+    for_each_streamed_block(n, sizeof(float), [&](size_t start, size_t count) {
+        if (plan.exponent_only) {
+            decode_all<true>(plan, in + start, out + start, count);
+        } else {
+            decode_all<false>(plan, in + start, out + start, count);
+        }
+    });
     return true;
 }
 

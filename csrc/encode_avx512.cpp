@@ -6,6 +6,7 @@
 #include "encode_fast.h"
 
 #include "cache_line.h"
+#include "memory_streams.h"
 #include "simd_dispatch.h"
 
 #ifdef MINIFLOAT_HAVE_AVX512_KERNELS
@@ -117,6 +118,28 @@ MINIFLOAT_AVX512 inline void encode_part(const Vectors& v, const Source* in, uin
     _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, c);
 }
 
+// 64 values in whole vectors.
+template <bool ExponentOnly, Rounding Mode, class Source>
+MINIFLOAT_AVX512 inline void encode_step64(const Vectors& v, __m512i pattern, const Source* in, uint8_t* out,
+                                           __mmask16& outside, SpecialLanes& seen) {
+    constexpr __mmask16 kAll = 0xFFFF;
+    __m512i c[4];
+    if constexpr (ExponentOnly) {
+        for (int q = 0; q < 4; q++) c[q] = encode16_e8m0_from<Mode>(in + 16 * q, kAll, outside);
+    } else {
+        __m512i u[4];
+        __mmask16 special = 0;
+        for (int q = 0; q < 4; q++) {
+            u[q] = load16(in + 16 * q, kAll);
+            c[q] = encode16<Mode>(v, u[q], special);
+        }
+        if (special != 0) {
+            for (int q = 0; q < 4; q++) c[q] = fix_special16<Mode>(v, u[q], c[q], seen);
+        }
+    }
+    _mm512_storeu_si512(out, pack64(pattern, c[0], c[1], c[2], c[3]));
+}
+
 template <bool ExponentOnly, Rounding Mode, class Source>
 MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, const Source* in, uint8_t* out,
                                    size_t n, uint32_t& flags) {
@@ -124,31 +147,22 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
     const __m512i pattern = low_byte_pattern();
     __mmask16 outside = 0;  // e8m0 lanes the fast path does not handle
     SpecialLanes seen;
-    constexpr __mmask16 kAll = 0xFFFF;
     // the source is then read in whole cache lines (cache_line.h)
     const size_t head = elements_before_cache_line(in, n);
     size_t i = 0;
     for (; i < head; i += 16) {
         encode_part<ExponentOnly, Mode>(v, in, out, i, head - i < 16 ? head - i : 16, outside, seen);
     }
-    i = head;
-    for (; i + 64 <= n; i += 64) {
-        __m512i c[4];
-        if constexpr (ExponentOnly) {
-            for (int q = 0; q < 4; q++) c[q] = encode16_e8m0_from<Mode>(in + i + 16 * q, kAll, outside);
-        } else {
-            __m512i u[4];
-            __mmask16 special = 0;
-            for (int q = 0; q < 4; q++) {
-                u[q] = load16(in + i + 16 * q, kAll);
-                c[q] = encode16<Mode>(v, u[q], special);
-            }
-            if (special != 0) {
-                for (int q = 0; q < 4; q++) c[q] = fix_special16<Mode>(v, u[q], c[q], seen);
-            }
+    const StreamParts parts = stream_parts(head, n, 64, sizeof(Source));
+    for (size_t j = 0; j < parts.length; j += 64) {
+        for (unsigned s = 0; s < parts.streams; s++) {
+            encode_step64<ExponentOnly, Mode>(v, pattern, in + parts.start + s * parts.length + j,
+                                              out + parts.start + s * parts.length + j, outside, seen);
         }
-        _mm512_storeu_si512(out + i, pack64(pattern, c[0], c[1], c[2], c[3]));
+        // declined: stop early, the caller redoes the values
+        if (ExponentOnly && outside != 0) return false;
     }
+    for (i = parts.end(); i + 64 <= n; i += 64) encode_step64<ExponentOnly, Mode>(v, pattern, in + i, out + i, outside, seen);
     for (; i < n; i += 16) encode_part<ExponentOnly, Mode>(v, in, out, i, n - i, outside, seen);
     if (outside != 0) return false;
     if (seen.overflow != 0) flags |= k.overflow_flags;

@@ -1,6 +1,7 @@
 #include "lookup_kernels.h"
 
 #include "cache_line.h"
+#include "memory_streams.h"
 #include "order_avx2.h"
 #include "simd_dispatch.h"
 
@@ -155,12 +156,17 @@ MINIFLOAT_VBMI void decode_bytes_to_f32_vbmi(const uint8_t* byte2_table, const u
     const size_t head = elements_before_cache_line(out, n);
     size_t i = 0;
     for (; i < head; i++) decode_one(i);
-    for (; i + 64 <= n; i += 64) {
-        const __m512i index = _mm512_loadu_si512(in + i);
+    const auto decode64 = [&](size_t at) MINIFLOAT_BYTE_LOOKUP MINIFLOAT_LAMBDA_INLINE {
+        const __m512i index = _mm512_loadu_si512(in + at);
         const __m512i b2 = lookup64(t2, index);
         const __m512i b3 = lookup64(t3, index);
-        for (int q = 0; q < 4; q++) _mm512_storeu_ps(out + i + 16 * q, floats_from_upper_halves(b2, pattern[q], b3));
+        for (int q = 0; q < 4; q++) _mm512_storeu_ps(out + at + 16 * q, floats_from_upper_halves(b2, pattern[q], b3));
+    };
+    const StreamParts parts = stream_parts(i, n, 64, sizeof(float));
+    for (size_t j = 0; j < parts.length; j += 64) {
+        for (unsigned s = 0; s < parts.streams; s++) decode64(parts.start + s * parts.length + j);
     }
+    for (i = parts.end(); i + 64 <= n; i += 64) decode64(i);
     for (; i < n; i++) decode_one(i);
 }
 
