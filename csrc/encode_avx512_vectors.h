@@ -21,12 +21,17 @@ template <Rounding Mode>
 constexpr bool kDirected = Mode == Rounding::toward_zero || Mode == Rounding::up || Mode == Rounding::down;
 
 struct Vectors {
-    __m512i abs_mask, round_bias, lsb_bit, away_increment, unsigned_from, magnitude_bits, one, normal_from,
+    __m512i abs_mask, round_bias, lsb_bit, away_increment, unsigned_from, one, normal_from,
         special_from, toward_zero_overflow_from, inf_bits, sign_bit, overflow_positive, overflow_negative,
         max_positive, max_negative, inf_positive, inf_negative, nan_positive, nan_negative;
     __m512i shift;  // per lane: vpsrlvd is one uop, a shift by an xmm count two
+    // fnuz formats (no -0) sign only a non-zero magnitude: the sign goes on
+    // lanes where (magnitude | sign_keep_bit) & sign_test_bits is not zero,
+    // sign_keep_bit being bit 31 (never set in a lane's magnitude, whose
+    // upper bits may hold junk) except for them: no branch on the format in
+    // the loop
+    __m512i sign_keep_bit, sign_test_bits;
     __m512 magic, half_step;
-    bool zero_drops_sign;
 };
 
 // The constants of `k` for rounding mode Mode. Magnitudes are float32 bits
@@ -41,8 +46,9 @@ MINIFLOAT_AVX512_ENCODER inline Vectors broadcast(const FastConstants<uint32_t, 
     v.lsb_bit = _mm512_set1_epi32(static_cast<int>(ulp));
     v.away_increment = _mm512_set1_epi32(static_cast<int>(t.away_increment));
     v.unsigned_from = _mm512_set1_epi32(static_cast<int>(t.unsigned_from));
-    v.magnitude_bits = _mm512_set1_epi32(static_cast<int>(k.sign_bit - 1u));
-    v.zero_drops_sign = k.zero_drops_sign != 0;
+    constexpr uint32_t kBit31 = 1u << 31;
+    v.sign_keep_bit = _mm512_set1_epi32(static_cast<int>(k.zero_drops_sign != 0 ? 0u : kBit31));
+    v.sign_test_bits = _mm512_set1_epi32(static_cast<int>((k.sign_bit - 1u) | kBit31));
     v.one = _mm512_set1_epi32(1);
     v.normal_from = _mm512_set1_epi32(static_cast<int>(k.normal_from));
     v.special_from = _mm512_set1_epi32(static_cast<int>(t.special_from));
@@ -116,7 +122,8 @@ MINIFLOAT_AVX512_ENCODER inline __m512i encode16(const Vectors& v, __m512i u, __
     if constexpr (Mode == Rounding::nearest_even) {
         signed_lanes = _mm512_cmpgt_epu32_mask(u, v.unsigned_from);
     } else {
-        signed_lanes = v.zero_drops_sign ? negative & _mm512_test_epi32_mask(magnitude, v.magnitude_bits) : negative;
+        signed_lanes = _mm512_mask_test_epi32_mask(negative, _mm512_or_si512(magnitude, v.sign_keep_bit),
+                                                   v.sign_test_bits);
     }
     special |= _mm512_cmpge_epu32_mask(a, v.special_from);
     return _mm512_mask_or_epi32(magnitude, signed_lanes, magnitude, v.sign_bit);
