@@ -17,6 +17,10 @@ namespace minifloat {
 namespace avx2_codec {
 
 #define MINIFLOAT_AVX2_CODEC __attribute__((target("avx2")))
+// The vector pieces are inlined into their kernels whatever the compiler's
+// size heuristics say: out of line, each 8-lane step became a call with
+// vectors passed through memory (the AVX2 bfloat16 encoder ran at half speed).
+#define MINIFLOAT_AVX2_INLINE __attribute__((target("avx2"), always_inline)) inline
 
 struct EncodeVectors {
     __m256i abs_mask, round_bias, away_increment, normal_from, normal_below, special_below, sign_bit,
@@ -36,7 +40,7 @@ struct EncodeVectors {
 // The constants of `k` for rounding mode Mode. Magnitudes are float32 bits
 // without the sign; a normal code c is the magnitude (c + rebias) << shift.
 template <Rounding Mode>
-MINIFLOAT_AVX2_CODEC inline EncodeVectors encode_vectors(const FastConstants<uint32_t, float>& k) {
+MINIFLOAT_AVX2_INLINE EncodeVectors encode_vectors(const FastConstants<uint32_t, float>& k) {
     const ModeThresholds t = mode_thresholds(k, Mode);
     EncodeVectors v;
     v.abs_mask = _mm256_set1_epi32(0x7FFFFFFF);
@@ -83,7 +87,7 @@ MINIFLOAT_AVX2_CODEC inline EncodeVectors encode_vectors(const FastConstants<uin
 // whose subnormal range encode8<..., UpperHalves> rounds as float32s: the
 // magic constant and step are float32's (`f32`).
 template <Rounding Mode>
-MINIFLOAT_AVX2_CODEC inline EncodeVectors upper_half_vectors(const FastConstants<uint32_t, float>& high,
+MINIFLOAT_AVX2_INLINE EncodeVectors upper_half_vectors(const FastConstants<uint32_t, float>& high,
                                                             const FastConstants<uint32_t, float>& f32) {
     EncodeVectors v = encode_vectors<Mode>(high);
     const EncodeVectors single = encode_vectors<Mode>(f32);
@@ -97,7 +101,7 @@ MINIFLOAT_AVX2_CODEC inline EncodeVectors upper_half_vectors(const FastConstants
 
 // Lanes whose magnitude a directed mode rounds away from zero (all ones).
 template <Rounding Mode>
-MINIFLOAT_AVX2_CODEC inline __m256i away_lanes(__m256i negative) {
+MINIFLOAT_AVX2_INLINE __m256i away_lanes(__m256i negative) {
     if constexpr (Mode == Rounding::up) return _mm256_xor_si256(negative, _mm256_set1_epi32(-1));
     if constexpr (Mode == Rounding::down) return negative;
     return _mm256_setzero_si256();
@@ -107,7 +111,7 @@ MINIFLOAT_AVX2_CODEC inline __m256i away_lanes(__m256i negative) {
 // formats without -0 (fnuz), where only lanes of a nonzero code do
 // (nearest even: those above half the subnormal step).
 template <Rounding Mode>
-MINIFLOAT_AVX2_CODEC inline __m256i sign_of(const EncodeVectors& v, __m256i u, __m256i magnitude, __m256i negative) {
+MINIFLOAT_AVX2_INLINE __m256i sign_of(const EncodeVectors& v, __m256i u, __m256i magnitude, __m256i negative) {
     if (!v.zero_drops_sign) return _mm256_and_si256(_mm256_srlv_epi32(u, v.sign_shift), v.sign_bit);
     if constexpr (Mode == Rounding::nearest_even) {
         return _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_xor_si256(u, v.flip), v.unsigned_from_flipped), v.sign_bit);
@@ -127,7 +131,7 @@ MINIFLOAT_AVX2_CODEC inline __m256i sign_of(const EncodeVectors& v, __m256i u, _
 // UpperHalves: u holds float64 upper halves with the sticky bit (see
 // upper_half_vectors), not float32 bits.
 template <Rounding Mode, bool MaySubnormal = true, bool UpperHalves = false>
-MINIFLOAT_AVX2_CODEC inline __m256i encode8(const EncodeVectors& v, __m256i u, __m256i& largest) {
+MINIFLOAT_AVX2_INLINE __m256i encode8(const EncodeVectors& v, __m256i u, __m256i& largest) {
     const __m256i a = _mm256_and_si256(u, v.abs_mask);
     const __m256i negative = _mm256_srai_epi32(u, 31);
     // Both ranges are rounded for every lane and the larger result kept: the
@@ -198,7 +202,7 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode8(const EncodeVectors& v, __m256i u, _
 // float of the format: then encode8 needs no subnormal rounding. Typical
 // scaled data has such blocks almost only; zeros and tiny values take the
 // full path.
-MINIFLOAT_AVX2_CODEC inline bool all_normal(const EncodeVectors& v, const __m256i u[4]) {
+MINIFLOAT_AVX2_INLINE bool all_normal(const EncodeVectors& v, const __m256i u[4]) {
     const __m256i smallest =
         _mm256_min_epi32(_mm256_min_epi32(_mm256_and_si256(u[0], v.abs_mask), _mm256_and_si256(u[1], v.abs_mask)),
                          _mm256_min_epi32(_mm256_and_si256(u[2], v.abs_mask), _mm256_and_si256(u[3], v.abs_mask)));
@@ -207,7 +211,7 @@ MINIFLOAT_AVX2_CODEC inline bool all_normal(const EncodeVectors& v, const __m256
 
 // Whether any magnitude folded into `largest` is at or beyond the mode's
 // overflow threshold (overflow, inf, NaN): those lanes need fix_special8.
-MINIFLOAT_AVX2_CODEC inline bool any_special(const EncodeVectors& v, __m256i largest) {
+MINIFLOAT_AVX2_INLINE bool any_special(const EncodeVectors& v, __m256i largest) {
     return !_mm256_testz_si256(_mm256_cmpgt_epi32(largest, v.special_below), _mm256_set1_epi32(-1));
 }
 
@@ -221,7 +225,7 @@ struct SpecialLanes {
         : overflow(_mm256_setzero_si256()), inf(_mm256_setzero_si256()), nan(_mm256_setzero_si256()) {}
 };
 template <Rounding Mode>
-MINIFLOAT_AVX2_CODEC inline __m256i fix_special8(const EncodeVectors& v, __m256i u, __m256i code, SpecialLanes& seen) {
+MINIFLOAT_AVX2_INLINE __m256i fix_special8(const EncodeVectors& v, __m256i u, __m256i code, SpecialLanes& seen) {
     const __m256i a = _mm256_and_si256(u, v.abs_mask);
     const __m256i negative = _mm256_srai_epi32(u, 31);
     const __m256i is_inf = _mm256_cmpeq_epi32(a, v.inf_bits);
@@ -251,7 +255,7 @@ MINIFLOAT_AVX2_CODEC inline __m256i fix_special8(const EncodeVectors& v, __m256i
 }
 
 // The FP flags of the special lanes seen.
-MINIFLOAT_AVX2_CODEC inline uint32_t special_flags(const FastConstants<uint32_t, float>& k, const SpecialLanes& seen) {
+MINIFLOAT_AVX2_INLINE uint32_t special_flags(const FastConstants<uint32_t, float>& k, const SpecialLanes& seen) {
     uint32_t flags = 0;
     if (!_mm256_testz_si256(seen.overflow, seen.overflow)) flags |= k.overflow_flags;
     if (!_mm256_testz_si256(seen.inf, seen.inf)) flags |= k.inf_flags;
@@ -267,7 +271,7 @@ MINIFLOAT_AVX2_CODEC inline uint32_t special_flags(const FastConstants<uint32_t,
 // past the exponent field) are reported in `outside`, and float32
 // subnormals (exponent field 0), whose value is not 2^(code - 127).
 template <Rounding Mode, int FractionBits = 23>
-MINIFLOAT_AVX2_CODEC inline __m256i encode8_e8m0(__m256i u, __m256i& outside) {
+MINIFLOAT_AVX2_INLINE __m256i encode8_e8m0(__m256i u, __m256i& outside) {
     constexpr int kRebias = FractionBits == 23 ? 0 : 1023 - 127;
     const __m256i field = _mm256_srli_epi32(u, FractionBits);
     __m256i code = _mm256_sub_epi32(field, _mm256_set1_epi32(kRebias));
@@ -297,7 +301,7 @@ struct DecodeVectors {
     bool has_inf, has_nan_range, has_nan_code, masks_codes;
 };
 
-MINIFLOAT_AVX2_CODEC inline DecodeVectors decode_vectors(const DecodePlan& d) {
+MINIFLOAT_AVX2_INLINE DecodeVectors decode_vectors(const DecodePlan& d) {
     DecodeVectors v;
     v.code_mask = _mm256_set1_epi32(static_cast<int>(d.code_mask));
     v.masks_codes = d.code_mask != 0xFFu;  // bytes zero-extended are already codes
@@ -328,7 +332,7 @@ MINIFLOAT_AVX2_CODEC inline DecodeVectors decode_vectors(const DecodePlan& d) {
 
 // Whether any of 32 8-bit codes is an infinity or a NaN (the codes decode8
 // needs its special-case blends for).
-MINIFLOAT_AVX2_CODEC inline bool any_special_code32(const DecodeVectors& v, const uint8_t* in) {
+MINIFLOAT_AVX2_INLINE bool any_special_code32(const DecodeVectors& v, const uint8_t* in) {
     if (!v.has_inf && !v.has_nan_range && !v.has_nan_code) return false;
     __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
     if (v.masks_codes) codes = _mm256_and_si256(codes, v.code_mask_bytes);
@@ -346,7 +350,7 @@ MINIFLOAT_AVX2_CODEC inline bool any_special_code32(const DecodeVectors& v, cons
 // subnormal) or 255 (NaN): the two a shift into float32's exponent field
 // does not decode. (code + 1) wraps 255 to 0, so min(code, code + 1) is 0
 // exactly for those two.
-MINIFLOAT_AVX2_CODEC inline bool any_edge_exponent32(const uint8_t* in) {
+MINIFLOAT_AVX2_INLINE bool any_edge_exponent32(const uint8_t* in) {
     const __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
     const __m256i low = _mm256_min_epu8(codes, _mm256_add_epi8(codes, _mm256_set1_epi8(1)));
     const __m256i edge = _mm256_cmpeq_epi8(low, _mm256_setzero_si256());
@@ -357,7 +361,7 @@ MINIFLOAT_AVX2_CODEC inline bool any_edge_exponent32(const uint8_t* in) {
 // convert_kernels.cpp: exact, NaN as the quiet NaN with the code's sign.
 // MaySpecial false: the caller knows no code is an infinity or a NaN.
 template <bool MaySpecial = true>
-MINIFLOAT_AVX2_CODEC inline __m256i decode8(const DecodeVectors& v, __m256i codes) {
+MINIFLOAT_AVX2_INLINE __m256i decode8(const DecodeVectors& v, __m256i codes) {
     const __m256i code = v.masks_codes ? _mm256_and_si256(codes, v.code_mask) : codes;
     const __m256i sign = _mm256_sllv_epi32(_mm256_and_si256(code, v.sign_bit), v.sign_shift);
     const __m256i magnitude = _mm256_and_si256(code, v.magnitude_mask);
@@ -377,7 +381,7 @@ MINIFLOAT_AVX2_CODEC inline __m256i decode8(const DecodeVectors& v, __m256i code
 // 0xFF NaN (the rule of decode_one_e8m0). MaySpecial false: the caller
 // knows neither code is there (any_edge_exponent32), a shift does it.
 template <bool MaySpecial = true>
-MINIFLOAT_AVX2_CODEC inline __m256i decode8_e8m0(__m256i code) {
+MINIFLOAT_AVX2_INLINE __m256i decode8_e8m0(__m256i code) {
     const __m256i shifted = _mm256_slli_epi32(code, 23);
     if constexpr (!MaySpecial) return shifted;
     const __m256i bits = _mm256_blendv_epi8(shifted, _mm256_set1_epi32(0x00400000),
@@ -386,7 +390,7 @@ MINIFLOAT_AVX2_CODEC inline __m256i decode8_e8m0(__m256i code) {
 }
 
 // 8 codes from 8 bytes, one per dword.
-MINIFLOAT_AVX2_CODEC inline __m256i load8_codes(const uint8_t* in) {
+MINIFLOAT_AVX2_INLINE __m256i load8_codes(const uint8_t* in) {
     return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(in)));
 }
 
@@ -394,11 +398,11 @@ MINIFLOAT_AVX2_CODEC inline __m256i load8_codes(const uint8_t* in) {
 // AVX2 decode and sums: whether 32 codes need the special-case path, and 8
 // float32 bit patterns from the 8 codes at `in`.
 template <bool ExponentOnly>
-MINIFLOAT_AVX2_CODEC inline bool needs_special_decode32(const DecodeVectors& v, const uint8_t* in) {
+MINIFLOAT_AVX2_INLINE bool needs_special_decode32(const DecodeVectors& v, const uint8_t* in) {
     return ExponentOnly ? any_edge_exponent32(in) : any_special_code32(v, in);
 }
 template <bool ExponentOnly, bool MaySpecial = true>
-MINIFLOAT_AVX2_CODEC inline __m256i decode8_from(const DecodeVectors& v, const uint8_t* in) {
+MINIFLOAT_AVX2_INLINE __m256i decode8_from(const DecodeVectors& v, const uint8_t* in) {
     const __m256i codes = load8_codes(in);
     if constexpr (ExponentOnly) return decode8_e8m0<MaySpecial>(codes);
     return decode8<MaySpecial>(v, codes);

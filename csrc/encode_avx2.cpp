@@ -18,12 +18,12 @@ namespace {
 
 using namespace avx2_codec;
 
-MINIFLOAT_AVX2_CODEC inline __m256i load8(const float* in) {
+MINIFLOAT_AVX2_INLINE __m256i load8(const float* in) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
 }
 
 // bfloat16 codes are the upper halves of float32 bit patterns
-MINIFLOAT_AVX2_CODEC inline __m256i load8(const uint16_t* in) {
+MINIFLOAT_AVX2_INLINE __m256i load8(const uint16_t* in) {
     return _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in))), 16);
 }
 
@@ -50,7 +50,7 @@ struct EncodeState {
 // normal skips the subnormal rounding, behind a branch on the data (see
 // encode_block for when that pays).
 template <bool ExponentOnly, Rounding Mode, bool TryNormal, bool UpperHalves = false>
-MINIFLOAT_AVX2_CODEC inline void encode32_codes(const EncodeVectors& v, const __m256i u[4], __m256i c[4],
+MINIFLOAT_AVX2_INLINE void encode32_codes(const EncodeVectors& v, const __m256i u[4], __m256i c[4],
                                                 EncodeState& state) {
     if constexpr (ExponentOnly) {
         for (int q = 0; q < 4; q++) c[q] = encode8_e8m0<Mode>(u[q], state.outside);
@@ -72,7 +72,7 @@ MINIFLOAT_AVX2_CODEC inline void encode32_codes(const EncodeVectors& v, const __
 
 // 32 codes from float32 or bfloat16 sources.
 template <bool ExponentOnly, Rounding Mode, bool TryNormal, class Source>
-MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const Source* in, EncodeState& state) {
+MINIFLOAT_AVX2_INLINE __m256i encode32(const EncodeVectors& v, const Source* in, EncodeState& state) {
     __m256i u[4], c[4];
     for (int q = 0; q < 4; q++) u[q] = load8(in + 8 * q);
     encode32_codes<ExponentOnly, Mode, TryNormal>(v, u, c, state);
@@ -83,7 +83,7 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const Sourc
 // vshufps gathers them in; pack32_bytes_from_pair_order undoes it), with
 // bit 0 set where the lower half is not zero when Sticky.
 template <bool Sticky>
-MINIFLOAT_AVX2_CODEC inline __m256i upper_halves8(const double* in) {
+MINIFLOAT_AVX2_INLINE __m256i upper_halves8(const double* in) {
     const __m256 low4 = _mm256_castpd_ps(_mm256_loadu_pd(in));
     const __m256 high4 = _mm256_castpd_ps(_mm256_loadu_pd(in + 4));
     const __m256i upper = _mm256_castps_si256(_mm256_shuffle_ps(low4, high4, _MM_SHUFFLE(3, 1, 3, 1)));
@@ -97,7 +97,7 @@ MINIFLOAT_AVX2_CODEC inline __m256i upper_halves8(const double* in) {
 // DoubleHighWordTraits): `v` holds the constants of those halves
 // (upper_half_vectors).
 template <bool ExponentOnly, Rounding Mode, bool TryNormal>
-MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const double* in, EncodeState& state) {
+MINIFLOAT_AVX2_INLINE __m256i encode32(const EncodeVectors& v, const double* in, EncodeState& state) {
     __m256i u[4], c[4];
     if constexpr (ExponentOnly) {
         // the sticky bit only matters rounding up: the nearest modes look at the fraction's first bit alone
@@ -111,8 +111,32 @@ MINIFLOAT_AVX2_CODEC inline __m256i encode32(const EncodeVectors& v, const doubl
     return pack32_bytes_from_pair_order(c[0], c[1], c[2], c[3]);
 }
 
-MINIFLOAT_AVX2_CODEC inline void store32(uint8_t* out, __m256i codes) {
+MINIFLOAT_AVX2_INLINE void store32(uint8_t* out, __m256i codes) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), codes);
+}
+
+// Codes for [first, end) (whole blocks of 32) in groups of 8 blocks: after a
+// group where 2 or more blocks had a lane below the normal range, the next
+// one rounds every block in full (`try_normal` carries that from one call
+// to the next). That branch on the data would mispredict more than the
+// subnormal rounding it skips costs (measured: the worst mix of blocks took
+// twice as long).
+template <bool ExponentOnly, Rounding Mode, class Source>
+MINIFLOAT_AVX2_INLINE void encode_groups(const EncodeVectors& v, const Source* in, uint8_t* out, size_t first,
+                                               size_t end, EncodeState& state, bool& try_normal) {
+    constexpr size_t kGroup = 8 * 32;
+    for (size_t group = first; group < end; group += kGroup) {
+        const size_t group_end = end - group < kGroup ? end : group + kGroup;
+        state.subnormal_blocks = 0;
+        for (size_t i = group; i < group_end; i += 32) {
+            if (try_normal) {
+                store32(out + i, encode32<ExponentOnly, Mode, true>(v, in + i, state));
+            } else {
+                store32(out + i, encode32<ExponentOnly, Mode, false>(v, in + i, state));
+            }
+        }
+        try_normal = state.subnormal_blocks < 2;
+    }
 }
 
 template <bool ExponentOnly, Rounding Mode, class Source>
@@ -124,35 +148,20 @@ MINIFLOAT_AVX2_CODEC bool encode_block(const EncodePlan& plan, const Source* in,
     } else {
         v = encode_vectors<Mode>(plan.fast32);
     }
-    // Groups of 8 blocks (of each stream, in the order of memory_streams.h):
-    // after a group where 2 or more blocks (per stream) had a lane below the
-    // normal range, the next one rounds every block in full. That branch on
-    // the data would mispredict more than the subnormal rounding it skips
-    // costs (measured: the worst mix of blocks took twice as long).
-    constexpr size_t kGroup = 8;
+    constexpr size_t kBlock = stream_block(sizeof(Source));
     EncodeState state;
     bool try_normal = true;
-    const StreamParts parts = stream_parts(0, n, 32, sizeof(Source));
-    size_t j = 0;
-    while (j < parts.length) {
-        const size_t group_end = parts.length - j < kGroup * 32 ? parts.length : j + kGroup * 32;
-        state.subnormal_blocks = 0;
-        for (; j < group_end; j += 32) {
-            for (unsigned s = 0; s < parts.streams; s++) {
-                const size_t i = s * parts.length + j;
-                if (try_normal) {
-                    store32(out + i, encode32<ExponentOnly, Mode, true>(v, in + i, state));
-                } else {
-                    store32(out + i, encode32<ExponentOnly, Mode, false>(v, in + i, state));
-                }
-            }
+    const StreamParts parts = stream_parts(0, n, kBlock, sizeof(Source));
+    for (size_t j = 0; j < parts.length; j += kBlock) {
+        for (unsigned s = 0; s < parts.streams; s++) {
+            const size_t first = s * parts.length + j;
+            encode_groups<ExponentOnly, Mode>(v, in, out, first, first + kBlock, state, try_normal);
         }
-        try_normal = state.subnormal_blocks < 2 * static_cast<int>(parts.streams);
         // declined: stop early, the caller redoes the values
         if (ExponentOnly && !_mm256_testz_si256(state.outside, state.outside)) return false;
     }
-    size_t i = parts.end();
-    for (; i + 32 <= n; i += 32) store32(out + i, encode32<ExponentOnly, Mode, false>(v, in + i, state));
+    size_t i = parts.end() + (n - parts.end()) / 32 * 32;
+    encode_groups<ExponentOnly, Mode>(v, in, out, parts.end(), i, state, try_normal);
     if (i < n) {  // the rest through a buffer padded with ones (a plain value in every format)
         Source padded[32];
         for (Source& x : padded) x = one_of<Source>();
@@ -186,7 +195,7 @@ MINIFLOAT_AVX2_CODEC bool encode_any(const EncodePlan& plan, Rounding mode, cons
 }
 
 // 16 16-bit codes from 16 floats, in order (the pack works per 128-bit half).
-MINIFLOAT_AVX2_CODEC inline __m256i encode16_u16(const EncodeVectors& v, const float* x, SpecialLanes& seen) {
+MINIFLOAT_AVX2_INLINE __m256i encode16_u16(const EncodeVectors& v, const float* x, SpecialLanes& seen) {
     __m256i largest = _mm256_setzero_si256();
     const __m256i u0 = load8(x), u1 = load8(x + 8);
     __m256i c0 = encode8<Rounding::nearest_even>(v, u0, largest);

@@ -153,11 +153,14 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
     for (; i < head; i += 16) {
         encode_part<ExponentOnly, Mode>(v, in, out, i, head - i < 16 ? head - i : 16, outside, seen);
     }
-    const StreamParts parts = stream_parts(head, n, 64, sizeof(Source));
-    for (size_t j = 0; j < parts.length; j += 64) {
+    constexpr size_t kBlock = stream_block(sizeof(Source));
+    const StreamParts parts = stream_parts(head, n, kBlock, sizeof(Source));
+    for (size_t j = 0; j < parts.length; j += kBlock) {
         for (unsigned s = 0; s < parts.streams; s++) {
-            encode_step64<ExponentOnly, Mode>(v, pattern, in + parts.start + s * parts.length + j,
-                                              out + parts.start + s * parts.length + j, outside, seen);
+            const size_t first = parts.start + s * parts.length + j;
+            for (i = first; i < first + kBlock; i += 64) {
+                encode_step64<ExponentOnly, Mode>(v, pattern, in + i, out + i, outside, seen);
+            }
         }
         // declined: stop early, the caller redoes the values
         if (ExponentOnly && outside != 0) return false;

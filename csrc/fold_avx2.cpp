@@ -18,7 +18,7 @@ static_assert(kFoldLanes == 64, "one group of codes is eight vectors of 8");
 
 // acc op= the float32 of `bits`.
 template <BinaryOp Op>
-MINIFLOAT_AVX2_CODEC inline void fold_into(__m256& acc, __m256i bits) {
+MINIFLOAT_AVX2_INLINE void fold_into(__m256& acc, __m256i bits) {
     const __m256 value = _mm256_castsi256_ps(bits);
     acc = Op == BinaryOp::add ? _mm256_add_ps(acc, value) : _mm256_mul_ps(acc, value);
 }

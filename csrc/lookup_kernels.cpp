@@ -162,9 +162,13 @@ MINIFLOAT_VBMI void decode_bytes_to_f32_vbmi(const uint8_t* byte2_table, const u
         const __m512i b3 = lookup64(t3, index);
         for (int q = 0; q < 4; q++) _mm512_storeu_ps(out + at + 16 * q, floats_from_upper_halves(b2, pattern[q], b3));
     };
-    const StreamParts parts = stream_parts(i, n, 64, sizeof(float));
-    for (size_t j = 0; j < parts.length; j += 64) {
-        for (unsigned s = 0; s < parts.streams; s++) decode64(parts.start + s * parts.length + j);
+    constexpr size_t kBlock = stream_block(sizeof(float));
+    const StreamParts parts = stream_parts(i, n, kBlock, sizeof(float));
+    for (size_t j = 0; j < parts.length; j += kBlock) {
+        for (unsigned s = 0; s < parts.streams; s++) {
+            const size_t first = parts.start + s * parts.length + j;
+            for (size_t at = first; at < first + kBlock; at += 64) decode64(at);
+        }
     }
     for (i = parts.end(); i + 64 <= n; i += 64) decode64(i);
     for (; i < n; i++) decode_one(i);

@@ -30,15 +30,15 @@ unsigned set_memory_streams(unsigned streams) {
     return 1u << stream_shift().exchange(shift_for(streams), std::memory_order_relaxed);
 }
 
-StreamParts stream_parts(size_t start, size_t end, size_t step, size_t widest_element_bytes) {
+StreamParts stream_parts(size_t start, size_t end, size_t block, size_t widest_element_bytes) {
     StreamParts parts;
     parts.start = start;
-    const size_t steps = end > start ? (end - start) / step : 0;
-    parts.length = steps * step;
+    const size_t blocks = end > start ? (end - start) / block : 0;
+    parts.length = blocks * block;
     if (parts.length * widest_element_bytes < kStreamingBytes) return parts;
     const unsigned shift = memory_stream_shift();
     parts.streams = 1u << shift;
-    parts.length = (steps >> shift) * step;
+    parts.length = (blocks >> shift) * block;
     return parts;
 }
 
