@@ -15,15 +15,34 @@ __attribute__((target("avx2"))) inline __m256i pack32_bytes(__m256i c0, __m256i 
     return _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-// The same for codes whose dword lanes hold elements 0, 1, 4, 5 | 2, 3, 6,
-// 7 of each 8 (the order vshufps gathers the upper halves of two vectors of
-// 4 doubles in): after the permute each 8 bytes read 0 1 4 5 2 3 6 7, and a
-// byte shuffle swaps their middle pairs back.
-__attribute__((target("avx2"))) inline __m256i pack32_bytes_from_pair_order(__m256i c0, __m256i c1, __m256i c2,
-                                                                            __m256i c3) {
+// The same, each byte's `sign_byte` bits set where the dword of s0..s3 at
+// its place (the code's source bits) is negative: the signs are packed
+// alongside the codes (signed saturation keeps the sign bit), six operations
+// for 32 codes instead of three per 8.
+__attribute__((target("avx2"))) inline __m256i pack32_bytes_with_signs(__m256i c0, __m256i c1, __m256i c2,
+                                                                       __m256i c3, const __m256i s[4],
+                                                                       __m256i sign_byte) {
+    const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(c0, c1), _mm256_packus_epi32(c2, c3));
+    const __m256i signs = _mm256_packs_epi16(_mm256_packs_epi32(s[0], s[1]), _mm256_packs_epi32(s[2], s[3]));
+    const __m256i negative = _mm256_cmpgt_epi8(_mm256_setzero_si256(), signs);
+    const __m256i signed_bytes = _mm256_or_si256(bytes, _mm256_and_si256(negative, sign_byte));
+    return _mm256_permutevar8x32_epi32(signed_bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+// Elements 0, 1, 4, 5 | 2, 3, 6, 7 of each 8 in the dword lanes (the order
+// vshufps gathers the upper halves of two vectors of 4 doubles in) back in
+// order: after the permute each 8 bytes read 0 1 4 5 2 3 6 7, and a byte
+// shuffle swaps their middle pairs.
+__attribute__((target("avx2"))) inline __m256i from_pair_order(__m256i packed) {
     const __m256i swap_middle_pairs = _mm256_setr_epi8(0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15,  //
                                                        0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15);
-    return _mm256_shuffle_epi8(pack32_bytes(c0, c1, c2, c3), swap_middle_pairs);
+    return _mm256_shuffle_epi8(packed, swap_middle_pairs);
+}
+
+// pack32_bytes for codes in that pair order.
+__attribute__((target("avx2"))) inline __m256i pack32_bytes_from_pair_order(__m256i c0, __m256i c1, __m256i c2,
+                                                                            __m256i c3) {
+    return from_pair_order(pack32_bytes(c0, c1, c2, c3));
 }
 
 }  // namespace minifloat

@@ -27,6 +27,7 @@ struct EncodeVectors {
         unsigned_from_flipped, flip, magnitude_bits, one, toward_zero_overflow_below, inf_bits, overflow_positive,
         overflow_negative, max_positive, max_negative, inf_positive, inf_negative, nan_positive, nan_negative;
     __m256i magic_bits;
+    __m256i sign_byte;  // the sign bit of a code in every byte (pack32_bytes_with_signs)
     // float64 upper halves (upper_half_vectors): 2^-126's half, and the
     // exponent difference to float32's bits
     __m256i tiny_floor, tiny_rebias;
@@ -51,6 +52,7 @@ MINIFLOAT_AVX2_INLINE EncodeVectors encode_vectors(const FastConstants<uint32_t,
     v.normal_below = _mm256_set1_epi32(static_cast<int>(k.normal_from - 1));
     v.special_below = _mm256_set1_epi32(static_cast<int>(t.special_from - 1));
     v.sign_bit = _mm256_set1_epi32(static_cast<int>(k.sign_bit));
+    v.sign_byte = _mm256_set1_epi8(static_cast<char>(k.sign_bit));
     v.toward_zero_overflow_below = _mm256_set1_epi32(static_cast<int>(t.toward_zero_overflow_from - 1));
     v.inf_bits = _mm256_set1_epi32(static_cast<int>(k.inf_bits));
     v.overflow_positive = _mm256_set1_epi32(static_cast<int>(k.overflow_code));
@@ -110,9 +112,14 @@ MINIFLOAT_AVX2_INLINE __m256i away_lanes(__m256i negative) {
 // The sign bit of each code: every negative lane keeps it, except in
 // formats without -0 (fnuz), where only lanes of a nonzero code do
 // (nearest even: those above half the subnormal step).
+// The sign bit of each code where every negative lane keeps it.
+MINIFLOAT_AVX2_INLINE __m256i sign_bits(const EncodeVectors& v, __m256i u) {
+    return _mm256_and_si256(_mm256_srlv_epi32(u, v.sign_shift), v.sign_bit);
+}
+
 template <Rounding Mode>
 MINIFLOAT_AVX2_INLINE __m256i sign_of(const EncodeVectors& v, __m256i u, __m256i magnitude, __m256i negative) {
-    if (!v.zero_drops_sign) return _mm256_and_si256(_mm256_srlv_epi32(u, v.sign_shift), v.sign_bit);
+    if (!v.zero_drops_sign) return sign_bits(v, u);
     if constexpr (Mode == Rounding::nearest_even) {
         return _mm256_and_si256(_mm256_cmpgt_epi32(_mm256_xor_si256(u, v.flip), v.unsigned_from_flipped), v.sign_bit);
     } else {
@@ -129,8 +136,10 @@ MINIFLOAT_AVX2_INLINE __m256i sign_of(const EncodeVectors& v, __m256i u, __m256i
 // MaySubnormal false: the caller knows every magnitude is at least the
 // smallest normal (all_normal), so the subnormal rounding is left out.
 // UpperHalves: u holds float64 upper halves with the sticky bit (see
-// upper_half_vectors), not float32 bits.
-template <Rounding Mode, bool MaySubnormal = true, bool UpperHalves = false>
+// upper_half_vectors), not float32 bits. WithSign false: the magnitude only
+// (formats that keep -0 then take the sign bits when packing, see
+// pack32_bytes_with_signs).
+template <Rounding Mode, bool MaySubnormal = true, bool UpperHalves = false, bool WithSign = true>
 MINIFLOAT_AVX2_INLINE __m256i encode8(const EncodeVectors& v, __m256i u, __m256i& largest) {
     const __m256i a = _mm256_and_si256(u, v.abs_mask);
     const __m256i negative = _mm256_srai_epi32(u, 31);
@@ -150,6 +159,7 @@ MINIFLOAT_AVX2_INLINE __m256i encode8(const EncodeVectors& v, __m256i u, __m256i
     const __m256i normal_magnitude = _mm256_srav_epi32(rounded, v.shift);
     if constexpr (!MaySubnormal) {
         largest = _mm256_max_epi32(largest, a);
+        if constexpr (!WithSign) return normal_magnitude;
         return _mm256_or_si256(normal_magnitude, sign_of<Mode>(v, u, normal_magnitude, negative));
     }
     // subnormal: finite and small in every lane, so no FP flags
@@ -195,6 +205,7 @@ MINIFLOAT_AVX2_INLINE __m256i encode8(const EncodeVectors& v, __m256i u, __m256i
     }
     const __m256i magnitude = _mm256_max_epi32(tiny_magnitude, normal_magnitude);
     largest = _mm256_max_epi32(largest, a);
+    if constexpr (!WithSign) return magnitude;
     return _mm256_or_si256(magnitude, sign_of<Mode>(v, u, magnitude, negative));
 }
 

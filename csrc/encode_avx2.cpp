@@ -48,25 +48,38 @@ struct EncodeState {
 // Codes for the 32 source bit patterns of u[0..3] (float32's, or float64
 // upper halves when UpperHalves). TryNormal: a block whose lanes are all
 // normal skips the subnormal rounding, behind a branch on the data (see
-// encode_block for when that pays).
+// encode_groups for when that pays). Returns whether the codes still lack
+// their sign bits (formats that keep -0, no special lane: the packing adds
+// them, see pack32_bytes_with_signs).
 template <bool ExponentOnly, Rounding Mode, bool TryNormal, bool UpperHalves = false>
-MINIFLOAT_AVX2_INLINE void encode32_codes(const EncodeVectors& v, const __m256i u[4], __m256i c[4],
-                                                EncodeState& state) {
+MINIFLOAT_AVX2_INLINE bool encode32_codes(const EncodeVectors& v, const __m256i u[4], __m256i c[4],
+                                          EncodeState& state) {
     if constexpr (ExponentOnly) {
         for (int q = 0; q < 4; q++) c[q] = encode8_e8m0<Mode>(u[q], state.outside);
-        return;
+        return false;
     } else {
-        __m256i largest = _mm256_setzero_si256();
-        const bool normal = all_normal(v, u);
-        state.subnormal_blocks += static_cast<int>(!normal);
-        if (TryNormal && normal) {
-            for (int q = 0; q < 4; q++) c[q] = encode8<Mode, false>(v, u[q], largest);
-        } else {
-            for (int q = 0; q < 4; q++) c[q] = encode8<Mode, true, UpperHalves>(v, u[q], largest);
+        const auto round = [&](auto with_sign) MINIFLOAT_AVX2_CODEC MINIFLOAT_LAMBDA_INLINE {
+            constexpr bool kWithSign = decltype(with_sign)::value;
+            __m256i largest = _mm256_setzero_si256();
+            const bool normal = all_normal(v, u);
+            state.subnormal_blocks += static_cast<int>(!normal);
+            if (TryNormal && normal) {
+                for (int q = 0; q < 4; q++) c[q] = encode8<Mode, false, false, kWithSign>(v, u[q], largest);
+            } else {
+                for (int q = 0; q < 4; q++) c[q] = encode8<Mode, true, UpperHalves, kWithSign>(v, u[q], largest);
+            }
+            return any_special(v, largest);
+        };
+        // fnuz formats sign only nonzero codes: each code is signed as rounded
+        const bool signed_now = v.zero_drops_sign;
+        const bool special = signed_now ? round(std::true_type{}) : round(std::false_type{});
+        if (!special) return !signed_now;
+        for (int q = 0; q < 4; q++) {
+            // the fix-up replaces whole codes (some formats flip a NaN's sign), so the rest get theirs first
+            const __m256i code = signed_now ? c[q] : _mm256_or_si256(c[q], sign_bits(v, u[q]));
+            c[q] = fix_special8<Mode>(v, u[q], code, state.seen);
         }
-        if (any_special(v, largest)) {
-            for (int q = 0; q < 4; q++) c[q] = fix_special8<Mode>(v, u[q], c[q], state.seen);
-        }
+        return false;
     }
 }
 
@@ -75,7 +88,9 @@ template <bool ExponentOnly, Rounding Mode, bool TryNormal, class Source>
 MINIFLOAT_AVX2_INLINE __m256i encode32(const EncodeVectors& v, const Source* in, EncodeState& state) {
     __m256i u[4], c[4];
     for (int q = 0; q < 4; q++) u[q] = load8(in + 8 * q);
-    encode32_codes<ExponentOnly, Mode, TryNormal>(v, u, c, state);
+    if (encode32_codes<ExponentOnly, Mode, TryNormal>(v, u, c, state)) {
+        return pack32_bytes_with_signs(c[0], c[1], c[2], c[3], u, v.sign_byte);
+    }
     return pack32_bytes(c[0], c[1], c[2], c[3]);
 }
 
@@ -106,7 +121,9 @@ MINIFLOAT_AVX2_INLINE __m256i encode32(const EncodeVectors& v, const double* in,
         }
     } else {
         for (int q = 0; q < 4; q++) u[q] = upper_halves8<true>(in + 8 * q);
-        encode32_codes<false, Mode, TryNormal, true>(v, u, c, state);
+        if (encode32_codes<false, Mode, TryNormal, true>(v, u, c, state)) {
+            return from_pair_order(pack32_bytes_with_signs(c[0], c[1], c[2], c[3], u, v.sign_byte));
+        }
     }
     return pack32_bytes_from_pair_order(c[0], c[1], c[2], c[3]);
 }
