@@ -151,54 +151,83 @@ MINIFLOAT_AVX512 inline __m256i fp4_codes8(__m256i bits, const __m512d b[7]) {
 }
 
 
-// float4_e2m1fn codes of the 16 floats of one block by binary search over
-// its boundaries `bounds` (lane k: boundary k, made strict: see
-// fp4_strict_bounds): bit 2 of the magnitude code, then bit 1, then bit 0, each
-// from one compare with the boundary its lane has reached (NaN passes
-// none); bit 3 the sign.
-MINIFLOAT_AVX512 inline __m512i fp4_codes16(__m512i bits, __m512 bounds) {
-    const __m512 a = _mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF)));
-    const __mmask16 upper = _mm512_cmp_ps_mask(a, _mm512_permutexvar_ps(_mm512_set1_epi32(3), bounds), _CMP_GT_OQ);
-    const __m512i second_index = _mm512_mask_blend_epi32(upper, _mm512_set1_epi32(1), _mm512_set1_epi32(5));
-    const __mmask16 above_second =
-        _mm512_cmp_ps_mask(a, _mm512_permutexvar_ps(second_index, bounds), _CMP_GT_OQ);
-    const __m512i index = _mm512_or_si512(_mm512_maskz_mov_epi32(upper, _mm512_set1_epi32(4)),
-                                          _mm512_maskz_mov_epi32(above_second, _mm512_set1_epi32(2)));
-    const __mmask16 above_last = _mm512_cmp_ps_mask(a, _mm512_permutexvar_ps(index, bounds), _CMP_GT_OQ);
-    const __m512i magnitude = _mm512_mask_add_epi32(index, above_last, index, _mm512_set1_epi32(1));
-    return _mm512_or_si512(magnitude, _mm512_and_si512(_mm512_srli_epi32(bits, 28), _mm512_set1_epi32(8)));
+// The constants of the FP4 element search.
+struct Fp4Search {
+    __m512 midpoints;  // kFp4Midpoints in lanes 0-7 and again in 8-15
+    __m512i ties_up;   // 1 where a boundary's tie goes up (0.75, 1.75, 3.5)
+    __m512i lane3, one, two, four, eight, abs_mask;
+};
+
+MINIFLOAT_AVX512 inline Fp4Search fp4_search() {
+    Fp4Search f;
+    const __m512 low = _mm512_maskz_loadu_ps(0xFF, kFp4Midpoints);
+    f.midpoints = _mm512_shuffle_f32x4(low, low, 0x44);
+    f.ties_up = _mm512_setr_epi32(0, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0);
+    f.lane3 = _mm512_set1_epi32(3);
+    f.one = _mm512_set1_epi32(1);
+    f.two = _mm512_set1_epi32(2);
+    f.four = _mm512_set1_epi32(4);
+    f.eight = _mm512_set1_epi32(8);
+    f.abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
+    return f;
 }
 
-// A block's boundaries for fp4_codes16, from its scale s broadcast:
-// the products m * s (exact in float32) in lanes 0-6, those where ties go
-// up (0.75, 1.75, 3.5: to the even codes) replaced by the float32 just
-// below, so every compare is a strict one.
-MINIFLOAT_AVX512 inline __m512 fp4_strict_bounds(__m512 scale) {
-    const __m512 midpoints = _mm512_maskz_loadu_ps(0xFF, kFp4Midpoints);
-    const __m512i ties_up = _mm512_setr_epi32(0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    return _mm512_castsi512_ps(
-        _mm512_sub_epi32(_mm512_castps_si512(_mm512_mul_ps(midpoints, scale)), ties_up));
+// A block's boundaries from its scale s broadcast: the products m * s
+// (exact in float32) in lanes 0-6 and again in 8-14, those where ties go up
+// (to the even codes) replaced by the float32 just below, so every compare
+// is a strict one.
+MINIFLOAT_AVX512 inline __m512 fp4_strict_bounds(const Fp4Search& f, __m512 scale) {
+    return _mm512_castsi512_ps(_mm512_sub_epi32(_mm512_castps_si512(_mm512_mul_ps(f.midpoints, scale)), f.ties_up));
+}
+
+// float4_e2m1fn codes of the 16 floats of one block by binary search over
+// its boundaries `bounds` (fp4_strict_bounds): bit 2 of the magnitude code,
+// then bit 1, then bit 0, each from one compare with the boundary its lane
+// has reached (NaN passes none). The sign (bit 3) is set first and carried
+// through: the bounds repeat in lanes 8-15, so an index with bit 3 set
+// picks the same boundary.
+MINIFLOAT_AVX512 inline __m512i fp4_codes16(const Fp4Search& f, __m512i bits, __m512 bounds) {
+    const __m512 a = _mm512_castsi512_ps(_mm512_and_si512(bits, f.abs_mask));
+    const __m512i sign = _mm512_maskz_mov_epi32(_mm512_cmplt_epi32_mask(bits, _mm512_setzero_si512()), f.eight);
+    const __mmask16 upper = _mm512_cmp_ps_mask(a, _mm512_permutexvar_ps(f.lane3, bounds), _CMP_GT_OQ);
+    const __m512i high = _mm512_mask_or_epi32(sign, upper, sign, f.four);
+    const __mmask16 above_second =
+        _mm512_cmp_ps_mask(a, _mm512_permutexvar_ps(_mm512_or_si512(high, f.one), bounds), _CMP_GT_OQ);
+    const __m512i index = _mm512_mask_or_epi32(high, above_second, high, f.two);
+    const __mmask16 above_last = _mm512_cmp_ps_mask(a, _mm512_permutexvar_ps(index, bounds), _CMP_GT_OQ);
+    return _mm512_mask_add_epi32(index, above_last, index, f.one);
+}
+
+// 64 codes (one per dword of c0..c3, in order) as 64 bytes: the packs work
+// per 128-bit lane, a dword permute puts the lanes back in order.
+MINIFLOAT_AVX512 inline __m512i pack64_codes(__m512i c0, __m512i c1, __m512i c2, __m512i c3) {
+    const __m512i bytes = _mm512_packus_epi16(_mm512_packus_epi32(c0, c1), _mm512_packus_epi32(c2, c3));
+    return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), bytes);
 }
 
 // Blocks of 16 with float32 boundaries (NVFP4's default), 16 blocks at a
 // time: the scales of 16 blocks converted in one step, each broadcast from
-// its lane. Returns the number of blocks done.
+// its lane; four blocks' codes stored as one 64-byte vector. Returns the
+// number of blocks done.
 MINIFLOAT_AVX512 size_t fp4_groups16(const float* in, size_t blocks, const double* block_scales, uint8_t* out) {
+    const Fp4Search f = fp4_search();
     size_t done = 0;
     for (; done + 16 <= blocks; done += 16) {
         const __m256 low = _mm512_cvtpd_ps(_mm512_loadu_pd(block_scales + done));
         const __m256 high = _mm512_cvtpd_ps(_mm512_loadu_pd(block_scales + done + 8));
         const __m512 scales = _mm512_castpd_ps(
             _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(low)), _mm256_castps_pd(high), 1));
-        const __mmask16 empty = _mm512_cmpeq_ps_mask(scales, _mm512_setzero_ps());
-        for (int j = 0; j < 16; j++) {
-            const size_t start = (done + j) * 16;
-            __m512i code = _mm512_setzero_si512();
-            if (!((empty >> j) & 1)) {
-                const __m512 bounds = fp4_strict_bounds(_mm512_permutexvar_ps(_mm512_set1_epi32(j), scales));
-                code = fp4_codes16(_mm512_loadu_si512(in + start), bounds);
+        // a block of scale 0 (all its values zero or tiny) is all +0 codes
+        const __mmask16 used = _mm512_cmpneq_ps_mask(scales, _mm512_setzero_ps());
+        for (int j = 0; j < 16; j += 4) {
+            __m512i code[4];
+            for (int q = 0; q < 4; q++) {
+                const size_t start = (done + j + q) * 16;
+                const __m512 bounds = fp4_strict_bounds(f, _mm512_permutexvar_ps(_mm512_set1_epi32(j + q), scales));
+                code[q] = _mm512_maskz_mov_epi32(static_cast<__mmask16>(((used >> (j + q)) & 1) ? 0xFFFF : 0),
+                                                 fp4_codes16(f, _mm512_loadu_si512(in + start), bounds));
             }
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(out + start), _mm512_cvtepi32_epi8(code));
+            _mm512_storeu_si512(out + (done + j) * 16, pack64_codes(code[0], code[1], code[2], code[3]));
         }
     }
     return done;
@@ -216,10 +245,11 @@ MINIFLOAT_AVX512 void fp4_blocks(const float* in, size_t count, size_t block, co
             continue;
         }
         if (float32_boundaries) {
-            const __m512 bounds = fp4_strict_bounds(_mm512_set1_ps(static_cast<float>(s)));
+            const Fp4Search f = fp4_search();
+            const __m512 bounds = fp4_strict_bounds(f, _mm512_set1_ps(static_cast<float>(s)));
             for (size_t i = 0; i < length; i += 16) {
                 const __mmask16 lanes = length - i >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (length - i)) - 1u);
-                const __m512i code = fp4_codes16(_mm512_maskz_loadu_epi32(lanes, in + start + i), bounds);
+                const __m512i code = fp4_codes16(f, _mm512_maskz_loadu_epi32(lanes, in + start + i), bounds);
                 _mm512_mask_cvtepi32_storeu_epi8(out + start + i, lanes, code);
             }
         } else {
