@@ -341,7 +341,8 @@ MINIFLOAT_KERNEL_INLINE bool encode_block_fast(const FastConstants<typename Ieee
 template <class Source>
 MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const EncodePlan& plan, Rounding mode, const Source* in,
                                                      uint8_t* out, size_t n, uint32_t& flags) {
-    return encode_u8_block_avx512(plan.fast32, plan.exponent_only, mode, in, out, n, flags) ||
+    const FastConstants<uint32_t, float>* high = plan.fast64_high_usable ? &plan.fast64_high : nullptr;
+    return encode_u8_block_avx512(plan.fast32, high, plan.exponent_only, mode, in, out, n, flags) ||
            encode_u8_block_avx2(plan, mode, in, out, n, flags);
 }
 

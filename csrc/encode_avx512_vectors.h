@@ -31,6 +31,9 @@ struct Vectors {
     // upper bits may hold junk) except for them: no branch on the format in
     // the loop
     __m512i sign_keep_bit, sign_test_bits;
+    // float64 upper halves (upper_half_vectors): 2^-126's half, and the
+    // exponent difference to float32's bits
+    __m512i tiny_floor, tiny_rebias;
     __m512 magic, half_step;
 };
 
@@ -68,6 +71,27 @@ MINIFLOAT_AVX512_ENCODER inline Vectors broadcast(const FastConstants<uint32_t, 
     float half_step;
     __builtin_memcpy(&half_step, &t.half_step_bits, sizeof half_step);
     v.half_step = _mm512_set1_ps(half_step);
+    v.tiny_floor = _mm512_setzero_si512();
+    v.tiny_rebias = _mm512_setzero_si512();
+    return v;
+}
+
+// The constants for float64 upper halves (`high`: the format's constants for
+// a float with 11 exponent and 20 fraction bits, DoubleHighWordTraits in
+// convert_kernels.cpp) with the lower half folded into bit 0 as a sticky bit,
+// i.e. rounded to odd at 20 fraction bits, which every mode then rounds as
+// the double itself (the AVX2 encoder's method, codec_avx2_vectors.h). The
+// subnormal range is rounded as float32s: the magic constant and half step
+// are float32's (`f32`).
+template <Rounding Mode>
+MINIFLOAT_AVX512_ENCODER inline Vectors upper_half_vectors(const FastConstants<uint32_t, float>& high,
+                                                           const FastConstants<uint32_t, float>& f32) {
+    Vectors v = broadcast<Mode>(high);
+    const Vectors single = broadcast<Mode>(f32);
+    v.magic = single.magic;
+    v.half_step = single.half_step;
+    v.tiny_floor = _mm512_set1_epi32((1023 - 126) << 20);
+    v.tiny_rebias = _mm512_set1_epi32((1023 - 127) << 20);
     return v;
 }
 
@@ -82,11 +106,21 @@ MINIFLOAT_AVX512_ENCODER inline __mmask16 away_lanes(__mmask16 negative) {
 // 16 codes (one per dword, in its low byte: the upper bytes may hold
 // junk) from 16 floats, for values up to overflow; adds the lanes at or
 // beyond the overflow threshold (overflow, inf, NaN) to `special`, whose
-// codes the caller then fixes with fix_special16.
-template <Rounding Mode>
+// codes the caller then fixes with fix_special16. UpperHalves: u holds
+// float64 upper halves with the sticky bit and `v` their constants
+// (upper_half_vectors).
+template <Rounding Mode, bool UpperHalves = false>
 MINIFLOAT_AVX512_ENCODER inline __m512i encode16(const Vectors& v, __m512i u, __mmask16& special) {
     const __m512i a = _mm512_and_si512(u, v.abs_mask);
-    const __m512 a_float = _mm512_castsi512_ps(a);
+    __m512 a_float = _mm512_castsi512_ps(a);
+    if constexpr (UpperHalves) {
+        // below the normal range (the only lanes that read it), as float32
+        // bits (the sticky bit lands in bit 3, far below any 8-bit format's
+        // step): exact from 2^-126 up; smaller magnitudes are raised to
+        // 2^-126, which rounds as they do, except zero away from zero (below)
+        a_float = _mm512_castsi512_ps(
+            _mm512_slli_epi32(_mm512_sub_epi32(_mm512_max_epi32(a, v.tiny_floor), v.tiny_rebias), 3));
+    }
     const __mmask16 normal = _mm512_cmpge_epu32_mask(a, v.normal_from);
     const __mmask16 tiny = static_cast<__mmask16>(~normal);
     const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
@@ -101,7 +135,8 @@ MINIFLOAT_AVX512_ENCODER inline __m512i encode16(const Vectors& v, __m512i u, __
         const __m512 shifted = _mm512_maskz_add_round_ps(tiny, a_float, v.half_step, kRoundToZero);
         sum = _mm512_maskz_add_round_ps(tiny, shifted, v.magic, kRoundToZero);
     } else {
-        const __mmask16 away = away_lanes<Mode>(negative);
+        __mmask16 away = away_lanes<Mode>(negative);
+        if constexpr (UpperHalves) away &= _mm512_test_epi32_mask(a, a);  // zero stays zero
         sum = _mm512_maskz_add_round_ps(tiny & ~away, a_float, v.magic, kRoundToZero);
         if constexpr (Mode != Rounding::toward_zero) {
             sum = _mm512_mask_add_round_ps(sum, tiny & away, a_float, v.magic, kRoundUp);

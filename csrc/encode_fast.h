@@ -66,11 +66,14 @@ inline ModeThresholds mode_thresholds(const FastConstants<uint32_t, float>& k, R
 // raised (float8_e8m0fnu: only blocks of positive normal values below
 // overflow). Returns false, leaving `out` unspecified, when it did not
 // handle the block; the caller then runs the general kernel. `k` holds the
-// float32 constants of the format.
+// float32 constants of the format; `high` (doubles only, may be null) its
+// constants for float64 upper halves, with which doubles are encoded from
+// their upper halves instead (see upper_half_vectors).
 // Source is float, double or uint16_t (bfloat16 codes), the instantiations.
 template <class Source>
-bool encode_u8_block_avx512(const FastConstants<uint32_t, float>& k, bool exponent_only, Rounding mode,
-                            const Source* in, uint8_t* out, size_t n, uint32_t& flags);
+bool encode_u8_block_avx512(const FastConstants<uint32_t, float>& k, const FastConstants<uint32_t, float>* high,
+                            bool exponent_only, Rounding mode, const Source* in, uint8_t* out, size_t n,
+                            uint32_t& flags);
 
 // float64 -> float32 rounded to odd (truncate, then set the last bit when
 // anything was dropped; beyond float32's range: the largest float32). A
