@@ -67,6 +67,18 @@ static void top_bytes(const double* in, uint8_t* out, size_t n) {
             call;                                                      \
         }
 
+/* The best time of `repeats` runs of `work`, in ms, into `best`. */
+#define BEST_OF(best, repeats, work)                  \
+    do {                                              \
+        (best) = 1e9;                                 \
+        for (int r = 0; r < (repeats); r++) {         \
+            const double start = now_ms();            \
+            work;                                     \
+            const double took = now_ms() - start;     \
+            if (took < (best)) (best) = took;         \
+        }                                             \
+    } while (0)
+
 int main(void) {
     uint8_t* a = aligned_alloc(64, N);
     uint8_t* b = aligned_alloc(64, N);
@@ -82,43 +94,13 @@ int main(void) {
         doubles[i] = (double)i;
     }
     /* each case repeated on its own, as the benchmark repeats a call */
-    double best[6] = {1e9, 1e9, 1e9, 1e9, 1e9, 1e9};
-    for (int r = 0; r < 200; r++) {
-        double t = now_ms();
-        widen(a, floats, N);
-        t = now_ms() - t;
-        if (t < best[0]) best[0] = t;
-    }
-    for (int r = 0; r < 200; r++) {
-        double t = now_ms();
-        STREAMED(widen(a + at, floats + at, 1024), 1024);
-        t = now_ms() - t;
-        if (t < best[1]) best[1] = t;
-    }
-    for (int r = 0; r < 200; r++) {
-        double t = now_ms();
-        byte_max(a, b, bytes, N);
-        t = now_ms() - t;
-        if (t < best[2]) best[2] = t;
-    }
-    for (int r = 0; r < 200; r++) {
-        double t = now_ms();
-        STREAMED(byte_max(a + at, b + at, bytes + at, 4096), 4096);
-        t = now_ms() - t;
-        if (t < best[3]) best[3] = t;
-    }
-    for (int r = 0; r < 50; r++) {
-        double t = now_ms();
-        top_bytes(doubles, bytes, N);
-        t = now_ms() - t;
-        if (t < best[4]) best[4] = t;
-    }
-    for (int r = 0; r < 50; r++) {
-        double t = now_ms();
-        STREAMED(top_bytes(doubles + at, bytes + at, 512), 512);
-        t = now_ms() - t;
-        if (t < best[5]) best[5] = t;
-    }
+    double best[6];
+    BEST_OF(best[0], 200, widen(a, floats, N));
+    BEST_OF(best[1], 200, STREAMED(widen(a + at, floats + at, 1024), 1024));
+    BEST_OF(best[2], 200, byte_max(a, b, bytes, N));
+    BEST_OF(best[3], 200, STREAMED(byte_max(a + at, b + at, bytes + at, 4096), 4096));
+    BEST_OF(best[4], 50, top_bytes(doubles, bytes, N));
+    BEST_OF(best[5], 50, STREAMED(top_bytes(doubles + at, bytes + at, 512), 512));
     printf("bytes -> float32 (4 MB in, 16 MB out):   %.3f ms, four streams %.3f ms\n", best[0], best[1]);
     printf("byte maximum (2 x 4 MB in, 4 MB out):     %.3f ms, four streams %.3f ms\n", best[2], best[3]);
     printf("float64 -> one byte each (32 MB in):      %.3f ms, four streams %.3f ms\n", best[4], best[5]);

@@ -195,20 +195,11 @@ MINIFLOAT_AVX2_CODEC bool encode_block(const EncodePlan& plan, const Source* in,
 template <class Source>
 MINIFLOAT_AVX2_CODEC bool encode_any(const EncodePlan& plan, Rounding mode, const Source* in, uint8_t* out, size_t n,
                                      uint32_t& flags) {
-#define MINIFLOAT_ENCODE_MODE(M)                                                     \
-    case M:                                                                          \
-        return plan.exponent_only ? encode_block<true, M>(plan, in, out, n, flags)   \
+    return with_deterministic_mode(mode, [&](auto mode_constant) {
+        constexpr Rounding M = decltype(mode_constant)::value;
+        return plan.exponent_only ? encode_block<true, M>(plan, in, out, n, flags)
                                   : encode_block<false, M>(plan, in, out, n, flags);
-    switch (mode) {
-        MINIFLOAT_ENCODE_MODE(Rounding::nearest_even)
-        MINIFLOAT_ENCODE_MODE(Rounding::nearest_away)
-        MINIFLOAT_ENCODE_MODE(Rounding::toward_zero)
-        MINIFLOAT_ENCODE_MODE(Rounding::up)
-        MINIFLOAT_ENCODE_MODE(Rounding::down)
-        case Rounding::stochastic: return false;
-    }
-#undef MINIFLOAT_ENCODE_MODE
-    return false;
+    });
 }
 
 // 16 16-bit codes from 16 floats, in order (the pack works per 128-bit half).

@@ -213,21 +213,12 @@ MINIFLOAT_AVX512 bool encode_block_any(const FastConstants<uint32_t, float>& k, 
     // an AMD Zen 4: float64 -> float8_e4m3fn 1.23 -> 0.8 ms; narrowing each
     // double to float32 rounded to odd took three operations per 8 values more)
     const bool upper_halves = std::is_same_v<Source, double> && high != nullptr && !exponent_only;
-#define MINIFLOAT_ENCODE_MODE(M)                                                                         \
-    case M:                                                                                              \
-        if (exponent_only) return encode_block<true, M, false>(k, high, in, out, n, flags);              \
-        if (upper_halves) return encode_block<false, M, std::is_same_v<Source, double>>(k, high, in, out, n, flags); \
+    return with_deterministic_mode(mode, [&](auto mode_constant) {
+        constexpr Rounding M = decltype(mode_constant)::value;
+        if (exponent_only) return encode_block<true, M, false>(k, high, in, out, n, flags);
+        if (upper_halves) return encode_block<false, M, std::is_same_v<Source, double>>(k, high, in, out, n, flags);
         return encode_block<false, M, false>(k, high, in, out, n, flags);
-    switch (mode) {
-        MINIFLOAT_ENCODE_MODE(Rounding::nearest_even)
-        MINIFLOAT_ENCODE_MODE(Rounding::nearest_away)
-        MINIFLOAT_ENCODE_MODE(Rounding::toward_zero)
-        MINIFLOAT_ENCODE_MODE(Rounding::up)
-        MINIFLOAT_ENCODE_MODE(Rounding::down)
-        case Rounding::stochastic: return false;
-    }
-#undef MINIFLOAT_ENCODE_MODE
-    return false;
+    });
 }
 
 MINIFLOAT_AVX512 void round_to_odd(const double* in, float* out, size_t n) {

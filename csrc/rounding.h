@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "format.h"
 #include "fp_status.h"
@@ -16,6 +17,23 @@ enum class Rounding : uint8_t {
     down,           // toward -inf
     stochastic,     // up with probability (x - lower) / (upper - lower)
 };
+
+// Calls visit(std::integral_constant<Rounding, M>{}) for the run-time mode
+// M when it is deterministic, returning what visit returns (the
+// hand-written kernels take the mode as a compile-time constant); false for
+// stochastic rounding, which they do not do.
+template <class Visit>
+inline bool with_deterministic_mode(Rounding mode, Visit&& visit) {
+    switch (mode) {
+        case Rounding::nearest_even: return visit(std::integral_constant<Rounding, Rounding::nearest_even>{});
+        case Rounding::nearest_away: return visit(std::integral_constant<Rounding, Rounding::nearest_away>{});
+        case Rounding::toward_zero: return visit(std::integral_constant<Rounding, Rounding::toward_zero>{});
+        case Rounding::up: return visit(std::integral_constant<Rounding, Rounding::up>{});
+        case Rounding::down: return visit(std::integral_constant<Rounding, Rounding::down>{});
+        case Rounding::stochastic: return false;
+    }
+    return false;
+}
 
 // What a conversion writes for the inputs the format cannot hold: NaN, +-inf
 // and finite values beyond its range. Built from a Format; saturating casts
