@@ -111,6 +111,11 @@ def make_f32(name, n, salt=0):
     return z * np.float32(scale_of(name))
 
 
+def _code_bytes(codes):
+    """A minifloat array's codes as NumPy's unsigned integers of its width."""
+    return codes.view(np.uint16 if codes.dtype.itemsize == 2 else np.uint8)
+
+
 class Data:
     """Lazily built, lightly cached inputs (one format at a time stays in memory)."""
 
@@ -136,13 +141,12 @@ class Data:
         name, salt), made by minifloat. Every library's array is a view of
         these same bytes, so each reads the same memory (where an input lies
         moves memory-bound timings by tens of %)."""
-        codes = self.x32(source or name, salt).astype(mf_dtype(name))
-        return codes.view(np.uint16 if codes.dtype.itemsize == 2 else np.uint8)
+        return _code_bytes(self.x32(source or name, salt).astype(mf_dtype(name)))
 
     @functools.lru_cache(maxsize=2)
     def codes_base2(self, name):
-        codes = self.x32_base2(name).astype(mf_dtype(name))
-        return codes.view(np.uint16 if codes.dtype.itemsize == 2 else np.uint8)
+        """codes() of the 2N-element strided base."""
+        return _code_bytes(self.x32_base2(name).astype(mf_dtype(name)))
 
     def clear(self):
         for m in (Data.x32, Data.x64, Data.x32_base2, Data.codes, Data.codes_base2):
