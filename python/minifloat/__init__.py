@@ -45,6 +45,7 @@ from ._core import (
 from . import _numpy_compat, _printing, mx
 from ._cast import cast
 from ._dlpack import from_dlpack, to_dlpack
+from ._io import NpzArchive, load, load_safetensors, save, save_safetensors, savez, savez_compressed
 from ._packing import pack, unpack
 
 __version__ = "0.1.0"
@@ -52,6 +53,7 @@ __version__ = "0.1.0"
 __all__ = [
     "FORMAT_NAMES",
     "MinifloatDType",
+    "NpzArchive",
     "bfloat16",
     "cast",
     "claim_dtype_names",
@@ -70,8 +72,14 @@ __all__ = [
     "floating",
     "format_info",
     "from_dlpack",
+    "load",
+    "load_safetensors",
     "mx",
     "pack",
+    "save",
+    "save_safetensors",
+    "savez",
+    "savez_compressed",
     "to_dlpack",
     "unpack",
 ]
