@@ -9,13 +9,14 @@
 #include "codec.h"
 #include "decode_blocks.h"
 #include "op_tables.h"
+#include "per_format.h"
 #include "registry.h"
 
 namespace minifloat {
 
 namespace {
 
-std::vector<uint16_t> g_order_keys[kFormatCount];
+PerFormat<std::vector<uint16_t>> g_order_keys;  // made with the DType class
 
 void build_order_keys(int index) {
     const FormatRuntime& rt = runtime(index);

@@ -1,15 +1,19 @@
 #include "promotion.h"
 
+#include <atomic>
 #include <cmath>
 
 #include "codec.h"
+#include "per_format.h"
 #include "registry.h"
 
 namespace minifloat {
 
 namespace {
 
-bool g_subset[kFormatCount][kFormatCount];
+// Whether every finite value of `a` is one of `b` with a's specials: made
+// on first use of the pair (0 unknown, 1 no, 2 yes).
+PerFormat<PerFormat<std::atomic<int8_t>>> g_subset;
 
 bool same_double(double x, double y) {
     return x == y && std::signbit(x) == std::signbit(y);
@@ -70,13 +74,16 @@ bool holds_integer_type(const FormatRuntime& rt, PyArray_DTypeMeta* d) {
 
 }  // namespace
 
-void init_promotion_facts() {
-    for (int a = 0; a < kFormatCount; a++) {
-        for (int b = 0; b < kFormatCount; b++) g_subset[a][b] = (a == b) || compute_subset(a, b);
+bool format_is_subset(int a, int b) {
+    if (a == b) return true;
+    std::atomic<int8_t>& known = g_subset[a][b];
+    int8_t subset = known.load(std::memory_order_relaxed);
+    if (subset == 0) {  // value-initialized: not computed yet
+        subset = compute_subset(a, b) ? 2 : 1;
+        known.store(subset, std::memory_order_relaxed);  // the same answer from any thread
     }
+    return subset == 2;
 }
-
-bool format_is_subset(int a, int b) { return g_subset[a][b]; }
 
 PyArray_DTypeMeta* common_dtype_with(int index, PyArray_DTypeMeta* other) {
     const FormatRuntime& rt = runtime(index);

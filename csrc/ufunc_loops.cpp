@@ -174,13 +174,22 @@ uint32_t table_unary(const FormatRuntime& rt, const uint32_t* table, const uint8
 
 // ---- decode, compute in float, encode ------------------------------------
 
-// + - * / are exact enough in float32 for every format here (24 >= 2p + 2)
-// and cannot overflow float32, except for float8_e8m0fnu, whose 2^+-127
-// operands need binary64.
+// + - * / are computed in float32 where that is exact enough for the
+// format (Format::arithmetic_in_float32: 24 >= 2p + 2 and float32's range
+// does not change the result; not float8_e8m0fnu, whose 2^+-127 operands
+// need binary64), otherwise in binary64.
 template <BinaryOp Op>
 constexpr bool computed_in_float32() {
     return Op == BinaryOp::add || Op == BinaryOp::subtract || Op == BinaryOp::multiply ||
            Op == BinaryOp::divide;
+}
+
+// The fused AVX-512 + - * / (arith_avx512.h) serves an 8-bit format whose
+// float32 results round correctly and whose encoder the hand-written
+// float32 kernels are.
+bool fused_arith_applies(const FormatRuntime& rt) {
+    return rt.format.storage_bytes == 1 && rt.format.kernel_kind == KernelKind::sign_magnitude &&
+           rt.format.arithmetic_in_float32 && fused_u8_arith_serves(rt.decode_plan);
 }
 
 // Decodes `count` values of operand `k` starting at `start` into `out`.
@@ -211,7 +220,7 @@ uint32_t float_binary(const FormatRuntime& rt, char* const data[], npy_intp n, c
         load_operand(rt, data[0], s[0], start, count, fa, scratch);
         load_operand(rt, data[1], s[1], start, count, fb, scratch);
         void* out = direct_out ? static_cast<void*>(data[2] + start * s[2]) : static_cast<void*>(staged);
-        if (computed_in_float32<Op>() && !rt.format.row_is_exponent_only()) {
+        if (computed_in_float32<Op>() && rt.format.arithmetic_in_float32) {
             arith_f32(Op, fa, fb, fr, static_cast<size_t>(count));
             flags |= encode_f32(rt.default_plan, fr, out, static_cast<size_t>(count));
         } else {
@@ -252,7 +261,7 @@ bool row_worth_making(const FormatRuntime& rt, npy_intp n) {
     if constexpr (!computed_in_float32<Op>()) {
         return true;
     } else {
-        return !fused_u8_arith_serves(rt.decode_plan) && pair_lookups_vectorized();
+        return !fused_arith_applies(rt) && pair_lookups_vectorized();
     }
 }
 
@@ -287,7 +296,7 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         }
     }
     if constexpr (computed_in_float32<Op>()) {
-        if (rt.format.row_is_exponent_only() && strides[0] == 1 && strides[1] == 1 && strides[2] == 1) {
+        if (rt.format.kernel_kind == KernelKind::e8m0 && strides[0] == 1 && strides[1] == 1 && strides[2] == 1) {
             raise_fp_flags(exponent_arith(Op, reinterpret_cast<const uint8_t*>(data[0]),
                                           reinterpret_cast<const uint8_t*>(data[1]),
                                           reinterpret_cast<uint8_t*>(data[2]), static_cast<size_t>(n)));
@@ -300,7 +309,7 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         const bool unit_or_zero = (strides[0] == 0 || strides[0] == 1) && (strides[1] == 0 || strides[1] == 1);
         uint32_t flags = 0;
         const bool contiguous = strides[0] == 1 && strides[1] == 1 && strides[2] == 1;
-        if (rt.format.storage_bytes == 1 && !rt.format.row_is_exponent_only() && unit_or_zero && strides[2] == 1 &&
+        if (fused_arith_applies(rt) && unit_or_zero && strides[2] == 1 &&
             !(contiguous && gathers_serve_long_run(index, Op, n))) {
             const auto& k = rt.default_plan.fast32;
             const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
