@@ -346,7 +346,7 @@ def test_add_at_accumulates_in_float32(mf, name):
     f = R.FORMATS[name]
     T = T_of(mf, name)
     with np.errstate(all="ignore"):
-        start = [1.0, 2.0, 0.5] if f.specials == "fnu" else [0.0, 2.0, 1.0]
+        start = [1.0, 2.0, 0.5] if not f.has_zero else [0.0, 2.0, 1.0]
         x = from_values(mf, name, start)
         idx = np.array([0] * 300 + [2] * 5 + [1] * 3)
         vals = np.ones(idx.size, T)

@@ -136,7 +136,7 @@ def special_codes(name) -> np.ndarray:
     vals = [0, f.sign_bit, f.max_code(), f.max_code(True), 1, 1 | f.sign_bit]
     one = R.encode_code(f, 1)
     vals += [one, one + 1, max(one - 1, 0), one | f.sign_bit]
-    if f.specials != "fnu":
+    if f.subnormals:
         mn = 1 << f.mbits  # smallest normal
         vals += [mn, mn - 1, mn | f.sign_bit, (mn - 1) | f.sign_bit, mn + 1]
     if f.has_nan:
@@ -381,7 +381,7 @@ def round_transcendental(name, op, r, args):
         hi = encode_codes(name, r + d)
     rf = np.isfinite(r) & (r != 0)
     unsure = rf & ((lo != codes) | (hi != codes))
-    if fmt(name).specials == "fnu":
+    if not fmt(name).has_zero:
         unsure |= (r == 0) & fin_in
     idx = np.nonzero(unsure)[0]
     if idx.size:
@@ -401,7 +401,7 @@ def round_transcendental(name, op, r, args):
                 if r[i] == 0:
                     # float64 underflowed: the exact value decides the store
                     # (a tiny positive is 2**-127 in float8_e8m0fnu, no flag)
-                    flags["invalid"][i] = v == 0 and fmt(name).specials == "fnu"
+                    flags["invalid"][i] = v == 0 and not fmt(name).has_zero
     return codes, flags, idx.size
 
 
@@ -565,8 +565,8 @@ def step_tables(name):
     bot = fin & (idn < 0)
     up[top] = R.overflow_code(f, False)
     up_ov[top] = True
-    if f.specials == "fnu":
-        down[bot] = codes[bot]  # nothing below 2**-127 (never reached by nextafter)
+    if not f.signed:
+        down[bot] = codes[bot]  # nothing below the lowest value (never reached by nextafter)
     else:
         down[bot] = R.overflow_code(f, True)
         down_ov[bot] = True
