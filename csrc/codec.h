@@ -123,8 +123,9 @@ inline Encoded encode_from_real(const Format& f, const SpecialCodes& specials, R
     const int magnitude_residual = negative ? -residual : residual;
     const Real magnitude = std::fabs(value);
     const detail::MagnitudeRounding how = detail::magnitude_rounding(mode, negative);
-    if (!f.has_zero && (negative || (magnitude == 0 && magnitude_residual <= 0))) {
-        // Zero and negative numbers have no encoding (float8_e8m0fnu): NaN.
+    if (!f.has_zero && ((negative && !f.is_signed) || (magnitude == 0 && magnitude_residual <= 0))) {
+        // Zero (and negative numbers, unsigned) have no encoding
+        // (float8_e8m0fnu): NaN.
         return {specials.invalid_code, kFlagInvalid};
     }
 

@@ -415,6 +415,16 @@ void register_dlpack_bindings(py::module_& m) {
           "Import a DLPack capsule of a minifloat type (zero-copy for 8/16-bit formats).");
     m.def("dlpack_export", &export_capsule, py::arg("array"), py::arg("versioned"),
           py::arg("packed_fp4_pairs") = false, "Export a minifloat array as a DLPack capsule (zero-copy).");
+    m.def(
+        "dlpack_type_code",
+        [](const std::string& name) -> py::object {
+            const int index = format_index_of_name(name.c_str());
+            if (index < 0) throw py::value_error("unknown minifloat format: " + name);
+            const TypeCode* type = type_code_of_format(runtime(index).row);
+            if (type == nullptr) return py::none();
+            return py::make_tuple(type->code, type->bits);
+        },
+        py::arg("name"), "DLPack 1.1's (type code, bits) of a format's values, or None.");
 }
 
 }  // namespace minifloat

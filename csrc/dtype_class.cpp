@@ -1,5 +1,6 @@
 #include "dtype_class.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -89,7 +90,10 @@ int get_constant(PyArray_Descr* descr, int id, void* data) {
             code = f.nan_code;
             break;
         case NPY_CONSTANT_finfo_radix: code = code_of(2.0); break;
-        case NPY_CONSTANT_finfo_eps: code = code_of(std::ldexp(1.0, -f.mantissa_bits)); break;
+        case NPY_CONSTANT_finfo_eps:
+            // the spacing above 1: 2^-M, unless 1 lies in the subnormal range
+            code = code_of(std::ldexp(1.0, std::max(0, f.min_normal_exponent) - f.mantissa_bits));
+            break;
         case NPY_CONSTANT_finfo_smallest_normal:
             code = code_of(std::ldexp(1.0, f.min_normal_exponent));
             break;

@@ -117,7 +117,7 @@ static_assert(table_is_valid(), "a row of kFormatTable breaks a rule of row_prob
 // takes the portable kernels; sign-magnitude formats with subnormals also
 // the hand-written SIMD ones; float8_e8m0fnu's layout has its own.
 enum class KernelKind : uint8_t {
-    sign_magnitude,  // signed, with zero and subnormals, every value a normal float32 or zero
+    sign_magnitude,  // signed, zero, subnormals, a mantissa bit, a normal largest value, normals within float32's
     e8m0,            // 8 exponent bits, bias 127, unsigned, no zero: 2^(code - 127), NaN 0xFF
     general,         // anything else (unsigned with zero, no zero, values below float32's normals)
 };
@@ -244,7 +244,12 @@ inline Format make_format(const FormatRow& row, int index) {
                              row.infinities == Infinities::none;
     if (e8m0_layout) {
         f.kernel_kind = KernelKind::e8m0;
-    } else if (row.is_signed && row.subnormals && f.min_normal_exponent >= -126) {
+    } else if (row.is_signed && row.subnormals && f.min_normal_exponent >= -126 && row.mantissa_bits >= 1 &&
+               (f.max_magnitude >> row.mantissa_bits) >= 1) {
+        // (the hand-written kernels break ties with the kept bit of the
+        // source: with no mantissa bit that is the exponent's, while a tie
+        // between powers of two goes to the larger one; and they place the
+        // largest value as a normal one)
         f.kernel_kind = KernelKind::sign_magnitude;
     } else {
         f.kernel_kind = KernelKind::general;

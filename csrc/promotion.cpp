@@ -91,8 +91,15 @@ PyArray_DTypeMeta* common_dtype_with(int index, PyArray_DTypeMeta* other) {
     if (other == self) return new_ref(self);
     const int other_index = format_index_of_dtype_class(other);
     if (other_index >= 0) {
-        if (format_is_subset(other_index, index)) return new_ref(self);
-        if (format_is_subset(index, other_index)) return new_ref(other);
+        const bool other_in_self = format_is_subset(other_index, index);
+        const bool self_in_other = format_is_subset(index, other_index);
+        if (other_in_self && self_in_other) {
+            // the same values (binary8p3sf and float8_e5m2fnuz): the first in
+            // the registry, whichever side asks
+            return new_ref(index < other_index ? self : other);
+        }
+        if (other_in_self) return new_ref(self);
+        if (self_in_other) return new_ref(other);
         const bool both_fit_half = rt.fits_float16 && runtime(other_index).fits_float16;
         return new_ref(both_fit_half ? &PyArray_HalfDType : &PyArray_FloatDType);
     }

@@ -57,7 +57,7 @@ inline SpecialCodes make_special_codes(const Format& f, bool saturate) {
     s.saturate = saturate;
     s.max_positive = f.max_magnitude;
     s.max_negative = f.max_magnitude | f.sign_bit;
-    s.zero_drops_sign = f.is_signed && !f.has_negative_zero;
+    s.zero_drops_sign = f.is_signed && f.has_zero && !f.has_negative_zero;
     s.invalid_code = f.has_nan ? f.nan_code : 0u;
     if (f.has_nan) {
         s.nan_positive = f.nan_code;

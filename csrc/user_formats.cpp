@@ -146,6 +146,14 @@ void register_user_format_bindings(py::module_& m) {
           py::arg("reduce_value"),
           "Make a format from a canonical description (use minifloat.float_format).");
     m.def("_format_count", []() { return format_count(); });
+    m.def(
+        "_format_dtype",
+        [](const std::string& name) -> py::object {
+            const int index = format_index_of_name(name.c_str());
+            if (index < 0) return py::none();
+            return py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&runtime(index).descr->base));
+        },
+        py::arg("name"), "The dtype of the format of this name (built-in or made so far), or None.");
 }
 
 }  // namespace minifloat

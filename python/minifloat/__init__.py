@@ -15,40 +15,22 @@ import sys as _sys
 import numpy as _np
 
 from . import _core
-from ._core import (
-    FORMAT_NAMES,
-    BFloat16DType,
-    Float4E2M1FNDType,
-    Float6E2M3FNDType,
-    Float6E3M2FNDType,
-    Float8E3M4DType,
-    Float8E4M3B11FNUZDType,
-    Float8E4M3DType,
-    Float8E4M3FNDType,
-    Float8E4M3FNUZDType,
-    Float8E5M2DType,
-    Float8E5M2FNUZDType,
-    Float8E8M0FNUDType,
-    MinifloatDType,
-    bfloat16,
-    float4_e2m1fn,
-    float6_e2m3fn,
-    float6_e3m2fn,
-    float8_e3m4,
-    float8_e4m3,
-    float8_e4m3b11fnuz,
-    float8_e4m3fn,
-    float8_e4m3fnuz,
-    float8_e5m2,
-    float8_e5m2fnuz,
-    float8_e8m0fnu,
-    floating,
-)
+from ._core import FORMAT_NAMES, MinifloatDType, floating
+
+# Every built-in format's scalar type (minifloat.float8_e4m3fn, ...) and
+# DType class (minifloat.Float8E4M3FNDType, ...), as the format table has them.
+for _name in FORMAT_NAMES:
+    _scalar_type = getattr(_core, _name)
+    globals()[_name] = _scalar_type
+    globals()[type(_np.dtype(_scalar_type)).__name__] = type(_np.dtype(_scalar_type))
+del _name, _scalar_type
+
 from . import _numpy_compat, _printing, mx
 from ._cast import cast
 from ._dlpack import from_dlpack, to_dlpack
 from ._io import NpzArchive, load, load_safetensors, save, save_safetensors, savez, savez_compressed
 from ._packing import pack, unpack
+from ._user_formats import float_format
 
 __version__ = "0.1.0"
 
@@ -56,21 +38,10 @@ __all__ = [
     "FORMAT_NAMES",
     "MinifloatDType",
     "NpzArchive",
-    "bfloat16",
     "cast",
     "claim_dtype_names",
     "finfo",
-    "float4_e2m1fn",
-    "float6_e2m3fn",
-    "float6_e3m2fn",
-    "float8_e3m4",
-    "float8_e4m3",
-    "float8_e4m3b11fnuz",
-    "float8_e4m3fn",
-    "float8_e4m3fnuz",
-    "float8_e5m2",
-    "float8_e5m2fnuz",
-    "float8_e8m0fnu",
+    "float_format",
     "floating",
     "format_info",
     "from_dlpack",
@@ -84,11 +55,15 @@ __all__ = [
     "savez_compressed",
     "to_dlpack",
     "unpack",
+    *FORMAT_NAMES,
 ]
 
 
 def format_info(dtype):
-    """The format's table row: bits, exponent/mantissa bits, bias, specials."""
+    """The format's description as a dict: the parameters of float_format
+    (exponent_bits, mantissa_bits, bias, signed, infinities, nan,
+    negative_zero, subnormals, overflow), its name and bits, and derived facts
+    (has_inf, has_nan, has_zero, itemsize, builtin)."""
     return _core.format_info(_np.dtype(dtype).name)
 
 
@@ -111,45 +86,53 @@ def claim_dtype_names():
         _np.sctypeDict[name] = getattr(_core, name)
 
 
-def _register_unambiguous_names():
-    """Spellings of each format that only minifloat registers.
+def _register_unambiguous_names(scalar_type):
+    """Spellings of a format that only minifloat registers.
 
     ``dtype.str`` is ``"minifloat.<name>"`` so that anything rebuilding a dtype
     from ``.str``/``.descr`` (structured dtypes, ``np.save`` headers of
     structured arrays, dask.distributed) gets the format back; NumPy prints a
     structured dtype's minifloat field as ``'<DType class name><bits>'``,
     registered too so that ``eval(repr(structured_dtype))`` works.
+    ``dtype.char`` is registered when it is a letter (np.vectorize calls
+    np.dtype(x.dtype.char)); formats past the letters NumPy leaves free have
+    a character np.dtype() refuses, which stays unregistered.
     """
-    for name in FORMAT_NAMES:
-        scalar_type = getattr(_core, name)
-        dtype = _np.dtype(scalar_type)
-        _np.sctypeDict[dtype.str] = scalar_type
-        _np.sctypeDict[dtype.char] = scalar_type  # np.vectorize: np.dtype(x.dtype.char)
-        structured_spelling = f"{type(dtype).__name__}{dtype.itemsize * 8}"
-        _np.sctypeDict[structured_spelling] = scalar_type
-        if dtype.itemsize > 1:  # NumPy writes the native byte order before it
-            _np.sctypeDict[("<" if _sys.byteorder == "little" else ">") + structured_spelling] = scalar_type
+    dtype = _np.dtype(scalar_type)
+    _np.sctypeDict[dtype.str] = scalar_type
+    if dtype.char.isalpha():
+        _np.sctypeDict[dtype.char] = scalar_type
+    structured_spelling = f"{type(dtype).__name__}{dtype.itemsize * 8}"
+    _np.sctypeDict[structured_spelling] = scalar_type
+    if dtype.itemsize > 1:  # NumPy writes the native byte order before it
+        _np.sctypeDict[("<" if _sys.byteorder == "little" else ">") + structured_spelling] = scalar_type
+
+
+def _register_format(scalar_type):
+    """The package's part of a format's registration (built-in formats at
+    import, formats of mf.float_format when they are made)."""
+    _register_unambiguous_names(scalar_type)
+    # np.finfo caches one object per dtype; some fields need the format
+    # itself: the real width (storage is a whole byte for FP6/FP4), the
+    # exponent width (NumPy infers it from the exponent range, which
+    # formats without inf stretch by one), epsneg (NumPy derives it as
+    # eps/2, which FP4 cannot hold) and resolution (NumPy computes
+    # 10**-precision in the format, where float8_e8m0fnu has no zero
+    # for the exponent 0).
+    info = _np.finfo(scalar_type)
+    row = _core.format_info(_np.dtype(scalar_type).name)
+    info.bits = row["bits"]
+    info.nexp = info.iexp = row["exponent_bits"]
+    with _np.errstate(all="ignore"):  # formats made at run time may lack 1 or 10**-precision
+        one = scalar_type(1.0)
+        info.epsneg = one - _np.nextafter(one, scalar_type(0.5))
+        info.resolution = scalar_type(10.0 ** -info.precision)
 
 
 def _register():
     claim_dtype_names()
-    _register_unambiguous_names()
     for name in FORMAT_NAMES:
-        scalar_type = getattr(_core, name)
-        # np.finfo caches one object per dtype; some fields need the format
-        # itself: the real width (storage is a whole byte for FP6/FP4), the
-        # exponent width (NumPy infers it from the exponent range, which
-        # formats without inf stretch by one), epsneg (NumPy derives it as
-        # eps/2, which FP4 cannot hold) and resolution (NumPy computes
-        # 10**-precision in the format, where float8_e8m0fnu has no zero
-        # for the exponent 0).
-        info = _np.finfo(scalar_type)
-        row = _core.format_info(name)
-        info.bits = row["bits"]
-        info.nexp = info.iexp = row["exponent_bits"]
-        one = scalar_type(1.0)
-        info.epsneg = one - _np.nextafter(one, scalar_type(0.5))
-        info.resolution = scalar_type(10.0 ** -info.precision)
+        _register_format(getattr(_core, name))
 
 
 _register()

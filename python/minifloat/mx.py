@@ -124,13 +124,39 @@ def _tensor_scale(x32, tensor_scale):
     return np.float32(tensor_scale)
 
 
+def _mx_with_element(fmt):
+    """The MX format with any minifloat format of 8 bits or fewer (with a
+    sign and a zero, as the MX elements have) as its elements: E8M0 scales,
+    blocks of 32; its name is the element format's. None when `fmt` is not
+    a minifloat format."""
+    try:
+        element = np.dtype(fmt)
+    except TypeError:
+        return None
+    if not isinstance(element, _core.MinifloatDType):
+        return None
+    info = _core.format_info(element.name)
+    if info["bits"] > 8 or not info["signed"] or not info["has_zero"]:
+        raise ValueError(f"an MX element format has at most 8 bits, a sign and a zero; {element.name} has "
+                         f"{info['bits']} bits{'' if info['signed'] else ', no sign'}"
+                         f"{'' if info['has_zero'] else ', no zero'}")
+    return element.name, (element.type, *_element_parameters(element.type), 32)
+
+
 def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_scale=None):
-    """Block-quantize `x` along `axis` into `fmt` (see the module docstring)."""
-    if fmt not in FORMATS:
-        raise ValueError(f"fmt must be one of {', '.join(map(repr, FORMATS))}, not {fmt!r}")
+    """Block-quantize `x` along `axis` into `fmt` (see the module docstring).
+    `fmt` may also be a minifloat dtype of 8 bits or fewer (e.g. one of
+    mf.float_format): MX with those elements."""
+    spec = None if isinstance(fmt, str) else _mx_with_element(fmt)
+    if spec is not None:
+        fmt, parameters = spec
+    elif fmt in FORMATS:
+        parameters = FORMATS[fmt]
+    else:
+        raise ValueError(f"fmt must be one of {', '.join(map(repr, FORMATS))} or a minifloat dtype, not {fmt!r}")
     if scale_mode not in SCALE_MODES:
         raise ValueError(f"scale_mode must be one of {', '.join(map(repr, SCALE_MODES))}, not {scale_mode!r}")
-    element, emax, max_element, significand_bits, default_block = FORMATS[fmt]
+    element, emax, max_element, significand_bits, default_block = parameters
     block_size = default_block if block_size is None else int(block_size)
     if block_size <= 0:
         raise ValueError(f"block_size must be positive, not {block_size}")
