@@ -29,6 +29,9 @@ import numpy as np
 
 import minifloat as mf
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # this directory's modules
+from user_format_cases import user_format_cases  # noqa: E402
+
 try:
     import ml_dtypes as md
 except Exception:  # pragma: no cover - the harness still runs, baselines are n/a
@@ -478,6 +481,7 @@ def build_cases(data, torch):
             return make
 
         add(11, opname, everyday_factory(mf_dtype), Ref("ml", "ml_dtypes", everyday_factory(md_dtype), None))
+    user_format_cases(add, Ref, data, GROUP_TITLES)  # 12. a format made at run time vs a built-in
     return cases
 
 
