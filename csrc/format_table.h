@@ -90,6 +90,43 @@ inline constexpr FormatRow kFormatTable[] = {
     {"float6_e3m2fn",      "Float6E3M2FNDType",      6, 3, 2, 3,   row_fields::kSigned,   Infinities::none, NanCodes::none,          row_fields::kNegativeZero,   row_fields::kSubnormals, Overflow::saturate,    'j'},
     {"float4_e2m1fn",      "Float4E2M1FNDType",      4, 2, 1, 1,   row_fields::kSigned,   Infinities::none, NanCodes::none,          row_fields::kNegativeZero,   row_fields::kSubnormals, Overflow::saturate,    'k'},
     {"bfloat16",           "BFloat16DType",          16, 8, 7, 127, row_fields::kSigned,  Infinities::ieee, NanCodes::ieee,          row_fields::kNegativeZero,   row_fields::kSubnormals, Overflow::to_infinity, 'E'},
+    // IEEE P3109 binary8 formats, named as the interim report names them:
+    // binary<K>p<P><s|u><e|f> -- K = 8 bits, precision P (the significand
+    // with its hidden bit, so P - 1 mantissa bits), s(igned) or u(nsigned),
+    // e(xtended: +-inf at the largest codes) or f(inite: none). Every
+    // P = 1..7 in all four kinds (the unsigned P = 8 has no exponent bit,
+    // which minifloat does not hold). Bias 2^(7-P) signed, 2^(8-P) unsigned;
+    // one zero (no -0); one NaN: the code of -0 when signed (0x80), the
+    // all-ones code when unsigned (0xFF). Checked against gfloat's
+    // format_info_p3109 (bias, NaN and infinity codes).
+    {"binary8p1se",       "Binary8p1seDType",    8, 7, 0, 64,  row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '0'},
+    {"binary8p1sf",       "Binary8p1sfDType",    8, 7, 0, 64,  row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '1'},
+    {"binary8p1ue",       "Binary8p1ueDType",    8, 8, 0, 128, row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '2'},
+    {"binary8p1uf",       "Binary8p1ufDType",    8, 8, 0, 128, row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '3'},
+    {"binary8p2se",       "Binary8p2seDType",    8, 6, 1, 32,  row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '4'},
+    {"binary8p2sf",       "Binary8p2sfDType",    8, 6, 1, 32,  row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '5'},
+    {"binary8p2ue",       "Binary8p2ueDType",    8, 7, 1, 64,  row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '6'},
+    {"binary8p2uf",       "Binary8p2ufDType",    8, 7, 1, 64,  row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '7'},
+    {"binary8p3se",       "Binary8p3seDType",    8, 5, 2, 16,  row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, 'o'},
+    {"binary8p3sf",       "Binary8p3sfDType",    8, 5, 2, 16,  row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     'r'},
+    {"binary8p3ue",       "Binary8p3ueDType",    8, 6, 2, 32,  row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, 'u'},
+    {"binary8p3uf",       "Binary8p3ufDType",    8, 6, 2, 32,  row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     'v'},
+    {"binary8p4se",       "Binary8p4seDType",    8, 4, 3, 8,   row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, 's'},
+    {"binary8p4sf",       "Binary8p4sfDType",    8, 4, 3, 8,   row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     't'},
+    {"binary8p4ue",       "Binary8p4ueDType",    8, 5, 3, 16,  row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, 'w'},
+    {"binary8p4uf",       "Binary8p4ufDType",    8, 5, 3, 16,  row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     'x'},
+    {"binary8p5se",       "Binary8p5seDType",    8, 3, 4, 4,   row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, 'y'},
+    {"binary8p5sf",       "Binary8p5sfDType",    8, 3, 4, 4,   row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     'z'},
+    {"binary8p5ue",       "Binary8p5ueDType",    8, 4, 4, 8,   row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '8'},
+    {"binary8p5uf",       "Binary8p5ufDType",    8, 4, 4, 8,   row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '9'},
+    {"binary8p6se",       "Binary8p6seDType",    8, 2, 5, 2,   row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '#'},
+    {"binary8p6sf",       "Binary8p6sfDType",    8, 2, 5, 2,   row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '$'},
+    {"binary8p6ue",       "Binary8p6ueDType",    8, 3, 5, 4,   row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '%'},
+    {"binary8p6uf",       "Binary8p6ufDType",    8, 3, 5, 4,   row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '&'},
+    {"binary8p7se",       "Binary8p7seDType",    8, 1, 6, 1,   row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '*'},
+    {"binary8p7sf",       "Binary8p7sfDType",    8, 1, 6, 1,   row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '+'},
+    {"binary8p7ue",       "Binary8p7ueDType",    8, 2, 6, 2,   row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '^'},
+    {"binary8p7uf",       "Binary8p7ufDType",    8, 2, 6, 2,   row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '~'},
     // clang-format on
 };
 

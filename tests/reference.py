@@ -210,6 +210,12 @@ class Fmt:
 _FN = dict(infinities=False, nan="all_ones")                       # no inf, NaN S.111..1
 _FNUZ = dict(infinities=False, nan="negative_zero", neg_zero=False)  # NaN 0x80, no -0
 _MX = dict(infinities=False, nan=False)                             # FP6/FP4: no inf, no NaN
+# P3109: no -0; NaN the code of -0 (signed) or the all-ones code (unsigned);
+# extended formats have infinities at the largest codes, finite ones none
+_P3109_SE = dict(nan="negative_zero", neg_zero=False, infinities="max")
+_P3109_SF = dict(nan="negative_zero", neg_zero=False, infinities=False)
+_P3109_UE = dict(signed=False, nan="all_ones", neg_zero=False, infinities="max")
+_P3109_UF = dict(signed=False, nan="all_ones", neg_zero=False, infinities=False)
 
 FORMATS_LIST = (
     Fmt("float8_e4m3fn", 4, 3, 7, **_FN),
@@ -225,6 +231,35 @@ FORMATS_LIST = (
     Fmt("float6_e3m2fn", 3, 2, 3, **_MX),
     Fmt("float4_e2m1fn", 2, 1, 1, **_MX),
     Fmt("bfloat16", 8, 7, 127),
+    # IEEE P3109 binary8p<P><s|u><e|f> (interim report)
+    Fmt("binary8p1se", 7, 0, 64, **_P3109_SE),
+    Fmt("binary8p1sf", 7, 0, 64, **_P3109_SF),
+    Fmt("binary8p1ue", 8, 0, 128, **_P3109_UE),
+    Fmt("binary8p1uf", 8, 0, 128, **_P3109_UF),
+    Fmt("binary8p2se", 6, 1, 32, **_P3109_SE),
+    Fmt("binary8p2sf", 6, 1, 32, **_P3109_SF),
+    Fmt("binary8p2ue", 7, 1, 64, **_P3109_UE),
+    Fmt("binary8p2uf", 7, 1, 64, **_P3109_UF),
+    Fmt("binary8p3se", 5, 2, 16, **_P3109_SE),
+    Fmt("binary8p3sf", 5, 2, 16, **_P3109_SF),
+    Fmt("binary8p3ue", 6, 2, 32, **_P3109_UE),
+    Fmt("binary8p3uf", 6, 2, 32, **_P3109_UF),
+    Fmt("binary8p4se", 4, 3, 8, **_P3109_SE),
+    Fmt("binary8p4sf", 4, 3, 8, **_P3109_SF),
+    Fmt("binary8p4ue", 5, 3, 16, **_P3109_UE),
+    Fmt("binary8p4uf", 5, 3, 16, **_P3109_UF),
+    Fmt("binary8p5se", 3, 4, 4, **_P3109_SE),
+    Fmt("binary8p5sf", 3, 4, 4, **_P3109_SF),
+    Fmt("binary8p5ue", 4, 4, 8, **_P3109_UE),
+    Fmt("binary8p5uf", 4, 4, 8, **_P3109_UF),
+    Fmt("binary8p6se", 2, 5, 2, **_P3109_SE),
+    Fmt("binary8p6sf", 2, 5, 2, **_P3109_SF),
+    Fmt("binary8p6ue", 3, 5, 4, **_P3109_UE),
+    Fmt("binary8p6uf", 3, 5, 4, **_P3109_UF),
+    Fmt("binary8p7se", 1, 6, 1, **_P3109_SE),
+    Fmt("binary8p7sf", 1, 6, 1, **_P3109_SF),
+    Fmt("binary8p7ue", 2, 6, 2, **_P3109_UE),
+    Fmt("binary8p7uf", 2, 6, 2, **_P3109_UF),
 )
 FORMATS = {f.name: f for f in FORMATS_LIST}
 FORMAT_NAMES = tuple(f.name for f in FORMATS_LIST)
@@ -250,6 +285,36 @@ EXPECTED_FINFO = {
     "float4_e2m1fn": (_F(6), _F(1), _2**-1, _2**-1),
     # the notes say "≈3.3895e38": the exact value is (2 - 2^-7) * 2^127
     "bfloat16": ((2 - _2**-7) * _2**127, _2**-126, _2**-133, _2**-7),
+    # P3109 interim report, value tables (K8): largest finite value (the code
+    # below the infinity in extended formats), smallest normal and subnormal
+    "binary8p1se": (_2**62, _2**-63, _2**-63, _2**0),
+    "binary8p1sf": (_2**63, _2**-63, _2**-63, _2**0),
+    "binary8p1ue": (_2**125, _2**-127, _2**-127, _2**0),
+    "binary8p1uf": (_2**126, _2**-127, _2**-127, _2**0),
+    "binary8p2se": (_F(2147483648), _2**-31, _2**-32, _2**-1),
+    "binary8p2sf": (_F(3221225472), _2**-31, _2**-32, _2**-1),
+    "binary8p2ue": (_F(3, 2) * _2**62, _2**-63, _2**-64, _2**-1),
+    "binary8p2uf": (_2**63, _2**-63, _2**-64, _2**-1),
+    "binary8p3se": (_F(49152), _2**-15, _2**-17, _2**-2),
+    "binary8p3sf": (_F(57344), _2**-15, _2**-17, _2**-2),
+    "binary8p3ue": (_F(2684354560), _2**-31, _2**-33, _2**-2),
+    "binary8p3uf": (_F(3221225472), _2**-31, _2**-33, _2**-2),
+    "binary8p4se": (_F(224), _2**-7, _2**-10, _2**-3),
+    "binary8p4sf": (_F(240), _2**-7, _2**-10, _2**-3),
+    "binary8p4ue": (_F(53248), _2**-15, _2**-18, _2**-3),
+    "binary8p4uf": (_F(57344), _2**-15, _2**-18, _2**-3),
+    "binary8p5se": (_F(15), _2**-3, _2**-7, _2**-4),
+    "binary8p5sf": (_F(31, 2), _2**-3, _2**-7, _2**-4),
+    "binary8p5ue": (_F(232), _2**-7, _2**-11, _2**-4),
+    "binary8p5uf": (_F(240), _2**-7, _2**-11, _2**-4),
+    "binary8p6se": (_F(31, 8), _2**-1, _2**-6, _2**-5),
+    "binary8p6sf": (_F(63, 16), _2**-1, _2**-6, _2**-5),
+    "binary8p6ue": (_F(61, 4), _2**-3, _2**-8, _2**-5),
+    "binary8p6uf": (_F(31, 2), _2**-3, _2**-8, _2**-5),
+    "binary8p7se": (_F(63, 32), _2**0, _2**-6, _2**-6),
+    "binary8p7sf": (_F(127, 64), _2**0, _2**-6, _2**-6),
+    "binary8p7ue": (_F(125, 32), _2**-1, _2**-7, _2**-6),
+    "binary8p7uf": (_F(63, 16), _2**-1, _2**-7, _2**-6),
 }
 
 # Quiet-NaN codes given literally by the cast rules (positive, negative).
@@ -263,6 +328,35 @@ EXPECTED_NAN_CODES = {
     "float8_e5m2fnuz": (0x80, 0x80),
     "float8_e4m3b11fnuz": (0x80, 0x80),
     "float8_e8m0fnu": (0xFF, 0xFF),
+    # P3109: the code of -0 (signed), the all-ones code (unsigned)
+    "binary8p1se": (0x80, 0x80),
+    "binary8p1sf": (0x80, 0x80),
+    "binary8p1ue": (0xFF, 0xFF),
+    "binary8p1uf": (0xFF, 0xFF),
+    "binary8p2se": (0x80, 0x80),
+    "binary8p2sf": (0x80, 0x80),
+    "binary8p2ue": (0xFF, 0xFF),
+    "binary8p2uf": (0xFF, 0xFF),
+    "binary8p3se": (0x80, 0x80),
+    "binary8p3sf": (0x80, 0x80),
+    "binary8p3ue": (0xFF, 0xFF),
+    "binary8p3uf": (0xFF, 0xFF),
+    "binary8p4se": (0x80, 0x80),
+    "binary8p4sf": (0x80, 0x80),
+    "binary8p4ue": (0xFF, 0xFF),
+    "binary8p4uf": (0xFF, 0xFF),
+    "binary8p5se": (0x80, 0x80),
+    "binary8p5sf": (0x80, 0x80),
+    "binary8p5ue": (0xFF, 0xFF),
+    "binary8p5uf": (0xFF, 0xFF),
+    "binary8p6se": (0x80, 0x80),
+    "binary8p6sf": (0x80, 0x80),
+    "binary8p6ue": (0xFF, 0xFF),
+    "binary8p6uf": (0xFF, 0xFF),
+    "binary8p7se": (0x80, 0x80),
+    "binary8p7sf": (0x80, 0x80),
+    "binary8p7ue": (0xFF, 0xFF),
+    "binary8p7uf": (0xFF, 0xFF),
 }
 # NaN into fp6/fp4 (no NaN): positive NaN -> code of -0, negative NaN -> +0.
 EXPECTED_NAN_NONE = {"float6_e2m3fn": 0x20, "float6_e3m2fn": 0x20, "float4_e2m1fn": 0x8}
