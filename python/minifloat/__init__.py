@@ -45,6 +45,7 @@ from ._core import (
 from . import _numpy_compat, _printing, mx
 from ._cast import cast
 from ._dlpack import from_dlpack, to_dlpack
+from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._packing import pack, unpack
 
 __version__ = "0.1.0"
@@ -70,9 +71,11 @@ __all__ = [
     "floating",
     "format_info",
     "from_dlpack",
+    "from_ml_dtypes",
     "mx",
     "pack",
     "to_dlpack",
+    "to_ml_dtypes",
     "unpack",
 ]
 

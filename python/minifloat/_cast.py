@@ -3,6 +3,7 @@ import numpy as np
 
 from . import _core
 from ._core import MinifloatDType
+from ._ml_dtypes import as_minifloat_view
 
 ROUNDINGS = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic", "nearest")
 
@@ -20,6 +21,7 @@ def minifloat_dtype(dtype, what):
 
 def _exact_source(arr):
     """An array the C++ encoder takes, holding exactly the values of `arr`."""
+    arr = as_minifloat_view(arr)  # ml_dtypes codes are the same format's codes
     dtype = arr.dtype
     if isinstance(dtype, MinifloatDType):
         return arr.astype(np.float32)  # every format is a subset of float32 (a new array anyway)
