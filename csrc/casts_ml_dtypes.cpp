@@ -61,9 +61,16 @@ int warn_unusable(const char* what) {
     return status;
 }
 
+// Legacy user types number from NPY_USERDEF up, new-style DTypes have -1.
+bool is_numpy_own_type(int type_num) {
+    return (type_num >= 0 && type_num < NPY_USERDEF) || type_num == NPY_VSTRING;
+}
+
 // ml_dtypes' DType class for format `index`, or nullptr (new reference).
-// A class is taken only when its descriptor is ml_dtypes' own scalar type
-// of the format's size; the tests check that every code means the same.
+// A class is taken only when its descriptor is ml_dtypes' own scalar type of
+// the format's size, and is not one of NumPy's (which have their casts
+// already) nor taken by another format; the tests check that every code
+// means the same.
 PyArray_DTypeMeta* ml_dtypes_class_of(PyObject* module, int index, bool* failed) {
     PyObject* scalar_type = PyObject_GetAttrString(module, kFormatTable[index].name);
     if (scalar_type == nullptr) {
@@ -81,8 +88,10 @@ PyArray_DTypeMeta* ml_dtypes_class_of(PyObject* module, int index, bool* failed)
     PyArray_DTypeMeta* cls = reinterpret_cast<PyArray_DTypeMeta*>(Py_TYPE(descr));
     const bool usable = descr->typeobj == reinterpret_cast<PyTypeObject*>(scalar_type) &&
                         PyDataType_ELSIZE(descr) == runtime(index).format.storage_bytes &&
+                        !is_numpy_own_type(descr->type_num) &&
                         (cls->flags & NPY_DT_PARAMETRIC) == 0 &&
-                        format_index_of_dtype_class(cls) < 0;
+                        format_index_of_dtype_class(cls) < 0 &&
+                        format_index_of_ml_dtypes_class(cls) < 0;
     Py_DECREF(scalar_type);
     if (usable) Py_INCREF(cls);
     Py_DECREF(descr);

@@ -346,6 +346,11 @@ def test_cast_of_ml_dtypes_arrays_every_mode(mf, src):
                 assert_codes(got, exp, f"mf.cast(ml_dtypes.{src}) -> {dst} {mode} saturate={saturate}")
 
 
+def test_cast_into_an_ml_dtypes_dtype_says_what_to_pass(mf):
+    with pytest.raises(TypeError, match="pass mf.float8_e4m3fn"):
+        mf.cast(np.zeros(2), md.float8_e4m3fn)
+
+
 def test_cast_of_ml_dtypes_scalar(mf):
     s = md.float8_e5m2(3.5)  # exactly 3.5: its code is exact in e5m2
     got = mf.cast(s, mf.float8_e4m3fn, rounding="down")
@@ -503,3 +508,41 @@ except TypeError as error:
 else:
     raise AssertionError("no TypeError")
 """)
+
+
+def fake_ml_dtypes(tmp_path, source):
+    """PYTHONPATH putting a package named ml_dtypes with `source` first."""
+    package = tmp_path / "ml_dtypes"
+    package.mkdir()
+    (package / "__init__.py").write_text(source)
+    return os.pathsep.join([str(tmp_path)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+
+
+_IMPORT_RECORDING_WARNINGS = """
+import warnings
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import minifloat
+messages = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+"""
+
+
+def test_fresh_broken_ml_dtypes_warns_and_works(mf, tmp_path):
+    """An ml_dtypes that fails on import: minifloat says so and works without it."""
+    path = fake_ml_dtypes(tmp_path, "raise RuntimeError('a broken build')\n")
+    run_fresh(_IMPORT_RECORDING_WARNINGS + """
+assert len(messages) == 1 and "importing ml_dtypes failed" in messages[0] and "a broken build" in messages[0], messages
+""" + _CHECK_WORKS, PYTHONPATH=path)
+
+
+def test_fresh_ml_dtypes_with_wrong_types_is_not_linked(mf, tmp_path):
+    """Names that are not ml_dtypes' own DTypes of the format are left alone:
+    NumPy's types (whose casts minifloat has already), and junk (a warning)."""
+    path = fake_ml_dtypes(tmp_path, "import numpy as np\n"
+                                    "float8_e4m3fn = 3\nfloat8_e5m2 = np.uint8\nbfloat16 = np.float16\n")
+    run_fresh(_IMPORT_RECORDING_WARNINGS + """
+assert len(messages) == 1 and "reading an ml_dtypes type failed" in messages[0], messages
+""" + _CHECK_WORKS + """
+assert np.arange(4, dtype=np.uint8).astype(mf.float8_e5m2).tolist() == [0, 1, 2, 3]
+assert np.can_cast(np.float16, mf.bfloat16, "same_kind") and not np.can_cast(np.float16, mf.bfloat16, "safe")
+""", PYTHONPATH=path)

@@ -3,7 +3,7 @@ import numpy as np
 
 from . import _core
 from ._core import MinifloatDType
-from ._ml_dtypes import as_minifloat_view
+from ._ml_dtypes import as_minifloat_view, ml_dtypes_format
 
 ROUNDINGS = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic", "nearest")
 
@@ -15,6 +15,10 @@ def minifloat_dtype(dtype, what):
     except TypeError as error:
         raise TypeError(f"{what} needs a minifloat dtype, not {dtype!r}") from error
     if not isinstance(resolved, MinifloatDType):
+        name = ml_dtypes_format(resolved)
+        if name is not None:
+            raise TypeError(f"{what} needs a minifloat dtype, not ml_dtypes.{name}: pass mf.{name} "
+                            f"(the same format; mf.to_ml_dtypes views the result as ml_dtypes')")
         raise TypeError(f"{what} needs a minifloat dtype, not {resolved}")
     return resolved
 
