@@ -13,12 +13,11 @@ namespace minifloat {
 PyObject* element_as_python_float(PyArray_Descr* descr, char* data);
 
 // Makes NumPy build the format's scalars from array elements itself.
-// NumPy marks new-style descriptors NPY_USE_GETITEM, which sends indexing to
-// getitem as well; without the flag PyArray_Scalar allocates the scalar type
-// and copies the element into it with the DType's copyswap (the storage right
-// after the object header, see MinifloatScalar). copyswap/copyswapn are
-// also what scalar and array byteswap() call (they crashed while unset).
-// Call once the format's descriptor exists; -1 with an exception on failure.
+// NumPy marks new-style descriptors NPY_USE_GETITEM, which sends indexing
+// (PyArray_Scalar) to getitem as well; without the flag PyArray_Scalar
+// allocates the scalar type and copies the element into it with the DType's
+// copyswap (legacy_copyswap.h, installed first), right after the object
+// header (see MinifloatScalar). -1 with an exception on failure.
 int build_scalars_by_copy(int index);
 
 }  // namespace minifloat
