@@ -816,19 +816,3 @@ def test_e8m0_imaginary_part(mf):
     x = mf.float8_e8m0fnu(2.0)
     assert type(x.imag) is np.float32 and x.imag == 0
     assert x.real == 2 and type(x.real) is mf.float8_e8m0fnu
-
-
-@ALL
-def test_array_byteswap(mf, name):
-    """arr.byteswap() (NumPy's copyswapn): bfloat16 swaps its two bytes,
-    one-byte formats are unchanged."""
-    T = getattr(mf, name)
-    fmt = R.FORMATS[name]
-    codes = np.array(sample_codes(name, n=300), fmt.code_dtype)
-    arr = codes.view(T)
-    exp = codes.byteswap()
-    np.testing.assert_array_equal(R.codes_of(arr.byteswap()), exp)
-    np.testing.assert_array_equal(R.codes_of(arr[::3].byteswap()), exp[::3])
-    again = arr.copy()
-    again.byteswap(inplace=True)
-    np.testing.assert_array_equal(R.codes_of(again), exp)
