@@ -246,6 +246,7 @@ int init_format_dtype(int index) {
     append_minifloat_cast_specs(index, casts);
     append_numeric_cast_specs(index, casts);
     append_text_cast_specs(index, casts);
+    append_void_cast_specs(index, casts);
     casts.push_back(nullptr);
 
     std::vector<PyType_Slot> slots = {
