@@ -10,6 +10,7 @@
 #include "op_tables.h"
 #include "registry.h"
 #include "simd_dispatch.h"
+#include "ufunc_fallback.h"
 
 namespace py = pybind11;
 
@@ -19,6 +20,7 @@ void register_bindings(py::module_& m) {
     register_cast_bindings(m);
     register_mx_bindings(m);
     register_dlpack_bindings(m);
+    register_fallback_bindings(m);
     m.def("format_info", [](const std::string& name) {
         for (int i = 0; i < kFormatCount; i++) {
             const Format& f = runtime(i).format;

@@ -8,6 +8,7 @@
 #include "cast_specs.h"
 #include "codec.h"
 #include "decode_blocks.h"
+#include "legacy_copyswap.h"
 #include "promotion.h"
 #include "registry.h"
 #include "scalar_convert.h"
@@ -145,9 +146,15 @@ PyObject* dtype_repr(PyObject* self) {
 PyObject* dtype_name(PyObject* self, void*) { return dtype_repr(self); }
 
 PyObject* dtype_typestr(PyObject* self, void*) {
-    // The array-interface spelling: opaque bytes, as ml_dtypes reports.
+    // Code that rebuilds a dtype from `.str` (structured dtypes' `.descr`,
+    // np.save headers of structured arrays, dask.distributed's array frames)
+    // must get this format back, not NumPy's raw-bytes reading of a "|V1".
+    // The package registers this spelling with np.dtype() on import, under a
+    // key ml_dtypes (which owns "float8_e4m3fn" once imported after us)
+    // cannot take; without minifloat imported, np.dtype() raises instead of
+    // silently returning bytes.
     const Format& f = runtime_of(reinterpret_cast<PyArray_Descr*>(self)).format;
-    return PyUnicode_FromString(f.storage_bytes == 1 ? "|V1" : (PY_LITTLE_ENDIAN ? "<V2" : ">V2"));
+    return PyUnicode_FromFormat("minifloat.%s", f.row->name);
 }
 
 PyObject* dtype_reduce(PyObject* self, PyObject*) {
@@ -161,14 +168,61 @@ PyObject* dtype_reduce(PyObject* self, PyObject*) {
     return Py_BuildValue("(N(O))", dtype_type, scalar_type);
 }
 
+// dtype.newbyteorder: NumPy's own refuses new-style DTypes outright. A
+// one-byte format has no byte order ('|'), so every order is this dtype, as
+// for np.uint8. bfloat16 arrays exist in native order only: asking for the
+// native order is fine, the other one raises (the codes can be swapped with
+// ndarray.byteswap()).
+PyObject* dtype_newbyteorder(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    if (nargs > 1) {
+        PyErr_SetString(PyExc_TypeError, "newbyteorder() takes at most 1 argument");
+        return nullptr;
+    }
+    char order = 'S';
+    if (nargs == 1) {
+        Py_ssize_t length = 0;
+        const char* text = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8AndSize(args[0], &length) : nullptr;
+        if (text == nullptr || length < 1) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "newbyteorder: expected one of 'S', '<', '>', '=', '|', "
+                                              "'L', 'B', 'N', 'I' (or a word starting with one)");
+            return nullptr;
+        }
+        order = text[0];
+    }
+    const bool little = PY_LITTLE_ENDIAN != 0;
+    bool native;
+    switch (order) {
+        case 'S': case 's': native = false; break;
+        case '=': case '|': case 'N': case 'n': case 'I': case 'i': native = true; break;
+        case '<': case 'L': case 'l': native = little; break;
+        case '>': case 'B': case 'b': native = !little; break;
+        default:
+            PyErr_Format(PyExc_ValueError, "newbyteorder: %c is an unrecognized byte order", order);
+            return nullptr;
+    }
+    const Format& f = runtime_of(reinterpret_cast<PyArray_Descr*>(self)).format;
+    if (f.storage_bytes > 1 && !native) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s exists in native byte order only; to swap the bytes of the codes use "
+                     "arr.byteswap() (or arr.view(np.uint16).byteswap())",
+                     f.row->name);
+        return nullptr;
+    }
+    Py_INCREF(self);
+    return self;
+}
+
 PyMethodDef g_dtype_methods[] = {
     {"__reduce__", dtype_reduce, METH_NOARGS, nullptr},
+    {"newbyteorder", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(dtype_newbyteorder)),
+     METH_FASTCALL, "This dtype for every byte order a one-byte format allows; see the docs."},
     {nullptr, nullptr, 0, nullptr},
 };
 
 PyGetSetDef g_dtype_getset[] = {
     {"name", dtype_name, nullptr, "The format's name.", nullptr},
-    {"str", dtype_typestr, nullptr, "Array-interface type string (opaque bytes).", nullptr},
+    {"str", dtype_typestr, nullptr, "\"minifloat.<format>\": np.dtype() of it is this dtype.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
 
@@ -279,7 +333,7 @@ int init_format_dtype(int index) {
     descr->byteorder = rt.format.storage_bytes == 1 ? '|' : '=';
     reinterpret_cast<MinifloatDescr*>(descr)->format_index = index;
     rt.descr = reinterpret_cast<MinifloatDescr*>(descr);
-    return 0;
+    return install_copyswap(descr, rt.format.storage_bytes);
 }
 
 }  // namespace

@@ -23,10 +23,9 @@ on first use).
 import functools
 
 import numpy as np
-from numpy._core import _methods, einsumfunc, multiarray, numeric
+from numpy._core import _methods, einsumfunc, fromnumeric, multiarray, numeric, umath
 
 from numpy.lib import _nanfunctions_impl
-from numpy.linalg import _linalg
 
 from . import _core
 from ._core import MinifloatDType
@@ -137,7 +136,7 @@ def _statistic_wrapper(original):
     @functools.wraps(original)
     def statistic(a, axis=None, dtype=None, out=None, *args, **kwargs):
         if dtype is not None or not _is_minifloat(a):
-            return original(a, axis, dtype, out, *args, **kwargs)
+            return original(a, axis, _ufunc_dtype(dtype), out, *args, **kwargs)
         result = original(a, axis, np.float32, None, *args, **kwargs)
         return _finish(result, np.asanyarray(a).dtype, out)
 
@@ -165,20 +164,183 @@ def _nan_function_wrapper(original, returns_values):
     return nan_function
 
 
+def _ufunc_dtype(dtype):
+    """The DType class for a minifloat dtype instance, anything else as given.
+
+    NumPy refuses instances of new-style DTypes in a ufunc's ``dtype=`` (by
+    design since NumPy 1.21, numpy/numpy#22540) while accepting their class;
+    the formats have one instance per class, so the class means the same.
+    NumPy's reductions pass the caller's ``dtype=`` through unchanged, which
+    is how ``np.sum(x, dtype=x.dtype)`` (dask does exactly this) failed.
+    """
+    if isinstance(dtype, MinifloatDType):
+        return type(dtype)
+    if isinstance(dtype, type) and issubclass(dtype, _core.floating):
+        return type(np.dtype(dtype))
+    return dtype
+
+
+def _reduction_wrapper(original):
+    """fromnumeric._wrapreduction: a minifloat ``dtype=`` as its DType class."""
+
+    @functools.wraps(original)
+    def wrapreduction(obj, ufunc, method, axis, dtype, out, **kwargs):
+        return original(obj, ufunc, method, axis, _ufunc_dtype(dtype), out, **kwargs)
+
+    wrapreduction.__wrapped_by_minifloat__ = True
+    return wrapreduction
+
+
+def _method_reduction_wrapper(original):
+    """_methods._sum/_prod (ndarray.sum, ndarray.prod): the same."""
+
+    @functools.wraps(original)
+    def method_reduction(a, axis=None, dtype=None, *args, **kwargs):
+        return original(a, axis, _ufunc_dtype(dtype), *args, **kwargs)
+
+    method_reduction.__wrapped_by_minifloat__ = True
+    return method_reduction
+
+
+def _accumulation_wrapper(ufunc):
+    """cumsum/cumprod with a minifloat ``dtype=``: the ufunc's accumulate,
+    which takes the DType class (ndarray.cumsum only knows type numbers)."""
+
+    def make(original):
+        @functools.wraps(original)
+        def accumulation(a, axis=None, dtype=None, out=None):
+            if not isinstance(_ufunc_dtype(dtype), type) or dtype is None or \
+                    not issubclass(_ufunc_dtype(dtype), MinifloatDType):
+                return original(a, axis=axis, dtype=dtype, out=out)
+            arr = np.asanyarray(a)
+            if axis is None:
+                arr, axis = arr.ravel(), 0
+            return ufunc.accumulate(arr, axis=axis, dtype=_ufunc_dtype(dtype), out=out)
+
+        accumulation.__wrapped_by_minifloat__ = True
+        return accumulation
+
+    return make
+
+
+def _float32_operands_wrapper(original):
+    """convolve/correlate: NumPy's C code takes legacy dtypes only; minifloat
+    operands are widened exactly to float32, the products summed in float32
+    and the result rounded once, as np.dot does here."""
+
+    @functools.wraps(original)
+    def float32_operands(a, v, *args, **kwargs):
+        if not (_is_minifloat(a) or _is_minifloat(v)):
+            return original(a, v, *args, **kwargs)
+        a, v = np.asarray(a), np.asarray(v)
+        result_dtype = np.result_type(a, v)
+        compute = np.float32 if isinstance(result_dtype, MinifloatDType) else result_dtype
+        result = original(a.astype(compute), v.astype(compute), *args, **kwargs)
+        return _finish(result, result_dtype, None)
+
+    float32_operands.__wrapped_by_minifloat__ = True
+    return float32_operands
+
+
 def _norm_wrapper(original):
-    """np.linalg.norm: NumPy's vector norm calls the ndarray.dot method, which
-    NumPy before 2.5 refuses for user dtypes; computed in float32, the norm
-    rounded once."""
+    """np.linalg.norm: computed on the exact float32 values (its C paths,
+    ndarray.dot among them, take legacy dtypes only), rounded once into the
+    format as float16's norm returns float16."""
 
     @functools.wraps(original)
     def norm(x, *args, **kwargs):
         if not _is_minifloat(x):
             return original(x, *args, **kwargs)
-        arr = np.asanyarray(x)
+        arr = np.asarray(x)
         return _finish(original(_float32_copy(arr), *args, **kwargs), arr.dtype, None)
 
     norm.__wrapped_by_minifloat__ = True
     return norm
+
+
+def _histogram_wrapper(original):
+    """np.histogram & co.: minifloat samples (and weights, range) are binned
+    as their exact float32 values. In the format itself the edges could not
+    be distinct (8 bits hold few values between min and max), so NumPy would
+    refuse ("Too many bins for data range"); the edges come back as float32.
+    """
+
+    @functools.wraps(original)
+    def histogram(a, *args, **kwargs):
+        weights = kwargs.get("weights")
+        if not (_is_minifloat(a) or _is_minifloat(weights)
+                or (isinstance(a, (list, tuple)) and _any_minifloat(a))):
+            return original(a, *args, **kwargs)
+        if isinstance(a, (list, tuple)):  # histogramdd's sequence of samples
+            a = type(a)(_widen(x) for x in a)
+        else:
+            a = _widen(a)
+        if weights is not None:
+            kwargs["weights"] = _widen(weights)
+        return original(a, *args, **kwargs)
+
+    histogram.__wrapped_by_minifloat__ = True
+    return histogram
+
+
+def _widen(x):
+    """A minifloat array as its exact float32 values; anything else unchanged."""
+    return np.asarray(x).astype(np.float32) if _is_minifloat(x) else x
+
+
+def _raw_fft_wrapper(original):
+    """np.fft: minifloat input is transformed as its exact float32 values.
+    (The ufuncs alone would do for the forward transforms, but the inverse
+    ones compute their 1/n factor in the input's real dtype, through a
+    ufunc ``dtype=`` NumPy refuses for new-style DTypes.)"""
+
+    @functools.wraps(original)
+    def raw_fft(a, *args, **kwargs):
+        return original(_widen(a), *args, **kwargs)
+
+    raw_fft.__wrapped_by_minifloat__ = True
+    return raw_fft
+
+
+def _frompyfunc_wrapper(original):
+    """np.frompyfunc: the new ufunc (object loops only) gets minifloat inputs
+    as Python objects, the way NumPy hands it float16 inputs."""
+
+    @functools.wraps(original)
+    def frompyfunc(func, /, nin, nout, **kwargs):
+        ufunc = original(func, nin, nout, **kwargs)
+        if ufunc.nin > 0:
+            _core._add_fallback_promoters(ufunc, np.dtypes.ObjectDType)
+        return ufunc
+
+    frompyfunc.__wrapped_by_minifloat__ = True
+    return frompyfunc
+
+
+def _has_float_loop(ufunc):
+    inputs = (t.split("->")[0] for t in ufunc.types)
+    return any(("f" in i or "d" in i) for i in inputs)
+
+
+def _install_fallback_promoters():
+    """Ufuncs without minifloat loops widen minifloat inputs to float32 (the
+    way float16 inputs reach their float32 loops): np.fft's and np.linalg's
+    ufuncs; ufuncs with no floating loop at all are left to fail as for
+    float16."""
+    from numpy.fft import _pocketfft_umath
+    from numpy.linalg import _umath_linalg
+
+    with_loops = _core._ufuncs_with_loops()
+    seen = set()
+    for module in (np, _umath_linalg, _pocketfft_umath):
+        for value in vars(module).values():
+            if (isinstance(value, np.ufunc) and id(value) not in seen
+                    and value.__name__ not in with_loops and _has_float_loop(value)):
+                seen.add(id(value))
+                _core._add_fallback_promoters(value, np.dtypes.Float32DType)
+
+
+_FALLBACKS_INSTALLED = []
 
 
 def _replace(module, name, make_wrapper):
@@ -215,12 +377,38 @@ def install():
                 setattr(module, name, wrapper)
     for name in ("_mean", "_var", "_std"):
         _replace(_methods, name, _statistic_wrapper)
+    for name in ("_sum", "_prod"):  # (_amax/_amin take no dtype)
+        _replace(_methods, name, _method_reduction_wrapper)
+    _replace(fromnumeric, "_wrapreduction", _reduction_wrapper)
+    for name, ufunc in (("cumsum", np.add), ("cumprod", np.multiply)):
+        _replace_everywhere(name, (fromnumeric, np), _accumulation_wrapper(ufunc))
+    for name in ("convolve", "correlate"):
+        _replace_everywhere(name, (numeric, np), _float32_operands_wrapper)
+    from numpy.linalg import _linalg
+    _replace_everywhere("norm", (_linalg, np.linalg), _norm_wrapper)
+    if not getattr(_linalg.dot, "__wrapped_by_minifloat__", False):
+        _ORIGINALS.setdefault((_linalg.__name__, "dot"), _linalg.dot)
+        _linalg.dot = np.dot  # multi_dot's products: the wrapper above
+    from numpy.lib import _function_base_impl, _histograms_impl, _twodim_base_impl
+    for name in ("histogram", "histogram_bin_edges", "histogramdd"):
+        _replace_everywhere(name, (_histograms_impl, _function_base_impl, _twodim_base_impl, np),
+                            _histogram_wrapper)
+    _replace_everywhere("frompyfunc", (umath, _function_base_impl, np), _frompyfunc_wrapper)
+    from numpy.fft import _pocketfft
+    _replace(_pocketfft, "_raw_fft", _raw_fft_wrapper)
+    if not _FALLBACKS_INSTALLED:
+        _install_fallback_promoters()
+        _FALLBACKS_INSTALLED.append(True)
+
+
+def _replace_everywhere(name, modules, make_wrapper):
+    """One wrapper for every module that holds (a reference to) `name`."""
     wrapper = None
-    for module in (_linalg, np.linalg):
-        current = module.norm
-        if getattr(current, "__wrapped_by_minifloat__", False):
+    for module in modules:
+        current = getattr(module, name, None)
+        if current is None or getattr(current, "__wrapped_by_minifloat__", False):
             continue
         if wrapper is None:
-            wrapper = _norm_wrapper(current)
-        _ORIGINALS.setdefault((module.__name__, "norm"), current)
-        module.norm = wrapper
+            wrapper = make_wrapper(current)
+        _ORIGINALS.setdefault((module.__name__, name), current)
+        setattr(module, name, wrapper)
