@@ -48,7 +48,6 @@ void build_order_keys(int index) {
     }
 }
 
-
 template <class Code>
 Code load(const void* p) {
     Code c;
