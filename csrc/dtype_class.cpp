@@ -297,6 +297,7 @@ int init_format_dtype(int index) {
     append_minifloat_cast_specs(index, casts);
     append_numeric_cast_specs(index, casts);
     append_text_cast_specs(index, casts);
+    append_void_cast_specs(index, casts);
     if (append_ml_dtypes_cast_specs(index, casts) < 0) return -1;
     casts.push_back(nullptr);
 

@@ -75,8 +75,29 @@ bool code_from_int(const FormatRuntime& rt, const SpecialCodes& s, PyObject* val
 // Rounds any object with an exact comparison to float and a __float__.
 bool code_from_real(const FormatRuntime& rt, const SpecialCodes& s, PyObject* value,
                     uint32_t* code, uint32_t* flags, Rounding mode, uint64_t random) {
-    const double approx = PyFloat_AsDouble(value);
-    if (approx == -1.0 && PyErr_Occurred()) return false;
+    double approx = PyFloat_AsDouble(value);
+    if (approx == -1.0 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return false;
+        PyErr_Clear();  // Fraction(10**400, 3): finite, beyond binary64
+        const int sign = exact_residual(value, 0.0);
+        if (sign == 2) return false;
+        approx = std::copysign(HUGE_VAL, sign);
+    }
+    if (std::isinf(approx)) {
+        // A finite value beyond binary64 (Decimal('1e400') converts to inf)
+        // rounds like the largest double plus a residual, as an int of that
+        // size does: overflow, not an infinite input. Objects that do not
+        // compare with floats are taken at their __float__.
+        int beyond = exact_residual(value, approx);
+        if (beyond == 2) {
+            PyErr_Clear();
+            beyond = 0;
+        }
+        if (beyond != 0) {
+            const double largest = std::copysign(std::numeric_limits<double>::max(), approx);
+            return finish(encode_from_double(rt.format, s, largest, approx > 0 ? 1 : -1, mode, random), code, flags);
+        }
+    }
     int residual = 0;
     if (residual_matters(rt, s, approx, mode)) {
         residual = exact_residual(value, approx);
@@ -124,6 +145,13 @@ bool code_from_text(const FormatRuntime& rt, const SpecialCodes& s, PyObject* te
 bool code_from_object(const FormatRuntime& rt, const SpecialCodes& s, PyObject* obj,
                       uint32_t* code, uint32_t* flags, Rounding mode, uint64_t random) {
     DefaultFpuModeScope default_modes;
+    // obj may be borrowed from a container (an object array, a list) that its
+    // own __float__, __index__ or comparisons replace it in: keep it alive.
+    Py_INCREF(obj);
+    struct Release {
+        PyObject* held;
+        ~Release() { Py_DECREF(held); }
+    } release{obj};
     const int other = format_index_of_scalar(obj);
     if (other >= 0) {
         const uint32_t other_code = scalar_code(obj);

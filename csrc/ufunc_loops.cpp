@@ -595,8 +595,57 @@ int ldexp_loop(PyArrayMethod_Context* context, char* const data[], const npy_int
     return 0;
 }
 
+// Per format: whether it has more than one NaN code, and for 8-bit formats
+// each code with the NaN codes replaced by the canonical NaN.
+struct CanonicalNaNs {
+    bool several[kFormatCount];
+    uint8_t bytes[kFormatCount][256];
+};
+
+const CanonicalNaNs& canonical_nans() {
+    static const CanonicalNaNs table = [] {
+        CanonicalNaNs t{};
+        for (int f = 0; f < kFormatCount; f++) {
+            const Format& format = runtime(f).format;
+            int count = 0;
+            for (uint32_t c = 0; c < runtime(f).code_count(); c++) count += format.code_is_nan(c);
+            t.several[f] = count > 1;
+            for (uint32_t c = 0; c < 256; c++) {
+                t.bytes[f][c] = static_cast<uint8_t>(format.storage_bytes == 1 && format.code_is_nan(c) ? format.nan_code : c);
+            }
+        }
+        return t;
+    }();
+    return table;
+}
+
+// fmax/fmin of two NaNs give the format's canonical NaN, whichever NaN codes
+// they were, so fmax.reduce/fmin.reduce (and nanmax/nanmin) of all-NaN data
+// do not depend on its order. Their result is NaN only then, so this maps
+// every NaN the selection wrote.
+template <KeySelection Op>
+void canonical_nan_pairs(const FormatRuntime& rt, int index, char* out, npy_intp stride, npy_intp n) {
+    if constexpr (Op == KeySelection::fmax || Op == KeySelection::fmin) {
+        const CanonicalNaNs& nans = canonical_nans();
+        if (!nans.several[index]) return;
+        if (rt.format.storage_bytes == 1) {
+            uint8_t* codes = reinterpret_cast<uint8_t*>(out);
+            if (stride == 1) {
+                lookup_bytes(nans.bytes[index], codes, codes, static_cast<size_t>(n));
+            } else {
+                for (npy_intp i = 0; i < n; i++) codes[i * stride] = nans.bytes[index][codes[i * stride]];
+            }
+            return;
+        }
+        for (npy_intp i = 0; i < n; i++) {
+            if (rt.format.code_is_nan(load_code(rt, out + i * stride))) store_code(rt, out + i * stride, rt.format.nan_code);
+        }
+    }
+}
+
 // maximum, minimum, fmax, fmin: a choice between the input codes by value
-// order (see lookup_kernels.h), so results are the operands bit for bit.
+// order (see lookup_kernels.h), so results are the operands bit for bit
+// (fmax/fmin of two NaNs: the canonical NaN).
 template <KeySelection Op>
 int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                 const npy_intp s[], NpyAuxData*) {
@@ -612,6 +661,8 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
             select_by_keys(Op, keys, signed_key_rule(index), a, b, out, static_cast<size_t>(n));
         } else if (s[0] == 0 && s[2] == 0 && data[0] == data[2] && s[1] == 1) {  // x.max() and the like
             out[0] = reduce_select(Op, keys, nan_lowest_key_bytes(index), a[0], b, static_cast<size_t>(n));
+            canonical_nan_pairs<Op>(rt, index, data[2], 0, 1);
+            return 0;
         } else if (one_contiguous_one_broadcast(s, n)) {  // with a scalar
             const bool first = s[0] == 0;
             select_with_broadcast(Op, keys, first ? a[0] : b[0], first, first ? b : a, out, static_cast<size_t>(n));
@@ -621,6 +672,7 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
                 out[i * s[2]] = first_is_selected(Op, keys[ca], keys[cb], 255) ? ca : cb;
             }
         }
+        canonical_nan_pairs<Op>(rt, index, data[2], s[2], s[2] == 0 ? 1 : n);
         return 0;
     }
     if (rt.format.storage_bytes == 2 && rt.format.has_inf && s[0] == 2 && s[1] == 2 && s[2] == 2) {
@@ -628,6 +680,7 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
                                 reinterpret_cast<const uint16_t*>(data[0]),
                                 reinterpret_cast<const uint16_t*>(data[1]), reinterpret_cast<uint16_t*>(data[2]),
                                 static_cast<size_t>(n));
+        canonical_nan_pairs<Op>(rt, index, data[2], s[2], n);
         return 0;
     }
     const std::vector<uint16_t>& keys = order_keys(index);
@@ -637,6 +690,7 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         const uint32_t cb = load_code(rt, data[1] + i * s[1]);
         store_code(rt, data[2] + i * s[2], first_is_selected(Op, keys[ca], keys[cb], nan_key) ? ca : cb);
     }
+    canonical_nan_pairs<Op>(rt, index, data[2], s[2], s[2] == 0 ? 1 : n);
     return 0;
 }
 
