@@ -1075,10 +1075,11 @@ def results_markdown(cases, facts, notes, rows, heading="###"):
     The same text goes into the results file and README's Speed section."""
     fact = dict(facts)
     lines = [
-        f"Measured by `python benchmarks/run.py` on {fact['date']}: {fact['CPU']} "
-        f"({fact['cores']}; {fact['SIMD flags']}), minifloat's `{mf._core._active_kernels()}` "
-        f"kernels, Python {fact['Python']}, NumPy {fact['numpy']}, ml_dtypes {fact['ml_dtypes']}, "
-        f"torch {fact['torch']}; {fact['N']}; {fact['timing']}. Load average {fact['load avg']}. "
+        f"Measured by `python benchmarks/run.py` on {fact['date']}: {fact['CPU']}, "
+        f"{os.cpu_count()} logical cores (SIMD: {fact['SIMD flags']}), one thread; minifloat "
+        f"{fact['minifloat']} with its `{mf._core._active_kernels()}` kernels, Python {fact['Python']}, "
+        f"NumPy {fact['numpy']}, ml_dtypes {fact['ml_dtypes']}, torch {fact['torch']}; "
+        f"{fact['N']}; {fact['timing']}. Load average {fact['load avg']}. "
         f"Memory floor: {fact['memory floor']}.",
         "",
         f"Direction: {DIRECTION}.",

