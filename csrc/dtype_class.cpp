@@ -9,6 +9,7 @@
 #include "codec.h"
 #include "decode_blocks.h"
 #include "legacy_copyswap.h"
+#include "text_scanning.h"
 #include "promotion.h"
 #include "registry.h"
 #include "scalar_convert.h"
@@ -300,6 +301,7 @@ int init_format_dtype(int index) {
     append_minifloat_cast_specs(index, casts);
     append_numeric_cast_specs(index, casts);
     append_text_cast_specs(index, casts);
+    if (append_ml_dtypes_cast_specs(index, casts) < 0) return -1;
     casts.push_back(nullptr);
 
     std::vector<PyType_Slot> slots = {
@@ -312,6 +314,7 @@ int init_format_dtype(int index) {
         {NPY_DT_get_constant, reinterpret_cast<void*>(get_constant)},
     };
     append_array_function_slots(index, slots);
+    append_text_scanning_slots(slots);
     slots.push_back({0, nullptr});
 
     PyArrayDTypeMeta_Spec spec{};

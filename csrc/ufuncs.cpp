@@ -159,6 +159,8 @@ int register_elementwise() {
                 case LoopKind::binary:
                 case LoopKind::binary_two_outputs:
                 case LoopKind::ternary:
+                case LoopKind::unary:  // np.sqrt(x, dtype=np.float32) takes float32's loop
+                case LoopKind::unary_two_outputs:
                     status = add_input_promoters(ufunc, homogeneous_promoter);
                     break;
                 case LoopKind::compare:
@@ -174,7 +176,8 @@ int register_elementwise() {
                     status = add_promoter(ufunc, {abstract, Py_None, Py_None}, ldexp_promoter);
                     break;
                 }
-                default:
+                case LoopKind::predicate:
+                case LoopKind::frexp:
                     break;
             }
         }

@@ -48,6 +48,7 @@ from . import _numpy_compat, _printing, mx
 from ._cast import cast
 from ._dlpack import from_dlpack, to_dlpack
 from ._io import NpzArchive, load, load_safetensors, save, save_safetensors, savez, savez_compressed
+from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._packing import pack, unpack
 
 __version__ = "0.1.0"
@@ -74,6 +75,7 @@ __all__ = [
     "floating",
     "format_info",
     "from_dlpack",
+    "from_ml_dtypes",
     "load",
     "load_safetensors",
     "mx",
@@ -83,6 +85,7 @@ __all__ = [
     "savez",
     "savez_compressed",
     "to_dlpack",
+    "to_ml_dtypes",
     "unpack",
 ]
 

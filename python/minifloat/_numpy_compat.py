@@ -190,8 +190,8 @@ def _float32_operands_wrapper(original):
 
     @functools.wraps(original)
     def float32_operands(a, v, *args, **kwargs):
-        if not (_is_minifloat(a) or _is_minifloat(v)):
-            return original(a, v, *args, **kwargs)
+        if not (_is_minifloat(np.asanyarray(a)) or _is_minifloat(np.asanyarray(v))):
+            return original(a, v, *args, **kwargs)  # (np.polymul passes poly1d objects)
         a, v = np.asarray(a), np.asarray(v)
         result_dtype = np.result_type(a, v)
         compute = np.float32 if isinstance(result_dtype, MinifloatDType) else result_dtype
@@ -246,6 +246,57 @@ def _histogram_wrapper(original):
 def _widen(x):
     """A minifloat array as its exact float32 values; anything else unchanged."""
     return np.asarray(x).astype(np.float32) if _is_minifloat(x) else x
+
+
+def _average_wrapper(original):
+    """np.average with weights multiplies through a ufunc ``dtype=`` that
+    NumPy refuses for new-style DTypes: minifloat operands are averaged as
+    their exact float32 values and the result rounded once into the dtype
+    NumPy would have returned (the format, as float16's average stays
+    float16)."""
+
+    @functools.wraps(original)
+    def average(a, axis=None, weights=None, returned=False, *, keepdims=np._NoValue):
+        if not (_is_minifloat(np.asanyarray(a)) or
+                (weights is not None and _is_minifloat(np.asanyarray(weights)))):
+            return original(a, axis, weights, returned, keepdims=keepdims)
+        a = np.asanyarray(a)
+        dtypes = [a.dtype] + ([np.asanyarray(weights).dtype] if weights is not None else [])
+        if any(np.issubdtype(d, np.integer) or d == np.bool_ for d in dtypes):
+            dtypes.append(np.dtype(np.float64))
+        result_dtype = np.result_type(*dtypes)
+        widened = original(_widen(a), axis, None if weights is None else _widen(np.asanyarray(weights)),
+                           returned, keepdims=keepdims)
+        if returned:
+            value, total = widened
+            return _finish(value, result_dtype, None), _finish(total, result_dtype, None)
+        return _finish(widened, result_dtype, None)
+
+    average.__wrapped_by_minifloat__ = True
+    return average
+
+
+def _common_type_wrapper(original):
+    """np.common_type: NumPy knows only its own float types' precisions; with
+    a minifloat array the answer is the scalar type of the common dtype
+    (integers count as float64, as NumPy's does)."""
+
+    @functools.wraps(original)
+    def common_type(*arrays):
+        if not _any_minifloat(arrays):
+            return original(*arrays)
+        dtypes = []
+        for arr in arrays:
+            dtype = np.asanyarray(arr).dtype
+            if np.issubdtype(dtype, np.integer) or dtype == np.bool_:
+                dtype = np.dtype(np.float64)
+            elif not (isinstance(dtype, MinifloatDType) or np.issubdtype(dtype, np.inexact)):
+                return original(*arrays)  # NumPy's own error for non-numeric input
+            dtypes.append(dtype)
+        return np.result_type(*dtypes).type
+
+    common_type.__wrapped_by_minifloat__ = True
+    return common_type
 
 
 def _raw_fft_wrapper(original):
@@ -356,6 +407,9 @@ def install():
     _replace_everywhere("frompyfunc", (umath, _function_base_impl, np), _frompyfunc_wrapper)
     from numpy.fft import _pocketfft
     _replace(_pocketfft, "_raw_fft", _raw_fft_wrapper)
+    _replace_everywhere("average", (_function_base_impl, np), _average_wrapper)
+    from numpy.lib import _type_check_impl
+    _replace_everywhere("common_type", (_type_check_impl, np), _common_type_wrapper)
     if not _FALLBACKS_INSTALLED:
         _install_fallback_promoters()
         _FALLBACKS_INSTALLED.append(True)
