@@ -1,4 +1,6 @@
 """Build script for the minifloat C++ extension (setuptools + pybind11)."""
+import os
+import shlex
 import sys
 from glob import glob
 
@@ -16,7 +18,9 @@ ext = Pybind11Extension(
     include_dirs=[numpy.get_include(), "csrc"],
     cxx_std=17,
     # No -ffast-math: the loops rely on IEEE semantics and FP status flags.
-    extra_compile_args=["/O2"] if sys.platform == "win32" else ["-O3", "-fno-math-errno"],
+    # MINIFLOAT_EXTRA_COMPILE_ARGS come last, so they can override -O3 (tests/tools/sanitize.sh).
+    extra_compile_args=(["/O2"] if sys.platform == "win32" else ["-O3", "-fno-math-errno"])
+    + shlex.split(os.environ.get("MINIFLOAT_EXTRA_COMPILE_ARGS", "")),
     define_macros=[("NPY_NO_DEPRECATED_API", "NPY_2_0_API_VERSION")],
 )
 
