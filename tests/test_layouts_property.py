@@ -13,10 +13,10 @@ examples per test, 150 by default); ``pytest -m fuzz`` runs the long versions
 
 Byte-swapped layouts apply to NumPy's own dtypes (the float and integer
 sources of casts, targets of casts out of a format, the other operand of
-mixed ufuncs). The minifloat dtypes have no non-native byte order: NumPy's
-``newbyteorder`` raises TypeError for new-style DTypes ("Cannot use
-DescrNewByteOrder for this new style DTypes"), so a byte-swapped bfloat16
-array cannot exist and that part is skipped.
+mixed ufuncs). The minifloat dtypes have no non-native byte order
+(bfloat16's ``newbyteorder`` refuses the swapped order, the one-byte formats
+have none), so a byte-swapped bfloat16 array cannot exist and that part is
+skipped.
 """
 import os
 from contextlib import contextmanager
