@@ -372,8 +372,10 @@ int init_int_ufuncs() {
                              "minimum", "maximum", "fmin", "fmax", "left_shift", "right_shift",
                              "floor_divide", "remainder", "fmod", "divmod", "negative", "positive",
                              "absolute", "sign", "invert", "square"};
+    // logical_* keep NumPy's own promoter (everything to bool), which a
+    // second one keyed on IntegerDType would make ambiguous (x.any()).
     const char* fixed_output[] = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
-                                  "logical_and", "logical_or", "logical_xor", "logical_not", "isnan",
+                                  "isnan",
                                   "isinf", "isfinite", "true_divide", "matmul"};
     for (const char* name : sharing) {
         PyObject* u = ufunc_named(name);
