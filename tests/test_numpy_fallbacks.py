@@ -294,3 +294,33 @@ def test_common_type_and_polynomials(name):
     exact = [sum(values[i] * values[k - i] for i in range(3) if 0 <= k - i < 3) for k in range(5)]
     assert product.dtype == a.dtype
     assert np.array_equal(codes(product), rounded_codes(name, exact))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_text_readers_round_once(name, tmp_path):
+    # np.fromstring/np.fromfile with sep= parse through the format's exact
+    # decimal parser (the same as the str casts): one rounding from the text.
+    dt = dtype_of(name)
+    texts = ["1", "1.5", "0.1", "-2.75e0", "3.0000000000000000001", "1e-1", "inf", "-nan", "448"]
+    expected = []
+    for text in texts:
+        if text.lstrip("+-") in ("inf", "nan"):  # the str cast's bits for the specials
+            expected.append(int(codes(np.array([text]).astype(dt))[0]))
+        else:
+            expected.append(ref.encode(name, Fraction(text))[0])
+    parsed = np.fromstring(" ".join(texts), dtype=dt, sep=" ")
+    assert parsed.dtype == dt
+    assert codes(parsed).tolist() == expected
+    assert codes(np.fromstring(",".join(texts), dtype=dt, sep=",")).tolist() == expected
+    path = tmp_path / "values.txt"
+    path.write_text("\n".join(texts) + "\n")
+    assert codes(np.fromfile(path, dtype=dt, sep="\n")).tolist() == expected
+    a, _ = sample(name)
+    a.tofile(path, sep=",")
+    assert np.array_equal(codes(np.fromfile(path, dtype=dt, sep=",")), codes(a))
+
+
+def test_text_readers_refuse_junk_as_for_float16():
+    for dt in (np.float16, mf.float8_e4m3fn, mf.bfloat16):
+        with pytest.raises(ValueError, match="unmatched data"):
+            np.fromstring("1 2 x 3", dtype=dt, sep=" ")
