@@ -478,6 +478,9 @@ def build_cases(data, torch):
             return make
 
         add(11, opname, everyday_factory(mf_dtype), Ref("ml", "ml_dtypes", everyday_factory(md_dtype), None))
+    sys.path.insert(0, HERE) if HERE not in sys.path else None
+    import int_cases  # 12. sub-byte integers (issue 19)
+    int_cases.add_int_cases(add, Ref, mf_dtype, data.n)
     return cases
 
 

@@ -7,6 +7,8 @@ same values. Kind 'i'/'u'; scalars subclass ``np.signedinteger`` /
 """
 import numpy as _np
 
+from . import _packing
+
 from . import _core
 
 INT_FORMAT_NAMES = _core.INT_FORMAT_NAMES
@@ -59,3 +61,44 @@ def _register():
 
 
 _register()
+
+
+def _int_bits(dtype):
+    dt = _np.dtype(dtype)
+    if not isinstance(dt, _core.IntegerDType):
+        return dt, None
+    return dt, _BITS[dt.name]
+
+
+def pack(arr):
+    """mf.pack, also for the integer types: a little-endian bitstream, first
+    value in the lowest bits (two int4 per byte low nibble first, four int2,
+    eight int1); the float formats go to the float packer."""
+    dt = getattr(arr, "dtype", None)
+    if not isinstance(dt, _core.IntegerDType):
+        return _packing.pack(arr)
+    bits = _BITS[dt.name]
+    codes = _np.ascontiguousarray(arr).reshape(-1).view(_np.uint8) & _np.uint8((1 << bits) - 1)
+    planes = (codes[:, None] >> _np.arange(bits, dtype=_np.uint8)) & 1
+    return _np.packbits(planes.reshape(-1), bitorder="little")
+
+
+def unpack(buf, dtype, shape):
+    """mf.unpack, also for the integer types (the inverse of pack)."""
+    dt, bits = _int_bits(dtype)
+    if bits is None:
+        return _packing.unpack(buf, dtype, shape)
+    shape = (int(shape),) if _np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    data = _packing._as_bytes(buf)
+    count = int(_np.prod(shape, dtype=_np.int64))
+    need = _packing.packed_size(count, bits)
+    if data.size != need:
+        raise ValueError(f"mf.unpack: {count} {dt.name} values take {need} bytes, got {data.size}")
+    planes = _np.unpackbits(data, bitorder="little")[: count * bits].reshape(count, bits)
+    codes = (planes.astype(_np.uint8) << _np.arange(bits, dtype=_np.uint8)).sum(axis=1, dtype=_np.uint8)
+    if dt.kind == "i":  # sign-extend to the whole byte, as the dtype stores it
+        shift = 8 - bits
+        codes = ((codes << shift).view(_np.int8) >> shift).view(_np.uint8)
+    return codes.view(dt).reshape(shape)
