@@ -11,7 +11,7 @@ def _codes(n, lo, hi, salt):
 
 
 def add_int_cases(add, Ref, mf_dtype, n, ml_dtype=None):
-    """Appends the cases through `add(group, name, mf_factory, *refs)`."""
+    """Appends the cases through `add(name, mf_factory, *refs)`."""
     ops = {
         "astype(float32)": lambda x, y: (lambda: x.astype(np.float32)),
         "astype(int32)": lambda x, y: (lambda: x.astype(np.int32)),
@@ -33,8 +33,8 @@ def add_int_cases(add, Ref, mf_dtype, n, ml_dtype=None):
                 t = np.int8 if name == "int4" else np.uint8
                 return op(a.view(t), b.view(t))
 
-            add(GROUP, f"{name} {opname}", mine,
-                Ref("ref", "np int8/uint8", numpy_int8, WITHIN_1_5X, same_traffic=True))
+            add(f"{name} {opname}", mine,
+                Ref("ref", "np int8/uint8", numpy_int8, WITHIN_1_5X))
 
         def from_float32(name=name, lo=lo, hi=hi):
             x = _codes(n, lo, hi, 2).astype(np.float32) + np.float32(0.25)
@@ -44,5 +44,5 @@ def add_int_cases(add, Ref, mf_dtype, n, ml_dtype=None):
             x = _codes(n, lo, hi, 2).astype(np.float32) + np.float32(0.25)
             return lambda: x.astype(np.int8)
 
-        add(GROUP, f"float32 -> {name}", from_float32,
-            Ref("ref", "np f32->int8", float32_to_int8, WITHIN_1_5X, same_traffic=True))
+        add(f"float32 -> {name}", from_float32,
+            Ref("ref", "np f32->int8", float32_to_int8, WITHIN_1_5X))

@@ -1,4 +1,5 @@
 #include "mx_kernels.h"
+#include "bit_scan.h"
 #include "fp_status.h"
 
 #include <algorithm>
@@ -27,7 +28,7 @@ struct Binade {
 Binade binade_of(uint32_t bits) {
     const uint32_t field = bits >> 23;
     if (field != 0) return {static_cast<int>(field) - 127, bits & kFractionMask};
-    const int top = 31 - __builtin_clz(bits);  // subnormal: bits * 2^-149
+    const int top = highest_set_bit(bits);  // subnormal: bits * 2^-149
     return {top - 149, (bits << (23 - top)) & kFractionMask};
 }
 

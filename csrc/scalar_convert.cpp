@@ -1,7 +1,8 @@
 #include "scalar_convert.h"
 
-#include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -237,12 +238,12 @@ namespace {
 // Whether digits * 10^scale is exactly a binary64 value: its odd part (after
 // taking out the powers of two in 10^scale) must be an integer below 2^53.
 bool decimal_is_binary64(uint64_t digits, int scale) {
-    constexpr unsigned __int128 kLimit = static_cast<unsigned __int128>(1) << 53;
-    unsigned __int128 odd_part = digits;
+    constexpr uint64_t kLimit = uint64_t{1} << 53;
+    uint64_t odd_part = digits;
     if (scale >= 0) {
         for (int i = 0; i < scale; i++) {
+            if (odd_part >= kLimit) return false;  // checked first: 5 * odd_part stays below 2^56
             odd_part *= 5;
-            if (odd_part >= kLimit) return false;
         }
         return odd_part < kLimit;
     }
@@ -296,13 +297,13 @@ Digits format_shortest_digits(const FormatRuntime& rt, uint32_t code, double mag
     Digits best;
     for (int precision = 1; precision <= 17 && best.significant.empty(); precision++) {
         char nearest[40];
-        auto res = std::to_chars(nearest, nearest + sizeof nearest - 1, magnitude,
-                                 std::chars_format::scientific, precision - 1);
-        *res.ptr = '\0';
+        // printf's %e rounds correctly (as std::to_chars does, which macOS's
+        // libc++ lacks for double); the separator may be a locale's comma
+        std::snprintf(nearest, sizeof nearest, "%.*e", precision - 1, magnitude);
         uint64_t digits_value = 0;
         const char* p = nearest;
         for (; *p && *p != 'e'; p++) {
-            if (*p != '.') digits_value = digits_value * 10 + static_cast<uint64_t>(*p - '0');
+            if (*p >= '0' && *p <= '9') digits_value = digits_value * 10 + static_cast<uint64_t>(*p - '0');
         }
         const int scale = std::atoi(p + 1) - (precision - 1);  // value = digits * 10^scale
         double best_distance = INFINITY;
@@ -310,8 +311,7 @@ Digits format_shortest_digits(const FormatRuntime& rt, uint32_t code, double mag
             if (candidate == 0) continue;
             char text[48];
             std::snprintf(text, sizeof text, "%llue%d", static_cast<unsigned long long>(candidate), scale);
-            double parsed = 0.0;
-            std::from_chars(text, text + std::strlen(text), parsed);
+            const double parsed = std::strtod(text, nullptr);  // correctly rounded; no decimal point
             const double distance = std::fabs(parsed - magnitude);
             if (distance < best_distance && reads_back(parsed, decimal_is_binary64(candidate, scale))) {
                 best_distance = distance;
