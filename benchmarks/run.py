@@ -536,7 +536,16 @@ GROUPS = [
     Group(10, "MX/NVFP4 quantize", "float32 -> float8_e4m3fn astype / quantize >= 0.33x "
           "(at most 3x)", mx_quantize_cases),
     Group(11, "everyday float8_e4m3fn operations", "reported: ml_dtypes, no target", everyday_cases),
+    Group(12, "sub-byte integers", "NumPy's int8/uint8 on the same bytes / minifloat >= 0.67x "
+          "(minifloat at most 1.5x)", lambda add, data, torch: _int_cases().add_int_cases(add, Ref, mf_dtype, data.n)),
 ]
+
+
+def _int_cases():
+    """benchmarks/int_cases.py (issue 19), importable however run.py was loaded."""
+    sys.path.insert(0, HERE) if HERE not in sys.path else None
+    import int_cases
+    return int_cases
 
 
 def build_cases(data, torch, groups=None):
