@@ -1,4 +1,4 @@
-"""Benchmark group: a format made at run time (mf.float_format) against a
+"""Benchmark group 13: a format made at run time (mf.float_format) against a
 built-in 8-bit format of the same shape.
 
 A user-defined format goes through the same table-driven kernels as the
@@ -11,17 +11,14 @@ import numpy as np
 
 import minifloat as mf
 
-GROUP = 12
-DESCRIPTION = "user-defined 8-bit format vs a built-in of the same shape (built-in/user >= 1/1.5)"
 BUILTIN = "float8_e4m3fn"
 USER_PARAMETERS = dict(exponent_bits=4, mantissa_bits=3, bias=9, infinities=False, nan="all_ones")
 TARGET = 1 / 1.5
 
 
-def user_format_cases(add, Ref, data, groups):
-    """Adds the group's cases with add(group, name, factory, *refs); `Ref`
-    and `data` are run.py's; `groups` gets the group's description."""
-    groups[GROUP] = DESCRIPTION
+def user_format_cases(add, Ref, data):
+    """Adds the group's cases with add(name, factory, *refs); `Ref` and
+    `data` are run.py's."""
     user = mf.float_format(**USER_PARAMETERS)
     builtin = np.dtype(getattr(mf, BUILTIN))
 
@@ -56,4 +53,4 @@ def user_format_cases(add, Ref, data, groups):
         def builtin_factory(op=op):
             return op(builtin)
 
-        add(GROUP, f"user e4m3 b9: {name}", user_factory, Ref("ref", BUILTIN, builtin_factory, TARGET))
+        add(f"user e4m3 b9: {name}", user_factory, Ref("ref", BUILTIN, builtin_factory, TARGET))

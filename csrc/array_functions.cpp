@@ -1,9 +1,12 @@
 #include "array_functions.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
+#include <utility>
 
 #include "byte_broadcast.h"
 #include "codec.h"
@@ -15,6 +18,11 @@
 namespace minifloat {
 
 namespace {
+
+// NumPy may call these slots with arr == NULL (np.dot's
+// PyArray_MatrixProduct2 calls dotfunc so since NumPy 2.5,
+// numpy/numpy#30931), so no slot reads `arr`: each format index has its own
+// entry points (a pool of kMaxFormats, instantiated below) that know it.
 
 PerFormat<std::vector<uint16_t>> g_order_keys;  // made with the DType class
 
@@ -43,10 +51,6 @@ void build_order_keys(int index) {
     }
 }
 
-int index_of_array(void* arr) {
-    return format_index_of_descr(PyArray_DESCR(static_cast<PyArrayObject*>(arr)));
-}
-
 template <class Code>
 Code load(const void* p) {
     Code c;
@@ -55,8 +59,8 @@ Code load(const void* p) {
 }
 
 template <class Code>
-int compare(const void* a, const void* b, void* arr) {
-    const std::vector<uint16_t>& keys = g_order_keys[index_of_array(arr)];
+int compare(int index, const void* a, const void* b) {
+    const std::vector<uint16_t>& keys = g_order_keys[index];
     const uint16_t ka = keys[load<Code>(a)], kb = keys[load<Code>(b)];
     return ka < kb ? -1 : (ka > kb ? 1 : 0);
 }
@@ -74,8 +78,8 @@ void counting_sort(Code* codes, npy_intp n, const std::vector<uint16_t>& keys) {
 }
 
 template <class Code>
-int sort(void* start, npy_intp n, void* arr) {
-    const std::vector<uint16_t>& keys = g_order_keys[index_of_array(arr)];
+int sort(int index, void* start, npy_intp n) {
+    const std::vector<uint16_t>& keys = g_order_keys[index];
     Code* codes = static_cast<Code*>(start);
     if (n > static_cast<npy_intp>(keys.size() / 4)) {
         counting_sort(codes, n, keys);
@@ -87,8 +91,8 @@ int sort(void* start, npy_intp n, void* arr) {
 }
 
 template <class Code>
-int argsort(void* start, npy_intp* order, npy_intp n, void* arr) {
-    const std::vector<uint16_t>& keys = g_order_keys[index_of_array(arr)];
+int argsort(int index, void* start, npy_intp* order, npy_intp n) {
+    const std::vector<uint16_t>& keys = g_order_keys[index];
     const Code* codes = static_cast<const Code*>(start);
     std::stable_sort(order, order + n,
                      [&](npy_intp a, npy_intp b) { return keys[codes[a]] < keys[codes[b]]; });
@@ -97,17 +101,16 @@ int argsort(void* start, npy_intp* order, npy_intp n, void* arr) {
 
 // argmax: the first NaN if any (its rank is the largest), else the first maximum.
 template <class Code>
-int argmax(void* data, npy_intp n, npy_intp* out, void* arr) {
+int argmax(int index, void* data, npy_intp n, npy_intp* out) {
     if constexpr (sizeof(Code) == 1) {  // byte lookups and scans
         if (n > 0) {
-            const int index = index_of_array(arr);
             *out = static_cast<npy_intp>(select_position(KeySelection::maximum, order_key_bytes(index),
                                                          nan_lowest_key_bytes(index), static_cast<const uint8_t*>(data),
                                                          static_cast<size_t>(n)));
             return 0;
         }
     }
-    const std::vector<uint16_t>& keys = g_order_keys[index_of_array(arr)];
+    const std::vector<uint16_t>& keys = g_order_keys[index];
     const Code* codes = static_cast<const Code*>(data);
     npy_intp best = 0;
     for (npy_intp i = 1; i < n; i++) {
@@ -118,8 +121,7 @@ int argmax(void* data, npy_intp n, npy_intp* out, void* arr) {
 }
 
 template <class Code>
-int argmin(void* data, npy_intp n, npy_intp* out, void* arr) {
-    const int index = index_of_array(arr);
+int argmin(int index, void* data, npy_intp n, npy_intp* out) {
     if constexpr (sizeof(Code) == 1) {  // the first NaN, else the first minimum
         if (n > 0) {
             *out = static_cast<npy_intp>(select_position(KeySelection::minimum, order_key_bytes(index),
@@ -144,14 +146,14 @@ int argmin(void* data, npy_intp n, npy_intp* out, void* arr) {
 }
 
 template <class Code>
-npy_bool nonzero(void* data, void* arr) {
-    const FormatRuntime& rt = runtime(index_of_array(arr));
+npy_bool nonzero(int index, void* data) {
+    const FormatRuntime& rt = runtime(index);
     return rt.decode_f64[load<Code>(data)] != 0.0;
 }
 
 template <class Code>
-int fill(void* buffer, npy_intp length, void* arr) {
-    const FormatRuntime& rt = runtime(index_of_array(arr));
+int fill(int index, void* buffer, npy_intp length) {
+    const FormatRuntime& rt = runtime(index);
     Code* codes = static_cast<Code*>(buffer);
     const double start = rt.decode_f64[codes[0]];
     const double delta = rt.decode_f64[codes[1]] - start;
@@ -163,7 +165,7 @@ int fill(void* buffer, npy_intp length, void* arr) {
 }
 
 template <class Code>
-int fill_with_scalar(void* buffer, npy_intp length, void* value, void*) {
+int fill_with_scalar(void* buffer, npy_intp length, void* value) {
     Code* codes = static_cast<Code*>(buffer);
     const Code v = load<Code>(value);
     for (npy_intp i = 0; i < length; i++) codes[i] = v;
@@ -172,9 +174,8 @@ int fill_with_scalar(void* buffer, npy_intp length, void* value, void*) {
 
 // np.dot's inner product: products and sum in float32, one rounding at the end.
 template <class Code>
-void dot(void* a, npy_intp stride_a, void* b, npy_intp stride_b, void* out, npy_intp n,
-         void* arr) {
-    const FormatRuntime& rt = runtime(index_of_array(arr));
+void dot(int index, void* a, npy_intp stride_a, void* b, npy_intp stride_b, void* out, npy_intp n) {
+    const FormatRuntime& rt = runtime(index);
     const char* pa = static_cast<const char*>(a);
     const char* pb = static_cast<const char*>(b);
     float sum = 0.0f;
@@ -186,31 +187,96 @@ void dot(void* a, npy_intp stride_a, void* b, npy_intp stride_b, void* out, npy_
     std::memcpy(out, &code, sizeof code);
 }
 
-template <class Code>
-void append_slots(std::vector<PyType_Slot>& slots) {
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_compare, reinterpret_cast<void*>(compare<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_sort, reinterpret_cast<void*>(sort<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_argsort, reinterpret_cast<void*>(argsort<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_argmax, reinterpret_cast<void*>(argmax<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_argmin, reinterpret_cast<void*>(argmin<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_nonzero, reinterpret_cast<void*>(nonzero<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_fill, reinterpret_cast<void*>(fill<Code>)});
-    slots.push_back(
-        {NPY_DT_PyArray_ArrFuncs_fillwithscalar, reinterpret_cast<void*>(fill_with_scalar<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_dotfunc, reinterpret_cast<void*>(dot<Code>)});
+// The slots of any format: its code type chosen at run time.
+bool one_byte(int index) { return runtime(index).format.storage_bytes == 1; }
+int compare_any(int index, const void* a, const void* b) {
+    return one_byte(index) ? compare<uint8_t>(index, a, b) : compare<uint16_t>(index, a, b);
 }
+int sort_any(int index, void* start, npy_intp n) {
+    return one_byte(index) ? sort<uint8_t>(index, start, n) : sort<uint16_t>(index, start, n);
+}
+int argsort_any(int index, void* start, npy_intp* order, npy_intp n) {
+    return one_byte(index) ? argsort<uint8_t>(index, start, order, n) : argsort<uint16_t>(index, start, order, n);
+}
+int argmax_any(int index, void* data, npy_intp n, npy_intp* out) {
+    return one_byte(index) ? argmax<uint8_t>(index, data, n, out) : argmax<uint16_t>(index, data, n, out);
+}
+int argmin_any(int index, void* data, npy_intp n, npy_intp* out) {
+    return one_byte(index) ? argmin<uint8_t>(index, data, n, out) : argmin<uint16_t>(index, data, n, out);
+}
+npy_bool nonzero_any(int index, void* data) {
+    return one_byte(index) ? nonzero<uint8_t>(index, data) : nonzero<uint16_t>(index, data);
+}
+int fill_any(int index, void* buffer, npy_intp length) {
+    return one_byte(index) ? fill<uint8_t>(index, buffer, length) : fill<uint16_t>(index, buffer, length);
+}
+int fill_with_scalar_any(int index, void* buffer, npy_intp length, void* value) {
+    return one_byte(index) ? fill_with_scalar<uint8_t>(buffer, length, value)
+                           : fill_with_scalar<uint16_t>(buffer, length, value);
+}
+void dot_any(int index, void* a, npy_intp stride_a, void* b, npy_intp stride_b, void* out, npy_intp n) {
+    if (one_byte(index)) {
+        dot<uint8_t>(index, a, stride_a, b, stride_b, out, n);
+    } else {
+        dot<uint16_t>(index, a, stride_a, b, stride_b, out, n);
+    }
+}
+
+// The entry points NumPy calls for the format at Index.
+template <int Index>
+struct Slots {
+    static int compare(const void* a, const void* b, void*) { return compare_any(Index, a, b); }
+    static int sort(void* start, npy_intp n, void*) { return sort_any(Index, start, n); }
+    static int argsort(void* start, npy_intp* order, npy_intp n, void*) { return argsort_any(Index, start, order, n); }
+    static int argmax(void* data, npy_intp n, npy_intp* out, void*) { return argmax_any(Index, data, n, out); }
+    static int argmin(void* data, npy_intp n, npy_intp* out, void*) { return argmin_any(Index, data, n, out); }
+    static npy_bool nonzero(void* data, void*) { return nonzero_any(Index, data); }
+    static int fill(void* buffer, npy_intp length, void*) { return fill_any(Index, buffer, length); }
+    static int fill_with_scalar(void* buffer, npy_intp length, void* value, void*) {
+        return fill_with_scalar_any(Index, buffer, length, value);
+    }
+    static void dot(void* a, npy_intp stride_a, void* b, npy_intp stride_b, void* out, npy_intp n, void*) {
+        dot_any(Index, a, stride_a, b, stride_b, out, n);
+    }
+};
+
+using SlotAppender = void (*)(std::vector<PyType_Slot>&);
+
+template <int Index>
+void append_slots(std::vector<PyType_Slot>& slots) {
+    using S = Slots<Index>;
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_compare, reinterpret_cast<void*>(S::compare)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_sort, reinterpret_cast<void*>(S::sort)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_argsort, reinterpret_cast<void*>(S::argsort)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_argmax, reinterpret_cast<void*>(S::argmax)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_argmin, reinterpret_cast<void*>(S::argmin)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_nonzero, reinterpret_cast<void*>(S::nonzero)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_fill, reinterpret_cast<void*>(S::fill)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_fillwithscalar, reinterpret_cast<void*>(S::fill_with_scalar)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_dotfunc, reinterpret_cast<void*>(S::dot)});
+}
+
+template <size_t... Indexes>
+constexpr std::array<SlotAppender, sizeof...(Indexes)> slot_appenders(std::index_sequence<Indexes...>) {
+    return {append_slots<static_cast<int>(Indexes)>...};
+}
+
+// One set of entry points per possible format index.
+constexpr std::array<SlotAppender, kMaxFormats> kSlotAppenders = slot_appenders(std::make_index_sequence<kMaxFormats>());
 
 }  // namespace
 
 const std::vector<uint16_t>& order_keys(int index) { return g_order_keys[index]; }
 
+void dot_through_slot(int index, const void* a, npy_intp stride_a, const void* b, npy_intp stride_b, void* out,
+                      npy_intp n) {
+    PyArray_DotFunc* dot = PyDataType_GetArrFuncs(&runtime(index).descr->base)->dotfunc;
+    dot(const_cast<void*>(a), stride_a, const_cast<void*>(b), stride_b, out, n, nullptr);
+}
+
 void append_array_function_slots(int index, std::vector<PyType_Slot>& slots) {
     build_order_keys(index);
-    if (runtime(index).format.storage_bytes == 1) {
-        append_slots<uint8_t>(slots);
-    } else {
-        append_slots<uint16_t>(slots);
-    }
+    kSlotAppenders[static_cast<size_t>(index)](slots);
 }
 
 }  // namespace minifloat

@@ -56,13 +56,14 @@ struct FormatRow {
     // (float8_e8m0fnu).
     bool subnormals;
     Overflow overflow;
-    // dtype.char: a letter NumPy's dtype parser does not take for one of its
-    // own types, so np.dtype(dt.char) finds this format (registered by the
-    // package) instead of silently meaning another type (ml_dtypes' letters
-    // 'G' and 'L' are NumPy's complex256 and uint64; its digits do not
-    // parse). np.dtype() refuses j k o r s t u v w x y z A C E J K R W X Y Z;
-    // once those letters are taken, formats get another character it
-    // refuses (never one of NumPy's type letters), not registered.
+    // dtype.char: a character NumPy's dtype parser does not take for one of
+    // its own types, so np.dtype(dt.char) finds this format (registered by
+    // the package) instead of silently meaning another type (ml_dtypes'
+    // letters 'G' and 'L' are NumPy's complex256 and uint64). np.dtype()
+    // refuses j k o r s t u v w x y z A C E J K R W X Y Z (some taken by the
+    // sub-byte integers, int_format_table.h); past those letters, the
+    // symbols ! " # $ % & ' ( ) * + - . / : ; @ [ ] ^ ` { } ~ (not digits,
+    // which parse as a size, nor the byte-order marks < = > |, nor ? , \).
     char type_char;
 };
 
@@ -72,7 +73,8 @@ constexpr bool kNegativeZero = true, kNoNegativeZero = false;
 constexpr bool kSubnormals = true, kNoZero = false;
 }  // namespace row_fields
 
-// The character of formats created at run time (np.dtype() refuses it).
+// The character of formats created at run time (np.dtype() refuses it; not
+// registered, since every such format has it).
 constexpr char kUserFormatTypeChar = '_';
 
 inline constexpr FormatRow kFormatTable[] = {
@@ -99,34 +101,34 @@ inline constexpr FormatRow kFormatTable[] = {
     // one zero (no -0); one NaN: the code of -0 when signed (0x80), the
     // all-ones code when unsigned (0xFF). Checked against gfloat's
     // format_info_p3109 (bias, NaN and infinity codes).
-    {"binary8p1se",       "Binary8p1seDType",    8, 7, 0, 64,  row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '0'},
-    {"binary8p1sf",       "Binary8p1sfDType",    8, 7, 0, 64,  row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '1'},
-    {"binary8p1ue",       "Binary8p1ueDType",    8, 8, 0, 128, row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '2'},
-    {"binary8p1uf",       "Binary8p1ufDType",    8, 8, 0, 128, row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '3'},
-    {"binary8p2se",       "Binary8p2seDType",    8, 6, 1, 32,  row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '4'},
-    {"binary8p2sf",       "Binary8p2sfDType",    8, 6, 1, 32,  row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '5'},
-    {"binary8p2ue",       "Binary8p2ueDType",    8, 7, 1, 64,  row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '6'},
-    {"binary8p2uf",       "Binary8p2ufDType",    8, 7, 1, 64,  row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '7'},
-    {"binary8p3se",       "Binary8p3seDType",    8, 5, 2, 16,  row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, 'o'},
-    {"binary8p3sf",       "Binary8p3sfDType",    8, 5, 2, 16,  row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     'r'},
-    {"binary8p3ue",       "Binary8p3ueDType",    8, 6, 2, 32,  row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, 'u'},
-    {"binary8p3uf",       "Binary8p3ufDType",    8, 6, 2, 32,  row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     'v'},
-    {"binary8p4se",       "Binary8p4seDType",    8, 4, 3, 8,   row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, 's'},
-    {"binary8p4sf",       "Binary8p4sfDType",    8, 4, 3, 8,   row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     't'},
-    {"binary8p4ue",       "Binary8p4ueDType",    8, 5, 3, 16,  row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, 'w'},
-    {"binary8p4uf",       "Binary8p4ufDType",    8, 5, 3, 16,  row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     'x'},
-    {"binary8p5se",       "Binary8p5seDType",    8, 3, 4, 4,   row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, 'y'},
-    {"binary8p5sf",       "Binary8p5sfDType",    8, 3, 4, 4,   row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     'z'},
-    {"binary8p5ue",       "Binary8p5ueDType",    8, 4, 4, 8,   row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '8'},
-    {"binary8p5uf",       "Binary8p5ufDType",    8, 4, 4, 8,   row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '9'},
-    {"binary8p6se",       "Binary8p6seDType",    8, 2, 5, 2,   row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '#'},
-    {"binary8p6sf",       "Binary8p6sfDType",    8, 2, 5, 2,   row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '$'},
-    {"binary8p6ue",       "Binary8p6ueDType",    8, 3, 5, 4,   row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '%'},
-    {"binary8p6uf",       "Binary8p6ufDType",    8, 3, 5, 4,   row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '&'},
-    {"binary8p7se",       "Binary8p7seDType",    8, 1, 6, 1,   row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '*'},
-    {"binary8p7sf",       "Binary8p7sfDType",    8, 1, 6, 1,   row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '+'},
-    {"binary8p7ue",       "Binary8p7ueDType",    8, 2, 6, 2,   row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '^'},
-    {"binary8p7uf",       "Binary8p7ufDType",    8, 2, 6, 2,   row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '~'},
+    {"binary8p1se",       "Binary8p1seDType",    8, 7, 0, 64,  row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '!'},
+    {"binary8p1sf",       "Binary8p1sfDType",    8, 7, 0, 64,  row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '#'},
+    {"binary8p1ue",       "Binary8p1ueDType",    8, 8, 0, 128, row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '$'},
+    {"binary8p1uf",       "Binary8p1ufDType",    8, 8, 0, 128, row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '%'},
+    {"binary8p2se",       "Binary8p2seDType",    8, 6, 1, 32,  row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '&'},
+    {"binary8p2sf",       "Binary8p2sfDType",    8, 6, 1, 32,  row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '('},
+    {"binary8p2ue",       "Binary8p2ueDType",    8, 7, 1, 64,  row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, ')'},
+    {"binary8p2uf",       "Binary8p2ufDType",    8, 7, 1, 64,  row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '*'},
+    {"binary8p3se",       "Binary8p3seDType",    8, 5, 2, 16,  row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, 'r'},
+    {"binary8p3sf",       "Binary8p3sfDType",    8, 5, 2, 16,  row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     'u'},
+    {"binary8p3ue",       "Binary8p3ueDType",    8, 6, 2, 32,  row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '+'},
+    {"binary8p3uf",       "Binary8p3ufDType",    8, 6, 2, 32,  row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '-'},
+    {"binary8p4se",       "Binary8p4seDType",    8, 4, 3, 8,   row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, 'y'},
+    {"binary8p4sf",       "Binary8p4sfDType",    8, 4, 3, 8,   row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     'z'},
+    {"binary8p4ue",       "Binary8p4ueDType",    8, 5, 3, 16,  row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '.'},
+    {"binary8p4uf",       "Binary8p4ufDType",    8, 5, 3, 16,  row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '/'},
+    {"binary8p5se",       "Binary8p5seDType",    8, 3, 4, 4,   row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, ':'},
+    {"binary8p5sf",       "Binary8p5sfDType",    8, 3, 4, 4,   row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     ';'},
+    {"binary8p5ue",       "Binary8p5ueDType",    8, 4, 4, 8,   row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '@'},
+    {"binary8p5uf",       "Binary8p5ufDType",    8, 4, 4, 8,   row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '['},
+    {"binary8p6se",       "Binary8p6seDType",    8, 2, 5, 2,   row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, ']'},
+    {"binary8p6sf",       "Binary8p6sfDType",    8, 2, 5, 2,   row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '^'},
+    {"binary8p6ue",       "Binary8p6ueDType",    8, 3, 5, 4,   row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '{'},
+    {"binary8p6uf",       "Binary8p6ufDType",    8, 3, 5, 4,   row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '}'},
+    {"binary8p7se",       "Binary8p7seDType",    8, 1, 6, 1,   row_fields::kSigned,  Infinities::largest_codes,       NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '~'},
+    {"binary8p7sf",       "Binary8p7sfDType",    8, 1, 6, 1,   row_fields::kSigned,  Infinities::none,                NanCodes::negative_zero, row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '`'},
+    {"binary8p7ue",       "Binary8p7ueDType",    8, 2, 6, 2,   row_fields::kUnsigned, Infinities::largest_codes,       NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_infinity, '"'},
+    {"binary8p7uf",       "Binary8p7ufDType",    8, 2, 6, 2,   row_fields::kUnsigned, Infinities::none,                NanCodes::all_ones,      row_fields::kNoNegativeZero, row_fields::kSubnormals, Overflow::to_nan,     '\''},
     // clang-format on
 };
 

@@ -10,8 +10,9 @@
 
 namespace minifloat {
 
-// Most formats a process can hold (built-in and made at run time).
-inline constexpr int kMaxFormats = 4096;
+// Most formats a process can hold (built-in and made at run time); each
+// index has its own ArrFuncs entry points (array_functions.cpp).
+inline constexpr int kMaxFormats = 1024;
 
 template <class T>
 class PerFormat {

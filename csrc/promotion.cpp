@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cmath>
 
+#include "casts_ml_dtypes.h"
 #include "codec.h"
 #include "per_format.h"
 #include "registry.h"
@@ -89,17 +90,20 @@ PyArray_DTypeMeta* common_dtype_with(int index, PyArray_DTypeMeta* other) {
     const FormatRuntime& rt = runtime(index);
     PyArray_DTypeMeta* self = &runtime(index).dtype_class;
     if (other == self) return new_ref(self);
-    const int other_index = format_index_of_dtype_class(other);
+    int other_index = format_index_of_dtype_class(other);
+    // ml_dtypes' DType of a format promotes as minifloat's DType of it
+    if (other_index < 0) other_index = format_index_of_ml_dtypes_class(other);
     if (other_index >= 0) {
+        PyArray_DTypeMeta* other_minifloat = &runtime(other_index).dtype_class;  // (for ml_dtypes' class too)
         const bool other_in_self = format_is_subset(other_index, index);
         const bool self_in_other = format_is_subset(index, other_index);
         if (other_in_self && self_in_other) {
             // the same values (binary8p3sf and float8_e5m2fnuz): the first in
             // the registry, whichever side asks
-            return new_ref(index < other_index ? self : other);
+            return new_ref(index < other_index ? self : other_minifloat);
         }
         if (other_in_self) return new_ref(self);
-        if (self_in_other) return new_ref(other);
+        if (self_in_other) return new_ref(other_minifloat);
         const bool both_fit_half = rt.fits_float16 && runtime(other_index).fits_float16;
         return new_ref(both_fit_half ? &PyArray_HalfDType : &PyArray_FloatDType);
     }

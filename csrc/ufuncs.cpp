@@ -162,6 +162,8 @@ int add_elementwise_promoters(PyObject* ufunc, const UfuncLoop& entry) {
         case LoopKind::binary:
         case LoopKind::binary_two_outputs:
         case LoopKind::ternary:
+        case LoopKind::unary:  // np.sqrt(x, dtype=np.float32) takes float32's loop
+        case LoopKind::unary_two_outputs:
             return add_input_promoters(ufunc, homogeneous_promoter);
         case LoopKind::compare:
             // logical_and/or/xor keep NumPy's own promoter, which casts
@@ -175,8 +177,6 @@ int add_elementwise_promoters(PyObject* ufunc, const UfuncLoop& entry) {
             PyObject* abstract = reinterpret_cast<PyObject*>(&g_abstract_dtype);
             return add_promoter(ufunc, {abstract, Py_None, Py_None}, ldexp_promoter);
         }
-        case LoopKind::unary:
-        case LoopKind::unary_two_outputs:
         case LoopKind::predicate:
         case LoopKind::frexp:
             return 0;

@@ -242,3 +242,85 @@ def test_ufunc_dtype_instance():
 def test_ufunc_dtype_class_workaround():
     a = np.ones(4, mf.float8_e4m3fn)
     assert np.add(a, a, dtype=type(a.dtype)).dtype == a.dtype
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_float_power_computes_in_float64_as_for_float16(name):
+    a, values = sample(name)
+    result = np.float_power(a, a[::-1])
+    assert result.dtype == np.float64 == np.float_power(a.astype(np.float16), 2).dtype
+    assert np.array_equal(result, np.float_power(a.astype(np.float64), a[::-1].astype(np.float64)))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("ufunc", [np.sqrt, np.exp, np.negative, np.square])
+def test_unary_ufunc_with_a_float32_dtype(name, ufunc):
+    a, _ = sample(name)
+    result = ufunc(a, dtype=np.float32)
+    assert result.dtype == np.float32
+    assert np.array_equal(result, ufunc(a.astype(np.float32)))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_average_with_weights(name):
+    a, values = sample(name)
+    w, weights = sample(name)
+    weights = weights[::-1]
+    w = w[::-1]
+    exact = sum(v * x for v, x in zip(values, weights)) / sum(weights)
+    result = np.average(a, weights=w)
+    assert result.dtype == a.dtype
+    assert int(codes(np.asarray(result))) == ref.encode(name, exact)[0]
+    value, total = np.average(a, weights=w, returned=True)
+    assert int(codes(np.asarray(total))) == ref.encode(name, sum(weights))[0]
+    by_column = np.average(a.reshape(2, 4), axis=0, weights=np.array([1, 2]).astype(a.dtype))
+    expected = [(values[j] + 2 * values[4 + j]) / 3 for j in range(4)]
+    assert by_column.dtype == a.dtype
+    assert np.array_equal(codes(by_column), rounded_codes(name, expected))
+    integer_weights = np.average(a.reshape(2, 4), axis=0, weights=[1, 2])  # int64: float64, as NumPy
+    assert integer_weights.dtype == np.float64
+    assert np.array_equal(integer_weights, [float(v) for v in expected])
+    assert np.average(a, weights=np.arange(1.0, 9.0)).dtype == np.float64
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_common_type_and_polynomials(name):
+    a, values = sample(name, 3)
+    scalar_type = getattr(mf, name)
+    assert np.common_type(a) is scalar_type
+    assert np.common_type(a, np.arange(3)) is np.result_type(a.dtype, np.float64).type
+    assert np.common_type(a, np.ones(2, np.float32)) is np.result_type(a.dtype, np.float32).type
+    product = np.polymul(a, a)
+    exact = [sum(values[i] * values[k - i] for i in range(3) if 0 <= k - i < 3) for k in range(5)]
+    assert product.dtype == a.dtype
+    assert np.array_equal(codes(product), rounded_codes(name, exact))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_text_readers_round_once(name, tmp_path):
+    # np.fromstring/np.fromfile with sep= parse through the format's exact
+    # decimal parser (the same as the str casts): one rounding from the text.
+    dt = dtype_of(name)
+    texts = ["1", "1.5", "0.1", "-2.75e0", "3.0000000000000000001", "1e-1", "inf", "-nan", "448"]
+    expected = []
+    for text in texts:
+        if text.lstrip("+-") in ("inf", "nan"):  # the str cast's bits for the specials
+            expected.append(int(codes(np.array([text]).astype(dt))[0]))
+        else:
+            expected.append(ref.encode(name, Fraction(text))[0])
+    parsed = np.fromstring(" ".join(texts), dtype=dt, sep=" ")
+    assert parsed.dtype == dt
+    assert codes(parsed).tolist() == expected
+    assert codes(np.fromstring(",".join(texts), dtype=dt, sep=",")).tolist() == expected
+    path = tmp_path / "values.txt"
+    path.write_text("\n".join(texts) + "\n")
+    assert codes(np.fromfile(path, dtype=dt, sep="\n")).tolist() == expected
+    a, _ = sample(name)
+    a.tofile(path, sep=",")
+    assert np.array_equal(codes(np.fromfile(path, dtype=dt, sep=",")), codes(a))
+
+
+def test_text_readers_refuse_junk_as_for_float16():
+    for dt in (np.float16, mf.float8_e4m3fn, mf.bfloat16):
+        with pytest.raises(ValueError, match="unmatched data"):
+            np.fromstring("1 2 x 3", dtype=dt, sep=" ")

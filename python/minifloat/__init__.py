@@ -29,7 +29,9 @@ from . import _numpy_compat, _printing, mx
 from ._cast import cast
 from ._dlpack import from_dlpack, to_dlpack
 from ._io import NpzArchive, load, load_safetensors, save, save_safetensors, savez, savez_compressed
+from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._packing import pack, unpack
+from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, int1, int2, int4, pack, uint1, uint2, uint4, unpack  # noqa: F401,F811  (issue 19: pack/unpack take the integer types too)
 from ._user_formats import float_format
 
 __version__ = "0.1.0"
@@ -45,6 +47,7 @@ __all__ = [
     "floating",
     "format_info",
     "from_dlpack",
+    "from_ml_dtypes",
     "load",
     "load_safetensors",
     "mx",
@@ -54,6 +57,7 @@ __all__ = [
     "savez",
     "savez_compressed",
     "to_dlpack",
+    "to_ml_dtypes",
     "unpack",
     *FORMAT_NAMES,
 ]
@@ -68,7 +72,14 @@ def format_info(dtype):
 
 
 def finfo(dtype):
-    """Machine limits of a format; the same object as ``np.finfo(dtype)``."""
+    """Machine limits of a format: the same object as ``np.finfo(dtype)``.
+
+    Takes what ``np.finfo`` takes (a dtype, a scalar type such as
+    ``mf.float8_e4m3fn``, a name such as ``"float8_e4m3fn"``, a scalar) and
+    also an array, whose dtype it describes.
+    """
+    if isinstance(dtype, (_np.ndarray, _np.generic)):
+        dtype = dtype.dtype
     return _np.finfo(dtype)
 
 
@@ -94,13 +105,13 @@ def _register_unambiguous_names(scalar_type):
     structured arrays, dask.distributed) gets the format back; NumPy prints a
     structured dtype's minifloat field as ``'<DType class name><bits>'``,
     registered too so that ``eval(repr(structured_dtype))`` works.
-    ``dtype.char`` is registered when it is a letter (np.vectorize calls
-    np.dtype(x.dtype.char)); formats past the letters NumPy leaves free have
-    a character np.dtype() refuses, which stays unregistered.
+    ``dtype.char`` is registered too (np.vectorize calls
+    np.dtype(x.dtype.char)), except "_", which every format of
+    mf.float_format shares.
     """
     dtype = _np.dtype(scalar_type)
     _np.sctypeDict[dtype.str] = scalar_type
-    if dtype.char.isalpha():
+    if dtype.char != "_":
         _np.sctypeDict[dtype.char] = scalar_type
     structured_spelling = f"{type(dtype).__name__}{dtype.itemsize * 8}"
     _np.sctypeDict[structured_spelling] = scalar_type
@@ -125,8 +136,18 @@ def _register_format(scalar_type):
     info.nexp = info.iexp = row["exponent_bits"]
     with _np.errstate(all="ignore"):  # formats made at run time may lack 1 or 10**-precision
         one = scalar_type(1.0)
-        info.epsneg = one - _np.nextafter(one, scalar_type(0.5))
+        # (without a 1, as formats of mf.float_format may be: the first
+        # positive one of eps and the smallest value, so that NumPy's
+        # log2(epsneg) holds)
+        candidates = (one - _np.nextafter(one, scalar_type(0.5)), info.eps, info.smallest_subnormal,
+                      info.smallest_normal)
+        info.epsneg = next(c for c in candidates if 0.0 < float(c) < _np.inf)
         info.resolution = scalar_type(10.0 ** -info.precision)
+        # str(info) checks whether min is -max by negating min, which for
+        # float8_e8m0fnu (no negatives) is NaN with an "invalid" warning;
+        # the text is made once and kept by finfo, so make it quietly now.
+        with _np.errstate(invalid="ignore"):
+            str(info)
 
 
 def _register():
