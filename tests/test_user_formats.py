@@ -56,6 +56,9 @@ def label(params):
 
 
 SWEEP = distinct_formats(SHAPES) + [(p, R.describe(**p)) for p in WIDE]
+# Every built-in format by its description (float_format gives the built-in
+# dtype itself), through the same exact checks.
+BUILTIN_SWEEP = [(R.FORMATS[n].params(), R.FORMATS[n]) for n in R.FORMAT_NAMES]
 EXHAUSTIVE_SWEEP = distinct_formats(EXHAUSTIVE_SHAPES)
 
 
@@ -107,6 +110,13 @@ def check_format(mf, params, f):
 @pytest.mark.parametrize("params, f", SWEEP, ids=[label(p) for p, _ in SWEEP])
 def test_sweep_decodes_and_rounds_exactly(mf, params, f):
     check_format(mf, params, f)
+
+
+@pytest.mark.parametrize("params, f", BUILTIN_SWEEP, ids=[f.name for _, f in BUILTIN_SWEEP])
+def test_builtin_formats_decode_and_round_exactly(mf, params, f):
+    """Named, a built-in's description is that built-in (also where two
+    built-ins have the same codes)."""
+    assert check_format(mf, dict(params, name=f.name), f) is np.dtype(getattr(mf, f.name))
 
 
 @pytest.mark.exhaustive

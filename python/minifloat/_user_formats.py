@@ -173,15 +173,22 @@ def _repr_text(description, name, generated):
 _builtin_descriptions = None
 
 
-def _builtin_with(description):
+def _builtin_with(description, name):
     """The built-in format with this canonical description, or None (a
     built-in row may spell its codes another way: binary8p2ue's largest-code
-    infinity next to an all-ones NaN is IEEE's layout of one mantissa bit)."""
+    infinity next to an all-ones NaN is IEEE's layout of one mantissa bit).
+    Where built-ins share a description (binary8p3sf and float8_e5m2fnuz):
+    the one called `name`, else the first in the table."""
     global _builtin_descriptions
     if _builtin_descriptions is None:
-        _builtin_descriptions = {_canonical(*_description_of(_core.format_info(name))): name
-                                 for name in reversed(_core.FORMAT_NAMES)}
-    return _builtin_descriptions.get(description)
+        _builtin_descriptions = {}
+        for builtin in _core.FORMAT_NAMES:
+            key = _canonical(*_description_of(_core.format_info(builtin)))
+            _builtin_descriptions.setdefault(key, []).append(builtin)
+    names = _builtin_descriptions.get(description, [])
+    if name in names:
+        return name
+    return names[0] if names else None
 
 
 def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infinities=True, nan=True,
@@ -230,7 +237,7 @@ def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infini
     description = _canonical(exponent_bits, mantissa_bits, bias, signed, infinities, nan, negative_zero,
                              subnormals, overflow)
     with _lock:
-        builtin = _builtin_with(description)
+        builtin = _builtin_with(description, name)
         if builtin is not None and name in (None, builtin):
             return np.dtype(getattr(_core, builtin))
         generated = name is None
