@@ -25,7 +25,7 @@ import reference as R
 NAMES = list(R.FORMATS)
 WITH_NAN = [n for n in NAMES if R.FORMATS[n].has_nan]
 # formats with more than one NaN code (the others have one or none)
-SEVERAL_NANS = [n for n in NAMES if R.FORMATS[n].specials in ("ieee", "fn")]
+SEVERAL_NANS = [n for n in NAMES if sum(map(R.FORMATS[n].is_nan_code, range(R.FORMATS[n].ncodes))) > 1]
 KERNEL_SETS = {"avx512": (True, True), "avx2": (False, True), "portable": (False, False)}
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -574,9 +574,11 @@ def step_tables(name):
     up[isn] = codes[isn]
     down[isn] = codes[isn]
     if f.has_inf:
-        pinf, ninf = f.inf_code(), f.inf_code(True)
+        pinf = f.inf_code()
         up[pinf], down[pinf] = pinf, f.max_code()
-        up[ninf], down[ninf] = f.max_code(True), ninf
+        if f.signed:  # (an unsigned format has +inf only)
+            ninf = f.inf_code(True)
+            up[ninf], down[ninf] = f.max_code(True), ninf
     assert (up >= 0).all() and (down >= 0).all()
     return up, down, up_ov, down_ov
 
