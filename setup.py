@@ -3,7 +3,7 @@
 Three things beyond a plain setuptools build:
 
 - the C++ files compile in parallel (NPY_NUM_BUILD_JOBS, else `build_ext -j N`,
-  else one job per CPU), each announced as "[3/43] compiling csrc/x.cpp"
+  else one job per CPU), each announced as "[3/43] compiling csrc/numpy/x.cpp"
   (shown by `pip install -v`; the whole build takes 2-3 minutes on 2 cores);
 - a change of compiler or flags rebuilds every file: the flags' hash is kept
   in the build directory next to the objects, and a different hash forces the
@@ -133,11 +133,17 @@ class BuildExt(build_ext):
         return compile_each
 
 
+# csrc/ is organized by layer (csrc/README.md); every folder is on the include
+# path, so a file names the headers it uses by their file names alone.
+sources = sorted(glob("csrc/**/*.cpp", recursive=True))
+headers = sorted(glob("csrc/**/*.h", recursive=True))
+header_folders = sorted({os.path.dirname(h) for h in headers})
+
 ext = Pybind11Extension(
     "minifloat._core",
-    sorted(glob("csrc/*.cpp")),
-    depends=sorted(glob("csrc/*.h")),  # a header change rebuilds everything
-    include_dirs=[numpy.get_include(), "csrc"],
+    sources,
+    depends=headers,  # a header change rebuilds everything
+    include_dirs=[numpy.get_include(), *header_folders],
     cxx_std=17,
     extra_compile_args=compile_args(),
     define_macros=define_macros(),
