@@ -130,7 +130,11 @@ void owner_destructor(PyObject* capsule) {
 py::object import_capsule(py::handle capsule) {
     if (!PyCapsule_CheckExact(capsule.ptr())) throw py::type_error("expected a DLPack capsule");
     const char* name = PyCapsule_GetName(capsule.ptr());
-    if (name == nullptr) throw py::error_already_set();
+    if (name == nullptr) {
+        // A nameless capsule gives NULL without an exception.
+        if (PyErr_Occurred()) throw py::error_already_set();
+        throw py::value_error("not a DLPack capsule (the capsule has no name)");
+    }
     auto* imported = new ImportedTensor();
     DLTensor* tensor;
     bool read_only = false;
@@ -141,9 +145,9 @@ py::object import_capsule(py::handle capsule) {
             throw py::error_already_set();
         }
         if (imported->versioned->version.major != 1) {
+            const auto major = imported->versioned->version.major;  // read before the delete
             delete imported;
-            throw py::value_error("unsupported DLPack major version " +
-                                  std::to_string(imported->versioned->version.major));
+            throw py::value_error("unsupported DLPack major version " + std::to_string(major));
         }
         tensor = &imported->versioned->dl_tensor;
         read_only = (imported->versioned->flags & kReadOnly) != 0;

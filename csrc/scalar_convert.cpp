@@ -264,15 +264,37 @@ struct Digits {
 // float32's shortest round-trip digits of `magnitude` (a float32 value):
 // what NumPy's str(np.float32(v)) and repr(np.float32(v)) show.
 Digits float32_shortest_digits(float magnitude) {
-    char text[48];
-    const auto res = std::to_chars(text, text + sizeof text - 1, magnitude, std::chars_format::scientific);
-    *res.ptr = '\0';
-    Digits d;
-    const char* p = text;
-    for (; *p && *p != 'e'; p++) {
-        if (*p != '.') d.significant += *p;
+    // printf's %e rounds correctly and strtof reads back correctly rounded.
+    // At each length the nearest decimal comes first, then its neighbours: a
+    // power of two's rounding interval is twice as wide above it as below,
+    // so a decimal one step above may read back where the nearest does not.
+    // (Not std::to_chars: libc++ before LLVM 20 has no floating-point one.)
+    for (int precision = 1; precision <= 9; precision++) {
+        char text[48];
+        std::snprintf(text, sizeof text, "%.*e", precision - 1, static_cast<double>(magnitude));
+        std::string digits;
+        const char* p = text;
+        for (; *p && *p != 'e'; p++) {
+            if (*p >= '0' && *p <= '9') digits += *p;  // any locale's decimal point skipped
+        }
+        const int exponent = std::atoi(p + 1);
+        const long long nearest = std::atoll(digits.c_str());
+        for (const long long candidate : {nearest, nearest + 1, nearest - 1}) {
+            if (candidate <= 0) continue;
+            char candidate_text[48];
+            std::snprintf(candidate_text, sizeof candidate_text, "%llde%d", candidate,
+                          exponent - (precision - 1));
+            if (std::strtof(candidate_text, nullptr) != magnitude) continue;
+            Digits d;
+            d.significant = std::to_string(candidate);
+            // 999 + 1 = 1000: one more digit, the exponent of the first moves up
+            d.exponent = exponent + static_cast<int>(d.significant.size()) - precision;
+            while (d.significant.size() > 1 && d.significant.back() == '0') d.significant.pop_back();
+            return d;
+        }
     }
-    d.exponent = std::atoi(p + 1);
+    Digits d;  // unreachable: 9 digits always read back for a float32
+    d.significant = "0";
     return d;
 }
 

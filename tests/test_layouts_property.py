@@ -13,10 +13,10 @@ examples per test, 150 by default); ``pytest -m fuzz`` runs the long versions
 
 Byte-swapped layouts apply to NumPy's own dtypes (the float and integer
 sources of casts, targets of casts out of a format, the other operand of
-mixed ufuncs). The minifloat dtypes have no non-native byte order: NumPy's
-``newbyteorder`` raises TypeError for new-style DTypes ("Cannot use
-DescrNewByteOrder for this new style DTypes"), so a byte-swapped bfloat16
-array cannot exist and that part is skipped.
+mixed ufuncs). The minifloat dtypes have no non-native byte order
+(bfloat16's ``newbyteorder`` refuses the swapped order, the one-byte formats
+have none), so a byte-swapped bfloat16 array cannot exist and that part is
+skipped.
 """
 import os
 from contextlib import contextmanager
@@ -443,5 +443,5 @@ def test_sum_nan_sign_known(op):
 
 def test_minifloat_dtypes_have_no_swapped_byte_order():
     """Why the byte-swapped layout covers NumPy's dtypes only."""
-    with pytest.raises(TypeError, match="new style DTypes"):
+    with pytest.raises(TypeError, match="native byte order only"):
         np.dtype(mf.bfloat16).newbyteorder(">")

@@ -105,6 +105,12 @@ class MXArray:
         if self.format == "mxint8":
             elements = elements / 64.0
         count = self.data.shape[self.axis]
+        if not isinstance(self.block_size, (int, np.integer)) or self.block_size < 1:
+            raise ValueError(f"MXArray.block_size must be a positive integer, not {self.block_size!r}")
+        blocks = -(-count // int(self.block_size))
+        if self.scales.shape[self.axis] != blocks:
+            raise ValueError(f"MXArray has {self.scales.shape[self.axis]} scales along axis {self.axis} "
+                             f"for {blocks} blocks of {self.block_size}")
         # each element's block, without materializing block_size copies
         scale = np.take(self.scales.astype(np.float64), np.arange(count) // self.block_size, axis=self.axis)
         values = elements * scale  # exact: few significant bits times a power of two or e4m3
