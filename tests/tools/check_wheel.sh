@@ -17,7 +17,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="${1:-$(mktemp -d "${TMPDIR:-/tmp}/minifloat-wheel.XXXXXX")}"
-python="${PYTHON:-python3}"
+python="$(command -v "${PYTHON:-python3}")"  # absolute: PATH changes below
 mkdir -p "$work"
 echo "== work directory: $work"
 
