@@ -16,6 +16,7 @@ Three things beyond a plain setuptools build:
 import hashlib
 import json
 import os
+import shlex
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -36,12 +37,17 @@ COMPILER_COMMANDS = ("compiler_so", "compiler_so_cxx", "compiler_cxx", "linker_s
 
 
 def compile_args():
-    """Optimization and language flags for every C++ file."""
+    """Optimization and language flags for every C++ file.
+
+    MINIFLOAT_EXTRA_COMPILE_ARGS come last, so they can override -O3 (the
+    sanitizer build of tests/tools/sanitize.sh); they count in the flags hash.
+    """
+    extra = shlex.split(os.environ.get("MINIFLOAT_EXTRA_COMPILE_ARGS", ""))
     if sys.platform == "win32":
         # /permissive-: the standard-conforming mode GCC and Clang compile in
-        return ["/O2", "/permissive-"]
+        return ["/O2", "/permissive-"] + extra
     # No -ffast-math: the loops rely on IEEE semantics and FP status flags.
-    return ["-O3", "-fno-math-errno"]
+    return ["-O3", "-fno-math-errno"] + extra
 
 
 def define_macros():

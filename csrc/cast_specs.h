@@ -13,6 +13,8 @@ namespace minifloat {
 void append_numeric_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
 // format <-> str_ and bytes_
 void append_text_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
+// format <-> void: raw bytes refused, structured dtypes field by field
+void append_void_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
 // format -> itself, and both directions with every format registered before it
 void append_minifloat_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
 // format <-> every ml_dtypes float DType (imports ml_dtypes on the first

@@ -13,6 +13,7 @@
 #include "promotion.h"
 #include "registry.h"
 #include "scalar_convert.h"
+#include "scalar_elements.h"
 #include "scalar_type.h"
 
 namespace minifloat {
@@ -52,11 +53,6 @@ int setitem(PyArray_Descr* descr, PyObject* value, char* data) {
     if (!code_from_object(rt, rt.default_specials, value, &code, &flags)) return -1;
     store_code(rt, data, code);
     return report_scalar_fp_flags("cast", flags);
-}
-
-PyObject* getitem(PyArray_Descr* descr, char* data) {
-    const FormatRuntime& rt = runtime_of(descr);
-    return new_scalar(rt.format.index, load_code(rt, data));
 }
 
 int get_constant(PyArray_Descr* descr, int id, void* data) {
@@ -301,6 +297,7 @@ int init_format_dtype(int index) {
     append_minifloat_cast_specs(index, casts);
     append_numeric_cast_specs(index, casts);
     append_text_cast_specs(index, casts);
+    append_void_cast_specs(index, casts);
     if (append_ml_dtypes_cast_specs(index, casts) < 0) return -1;
     casts.push_back(nullptr);
 
@@ -310,7 +307,7 @@ int init_format_dtype(int index) {
         {NPY_DT_common_dtype, reinterpret_cast<void*>(common_dtype)},
         {NPY_DT_ensure_canonical, reinterpret_cast<void*>(ensure_canonical)},
         {NPY_DT_setitem, reinterpret_cast<void*>(setitem)},
-        {NPY_DT_getitem, reinterpret_cast<void*>(getitem)},
+        {NPY_DT_getitem, reinterpret_cast<void*>(element_as_python_float)},
         {NPY_DT_get_constant, reinterpret_cast<void*>(get_constant)},
     };
     append_array_function_slots(index, slots);
@@ -335,7 +332,13 @@ int init_format_dtype(int index) {
     descr->byteorder = rt.format.storage_bytes == 1 ? '|' : '=';
     reinterpret_cast<MinifloatDescr*>(descr)->format_index = index;
     rt.descr = reinterpret_cast<MinifloatDescr*>(descr);
-    return install_copyswap(descr, rt.format.storage_bytes);
+    // copyswap first: once getitem no longer builds scalars, indexing does it
+    // with copyswap (scalar_elements.h)
+    if (install_copyswap(descr, rt.format.storage_bytes) < 0 || build_scalars_by_copy(index) < 0 ||
+        attach_dtype_to_scalar_type(index) < 0) {
+        return -1;
+    }
+    return 0;
 }
 
 }  // namespace

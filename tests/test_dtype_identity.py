@@ -17,21 +17,9 @@ import pytest
 import reference as ref
 
 import minifloat as mf
+from format_arrays import code_bits, dtype_of, every_code
 
 FORMATS = list(mf.FORMAT_NAMES)
-
-
-def dtype_of(name):
-    return np.dtype(getattr(mf, name))
-
-
-def every_code(name):
-    """Every code of the format as an array of it (bits checked via views)."""
-    return ref.all_codes(name).view(dtype_of(name))
-
-
-def code_bits(arr):
-    return arr.view(np.uint8 if arr.dtype.itemsize == 1 else np.uint16)
 
 
 @pytest.mark.parametrize("name", FORMATS)

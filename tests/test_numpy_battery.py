@@ -55,22 +55,6 @@ KNOWN_FAILURES = [
      'NumPy: numpy/numpy#24110: .npy has no descr for new-style DTypes; since '
       'numpy/numpy#24142 np.save pickles them as an object array, so np.load needs '
       'allow_pickle=True and cannot memory-map'),
-    # TypeError: Cannot pass a new user DType instance to the `dtype` or `signature` arguments of ufuncs. Pass the DType class instead.
-    ('np.add(a, b, dtype=dt)', 'error', ALL,
-     'NumPy: numpy/numpy#22540 made ufuncs refuse new-style DType instances in '
-      'dtype=/signature= (they take the class, mf.<Name>DType)'),
-    ('np.add(a, b, signature=(dt, dt, dt))', 'error', ALL,
-     'NumPy: numpy/numpy#22540 made ufuncs refuse new-style DType instances in '
-      'dtype=/signature= (they take the class, mf.<Name>DType)'),
-    ('np.average(a, weights=b)', 'error', ALL,
-     'NumPy: np.average passes its result dtype instance to sum(dtype=), refused since '
-      'numpy/numpy#22540 (the same bug numpy/numpy#31447 fixed in np.histogram)'),
-    ('np.average(a, weights=b, returned=True)', 'error', ALL,
-     'NumPy: np.average passes its result dtype instance to sum(dtype=), refused since '
-      'numpy/numpy#22540 (the same bug numpy/numpy#31447 fixed in np.histogram)'),
-    ('np.average(m, axis=0, weights=a[:4])', 'error', ALL,
-     'NumPy: np.average passes its result dtype instance to sum(dtype=), refused since '
-      'numpy/numpy#22540 (the same bug numpy/numpy#31447 fixed in np.histogram)'),
     # TypeError: This function currently only supports native NumPy dtypes and old-style user dtypes, but the dtype was <fmt>.
     ('a.dot(b)', 'error', ALL,
      'NumPy: ndarray.dot calls PyArray_MatrixProduct2, legacy dtypes only, with no hook '
@@ -81,54 +65,30 @@ KNOWN_FAILURES = [
     ('m.dot(m)', 'error', ALL,
      'NumPy: ndarray.dot calls PyArray_MatrixProduct2, legacy dtypes only, with no hook '
       '(np.dot is wrapped by minifloat); fixed upstream by numpy/numpy#30931, after 2.4'),
-    ('np.polymul(a[:3], b[:3])', 'error', ALL,
-     "minifloat: to fix (np.polymul reaches NumPy's C convolve through its own module "
-      'reference, which the np.convolve wrapper does not replace; upstream '
-      'numpy/numpy#31574)'),
-    # TypeError: can't get common type for non-numeric array
-    ('np.common_type(a)', 'error', ALL,
-     "NumPy: np.common_type has a fixed table of NumPy's own float types (no upstream "
-      'issue found)'),
-    ('np.common_type(a, f32)', 'error', ALL,
-     "NumPy: np.common_type has a fixed table of NumPy's own float types (no upstream "
-      'issue found)'),
+    # TypeError: Cannot pass a new user DType instance to the `dtype` or `signature` arguments of ufuncs. Pass the DType class instead.
+    ('np.add(a, b, dtype=dt)', 'error', ALL,
+     'NumPy: numpy/numpy#22540 made ufuncs refuse new-style DType instances in '
+      'dtype=/signature= (they take the class, mf.<Name>DType)'),
+    ('np.add(a, b, signature=(dt, dt, dt))', 'error', ALL,
+     'NumPy: numpy/numpy#22540 made ufuncs refuse new-style DType instances in '
+      'dtype=/signature= (they take the class, mf.<Name>DType)'),
+    # TypeError: dtype argument must be a NumPy dtype, but it is a <class 'minifloat.<DType>'>.
+    ("np.isdtype(dt, 'numeric')", 'error', ALL,
+     "NumPy: numpy/numpy#27545 (np.isdtype accepts only NumPy's own dtypes)"),
+    ("np.isdtype(dt, 'real floating')", 'error', ALL,
+     "NumPy: numpy/numpy#27545 (np.isdtype accepts only NumPy's own dtypes)"),
+    # ValueError: cannot include dtype 'minifloat.<DType>' in a buffer
+    ('a.data.nbytes', 'error', ALL,
+     'NumPy: numpy/numpy#23500 (the buffer protocol has no format for new-style DTypes)'),
+    ('memoryview(a)', 'error', ALL,
+     'NumPy: numpy/numpy#23500 (the buffer protocol has no format for new-style DTypes)'),
+    # ValueError: Unsupported dtype <fmt>
     ('np.testing.assert_array_almost_equal_nulp(a, a)', 'error', ('float8_e8m0fnu',),
      'format: float8_e8m0fnu has no zero, so a - a is NaN, the check fails and its error '
       'path reaches np.common_type'),
     ('np.testing.assert_array_max_ulp(a, a)', 'error', ALL,
      'NumPy: assert_array_max_ulp/nulp_diff go through np.common_type, a fixed table of '
       "NumPy's own float types (no upstream issue found)"),
-    # RuntimeError: Using legacy SETITEM with NULL array object is only supported for basic NumPy DTypes.
-    ('s.byteswap()', 'error', ALL,
-     'minifloat: to fix (the scalar method goes through the legacy setitem with a NULL '
-      'array)'),
-    ('s.imag', 'error', ALL,
-     'minifloat: to fix (the scalar attribute goes through the legacy setitem with a NULL '
-      'array)'),
-    # TypeError: Object of type <fmt> is not JSON serializable
-    ('json.dumps(a.tolist())', 'error', ALL,
-     'minifloat: to fix (tolist()/item() give format scalars where float16 gives Python '
-      "floats, and json cannot write them; tolist and a[i] share the DType's getitem)"),
-    ('json.dumps(m.tolist())', 'error', ALL,
-     'minifloat: to fix (tolist()/item() give format scalars where float16 gives Python '
-      "floats, and json cannot write them; tolist and a[i] share the DType's getitem)"),
-    # TypeError: dtype argument must be a NumPy dtype, but it is a <class 'minifloat.<DType>'>.
-    ("np.isdtype(dt, 'numeric')", 'error', ALL,
-     "NumPy: numpy/numpy#27545 (np.isdtype accepts only NumPy's own dtypes)"),
-    ("np.isdtype(dt, 'real floating')", 'error', ALL,
-     "NumPy: numpy/numpy#27545 (np.isdtype accepts only NumPy's own dtypes)"),
-    # ValueError: Unable to read character files of that array type
-    ("a.tofile(path, sep=',')", 'error', ALL,
-     'NumPy: text-mode tofile/fromfile/fromstring (sep=) use the legacy scanfunc/fromstr '
-      'slots, which the public DType API does not offer (no upstream issue found)'),
-    ("np.fromfile(sep=' ')", 'error', ALL,
-     'NumPy: text-mode tofile/fromfile/fromstring (sep=) use the legacy scanfunc/fromstr '
-      'slots, which the public DType API does not offer (no upstream issue found)'),
-    # ValueError: cannot include dtype 'minifloat.<DType>' in a buffer
-    ('a.data.nbytes', 'error', ALL,
-     'NumPy: numpy/numpy#23500 (the buffer protocol has no format for new-style DTypes)'),
-    ('memoryview(a)', 'error', ALL,
-     'NumPy: numpy/numpy#23500 (the buffer protocol has no format for new-style DTypes)'),
     # BufferError: DLPack only supports signed/unsigned integers, float and complex dtypes.
     ('np.from_dlpack(a)', 'error', ALL,
      "NumPy: ndarray.__dlpack__ exports only NumPy's own dtypes in 2.4 (mf.to_dlpack "
@@ -136,28 +96,16 @@ KNOWN_FAILURES = [
     # TypeError: NumPy scalar 2.0 can only exported as a buffer without format.
     ('s.data', 'error', ALL,
      'NumPy: numpy/numpy#23500 (the buffer protocol has no format for new-style DTypes)'),
-    # UFuncTypeError: ufunc 'sqrt' did not contain a loop with signature matching types <class 'minifloat.<DType>'> -> <class 'numpy.dtypes.Float32DType'>
-    ('np.sqrt(a, dtype=np.float32)', 'error', ALL,
-     'minifloat: to fix (no promoter for a unary ufunc asked for float32: np.add(a, b, '
-      'dtype=np.float32) works)'),
     # ValueError: Array can't be memory-mapped: Python objects in dtype.
     ("np.load(mmap_mode='r')", 'error', ALL,
      'NumPy: numpy/numpy#24110: .npy has no descr for new-style DTypes; since '
       'numpy/numpy#24142 np.save pickles them as an object array, so np.load needs '
       'allow_pickle=True and cannot memory-map'),
-    # ValueError: Coefficient arrays have no common type
-    ('np.polynomial.Polynomial(a[:3])(2.0)', 'error', ALL,
-     "NumPy: numpy.polynomial's as_series uses np.common_type, a fixed table of NumPy's "
-      'own float types (no upstream issue found)'),
-    # ValueError: don't know how to read character strings with that array type
-    ("np.fromstring('1 2', dtype=dt, sep=' ')", 'error', ALL,
-     'NumPy: text-mode tofile/fromfile/fromstring (sep=) use the legacy scanfunc/fromstr '
-      'slots, which the public DType API does not offer (no upstream issue found)'),
     # AssertionError: Arrays are not almost equal to 6 decimals
     ('np.testing.assert_array_almost_equal(a, a)', 'error', ('float8_e4m3fn', 'float8_e4m3fnuz', 'float8_e5m2', 'float8_e5m2fnuz', 'float8_e4m3', 'float8_e3m4', 'float8_e4m3b11fnuz', 'float8_e8m0fnu', 'float6_e2m3fn', 'float6_e3m2fn', 'float4_e2m1fn'),
-     "minifloat: to fix (decide: Python floats are weak, so the test's abs(x - y) < 1.5e-6"
-      ' rounds 1.5e-6 to 0 in the format and 0 < 0 is False; float8_e8m0fnu already '
-      'compares with Python numbers exactly)'),
+     "format: Python floats are weak (NEP 50, as for float16, a README decision), so the"
+      " test's abs(x - y) < 1.5e-6 rounds 1.5e-6 to 0 in an 8-bit format and 0 < 0 is "
+      'False; compare .astype(np.float32) values'),
     # TypeError: data type '<f1' not understood
     ('__array_struct__ round trip', 'error', ('float8_e4m3fn', 'float8_e4m3fnuz', 'float8_e5m2', 'float8_e5m2fnuz', 'float8_e4m3', 'float8_e3m4', 'float8_e4m3b11fnuz', 'float8_e8m0fnu', 'float6_e2m3fn', 'float6_e3m2fn', 'float4_e2m1fn'),
      "NumPy: __array_struct__ describes a dtype by kind and size only: kind 'f' of 1 byte "

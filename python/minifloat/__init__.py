@@ -96,7 +96,14 @@ def format_info(dtype):
 
 
 def finfo(dtype):
-    """Machine limits of a format; the same object as ``np.finfo(dtype)``."""
+    """Machine limits of a format: the same object as ``np.finfo(dtype)``.
+
+    Takes what ``np.finfo`` takes (a dtype, a scalar type such as
+    ``mf.float8_e4m3fn``, a name such as ``"float8_e4m3fn"``, a scalar) and
+    also an array, whose dtype it describes.
+    """
+    if isinstance(dtype, (_np.ndarray, _np.generic)):
+        dtype = dtype.dtype
     return _np.finfo(dtype)
 
 
@@ -153,6 +160,11 @@ def _register():
         one = scalar_type(1.0)
         info.epsneg = one - _np.nextafter(one, scalar_type(0.5))
         info.resolution = scalar_type(10.0 ** -info.precision)
+        # str(info) checks whether min is -max by negating min, which for
+        # float8_e8m0fnu (no negatives) is NaN with an "invalid" warning;
+        # the text is made once and kept by finfo, so make it quietly now.
+        with _np.errstate(invalid="ignore"):
+            str(info)
 
 
 _register()

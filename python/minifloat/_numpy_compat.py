@@ -11,9 +11,14 @@ in float32 (products and sums accumulated in float32, one rounding at the
 end, as the ufunc loops do) and otherwise calls NumPy's original function
 unchanged.
 
-Not covered (NumPy gives no hook): the ``ndarray.dot`` method, and
-``ndarray.mean/var/std`` if they were first called before minifloat was
-imported (NumPy caches the implementation on first use).
+``np.linalg.norm`` is wrapped too (its vector norm calls ``ndarray.dot``).
+
+Not covered (NumPy gives no hook): the ``ndarray.dot`` method before NumPy
+2.5 (NumPy's ``PyArray_MatrixProduct2`` refused DTypes without a legacy type
+number until numpy/numpy#30931; from 2.5 it calls our dot slot, float32
+products and sum, one rounding), and ``ndarray.mean/var/std`` if they were
+first called before minifloat was imported (NumPy caches the implementation
+on first use).
 """
 import functools
 
@@ -41,14 +46,35 @@ def _finish(result, result_dtype, out):
     """Round a float32 result once into `result_dtype` (or `out`)."""
     result = np.asarray(result)
     target = out.dtype if out is not None else result_dtype
-    if isinstance(target, MinifloatDType) and not _core.format_info(target.name)["has_inf"]:
-        # float32 overflow to inf is an overflow of the format, not an inf value
-        result = np.where(np.isinf(result), np.copysign(np.finfo(np.float64).max, result), result)
+    if isinstance(target, MinifloatDType):
+        if not _core.format_info(target.name)["has_inf"]:
+            # float32 overflow to inf is an overflow of the format, not an inf value
+            result = np.where(np.isinf(result), np.copysign(np.finfo(np.float64).max, result), result)
+        # a NaN result is the format's canonical NaN (which NaN float32
+        # arithmetic passes on depends on the order it met them in)
+        result = np.where(np.isnan(result), np.float32(np.nan), result)
     if out is not None:
         np.copyto(out, result, casting="unsafe")
         return out
     rounded = result.astype(result_dtype)
     return rounded[()] if rounded.ndim == 0 else rounded
+
+
+def _float32_copy(arr):
+    """`arr` in float32 (exact), its NaNs quiet: a signalling NaN (bfloat16
+    0x7F81) stays signalling in float32, and NumPy's float32 fmax/fmin then
+    return NaN or a number depending on where it sits in the data."""
+    x = arr.astype(np.float32)
+    bits = x.view(np.uint32)
+    signalling = (bits & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
+    signalling &= (bits & np.uint32(0x00400000)) == 0
+    if signalling.any():
+        bits |= np.where(signalling, np.uint32(0x00400000), np.uint32(0))
+    return x
+
+
+_DOT_OUT_ERROR = ("output array is not acceptable (must have the right datatype, number of dimensions, "
+                  "and be a C-Array)")
 
 
 def _product_wrapper(original):
@@ -63,8 +89,16 @@ def _product_wrapper(original):
         out = kwargs.pop("out", args[0] if args else None)
         result_dtype = np.result_type(a, b)
         compute_dtype = np.float32 if isinstance(result_dtype, MinifloatDType) else result_dtype
-        result = original(a.astype(compute_dtype), b.astype(compute_dtype))
-        return _finish(result, result_dtype, out)
+        result = np.asarray(original(a.astype(compute_dtype), b.astype(compute_dtype)))
+        if out is None:
+            return _finish(result, result_dtype, None)
+        # np.dot's rule: out must be exactly what it would return (NumPy
+        # raises the same ValueError for float64), never a cast
+        if (not isinstance(out, np.ndarray) or out.dtype != result_dtype or out.shape != result.shape
+                or not out.flags.c_contiguous):
+            raise ValueError(_DOT_OUT_ERROR)
+        _finish(result, result_dtype, out)
+        return out[()] if out.ndim == 0 else out
 
     product.__wrapped_by_minifloat__ = True
     return product
@@ -79,6 +113,12 @@ def _c_einsum_wrapper(original):
         result_dtype = np.result_type(*arrays)
         out = kwargs.pop("out", None)
         if isinstance(result_dtype, MinifloatDType):
+            casting = kwargs.get("casting", "safe")
+            if out is not None and not np.can_cast(result_dtype, out.dtype, casting):
+                # einsum's rule for out (NumPy's message for float16)
+                raise TypeError(f"Iterator requested dtype could not be cast from dtype({str(result_dtype)!r}) "
+                                f"to dtype({str(out.dtype)!r}), the output operand dtype, according to the "
+                                f"rule {casting!r}")
             kwargs["dtype"] = np.float32
             return _finish(original(*operands, **kwargs), result_dtype, out)
         kwargs["dtype"] = result_dtype
@@ -117,7 +157,7 @@ def _nan_function_wrapper(original, returns_values):
         if not _is_minifloat(a) or kwargs.get("dtype") is not None or kwargs.get("out") is not None:
             return original(a, *args, **kwargs)
         arr = np.asanyarray(a)
-        result = original(arr.astype(np.float32), *args, **kwargs)
+        result = original(_float32_copy(arr), *args, **kwargs)
         return _finish(result, arr.dtype, None) if returns_values else result
 
     nan_function.__wrapped_by_minifloat__ = True
@@ -212,7 +252,7 @@ def _norm_wrapper(original):
         if not _is_minifloat(x):
             return original(x, *args, **kwargs)
         arr = np.asarray(x)
-        return _finish(original(arr.astype(np.float32), *args, **kwargs), arr.dtype, None)
+        return _finish(original(_float32_copy(arr), *args, **kwargs), arr.dtype, None)
 
     norm.__wrapped_by_minifloat__ = True
     return norm

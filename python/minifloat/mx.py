@@ -105,8 +105,14 @@ class MXArray:
         if self.format == "mxint8":
             elements = elements / 64.0
         count = self.data.shape[self.axis]
-        scale = np.repeat(self.scales.astype(np.float64), self.block_size, axis=self.axis)
-        scale = np.take(scale, np.arange(count), axis=self.axis)
+        if not isinstance(self.block_size, (int, np.integer)) or self.block_size < 1:
+            raise ValueError(f"MXArray.block_size must be a positive integer, not {self.block_size!r}")
+        blocks = -(-count // int(self.block_size))
+        if self.scales.shape[self.axis] != blocks:
+            raise ValueError(f"MXArray has {self.scales.shape[self.axis]} scales along axis {self.axis} "
+                             f"for {blocks} blocks of {self.block_size}")
+        # each element's block, without materializing block_size copies
+        scale = np.take(self.scales.astype(np.float64), np.arange(count) // self.block_size, axis=self.axis)
         values = elements * scale  # exact: few significant bits times a power of two or e4m3
         if self.tensor_scale is not None:
             values = values * float(self.tensor_scale)
@@ -142,17 +148,20 @@ def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sca
     axis = np.lib.array_utils.normalize_axis_index(axis, arr.ndim)
     x32 = arr.astype(np.float32, copy=False)  # the spec starts from FP32 (rounded once)
     moved = np.moveaxis(x32, axis, -1)
-    rows = np.ascontiguousarray(moved.reshape(-1, moved.shape[-1]))
+    rows = np.ascontiguousarray(moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1]))
+    # a block longer than the axis is one block of the axis's length: work
+    # and memory follow the data, not block_size
+    kernel_block = min(block_size, max(rows.shape[1], 1))
     t = None
     if fmt == "nvfp4":
         t = _tensor_scale(x32, tensor_scale)
-        data, scales = _core.nvfp4_quantize(rows, block_size, float(1.0 if t is None else t))
+        data, scales = _core.nvfp4_quantize(rows, kernel_block, float(1.0 if t is None else t))
     else:
         if tensor_scale is not None:
             raise ValueError("tensor_scale applies to 'nvfp4' only")
         element_index = -1 if element is None else _core.format_index(np.dtype(element).name)
         data, scales = _core.mx_quantize(rows, element_index, emax, max_element, significand_bits,
-                                         block_size, scale_mode)
+                                         kernel_block, scale_mode)
     lead = moved.shape[:-1]
     data = np.moveaxis(data.reshape(lead + (moved.shape[-1],)), -1, axis)
     scales = np.moveaxis(scales.reshape(lead + (scales.shape[-1],)), -1, axis)
