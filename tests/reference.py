@@ -1015,7 +1015,11 @@ def int_range_safe(lo: int, hi: int, dst: str) -> bool:
 def common_type(a: str, b: str) -> str:
     """The design's promotion rule for two formats (or a format and a
     standard float): the target of a safe cast when one exists, otherwise
-    the smallest of float16/float32/float64 holding both exactly."""
+    the smallest of float16/float32/float64 holding both exactly. Two
+    formats of the same values (binary8p3sf and float8_e5m2fnuz): the one
+    first in the table, whichever side asks."""
+    if safe_cast(a, b) and safe_cast(b, a) and a in FORMATS and b in FORMATS:
+        return min(a, b, key=FORMAT_NAMES.index)
     if safe_cast(a, b):
         return b
     if safe_cast(b, a):

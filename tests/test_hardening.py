@@ -154,6 +154,8 @@ def test_structured_casts_go_field_by_field(mf, name):
     values = [Fraction(3, 2), Fraction(5, 4), Fraction(-1, 2)]
     if name == "float8_e8m0fnu":
         values = [Fraction(2), Fraction(1, 4), Fraction(8)]
+    elif not R.FORMATS[name].signed:  # (a negative value is NaN there)
+        values = [abs(v) for v in values]
     expected = [R.encode_code(name, v) for v in values]
     x = np.array([float(v) for v in values]).astype(T)
     assert codes(x).tolist() == expected
