@@ -1,5 +1,6 @@
 #include "ufunc_loops.h"
 
+#include <cfenv>
 #include <cmath>
 #include <algorithm>
 #include <cstring>
@@ -249,6 +250,10 @@ uint32_t float_binary(const FormatRuntime& rt, char* const data[], npy_intp n, c
                        static_cast<size_t>(item));
         }
     }
+    // float32's own underflow on the way (formats with values below its
+    // normals, binary8p1ue's 2^-127) is not the format's: underflow is never
+    // reported, as by the table-driven kernels, and NumPy would read it
+    std::feclearexcept(FE_UNDERFLOW);
     return flags;
 }
 
