@@ -10,6 +10,7 @@
 
 #include "cast_specs.h"
 #include "promoter_registration.h"
+#include "python_number_comparisons.h"
 #include "registry.h"
 #include "ufunc_accumulate.h"
 #include "ufunc_linalg.h"
@@ -208,7 +209,7 @@ int for_each_ufunc(Elementwise&& elementwise, Linalg&& linalg) {
 
 int init_ufuncs() {
     std::set<std::string> promoted;
-    return for_each_ufunc(
+    const int status = for_each_ufunc(
         [&](PyObject* ufunc, const UfuncLoop& entry) {
             for (int i = 0; i < kBuiltinFormatCount; i++) {
                 if (add_elementwise_loop(ufunc, entry, i) < 0) return -1;
@@ -221,11 +222,18 @@ int init_ufuncs() {
             }
             return add_input_promoters(ufunc, homogeneous_promoter);
         });
+    if (status < 0) return -1;
+    for (int i = 0; i < kBuiltinFormatCount; i++) {
+        if (add_python_number_comparisons(i) < 0) return -1;
+    }
+    return 0;
 }
 
 int add_format_ufunc_loops(int index) {
-    return for_each_ufunc([index](PyObject* ufunc, const UfuncLoop& entry) { return add_elementwise_loop(ufunc, entry, index); },
-                          [index](PyObject* ufunc, const LinalgLoop& entry) { return add_linalg_loop(ufunc, entry, index); });
+    const int status =
+        for_each_ufunc([index](PyObject* ufunc, const UfuncLoop& entry) { return add_elementwise_loop(ufunc, entry, index); },
+                       [index](PyObject* ufunc, const LinalgLoop& entry) { return add_linalg_loop(ufunc, entry, index); });
+    return status < 0 ? -1 : add_python_number_comparisons(index);
 }
 
 }  // namespace minifloat
