@@ -111,7 +111,7 @@ def is_snan_code(name, codes) -> np.ndarray:
     formats do not distinguish, so the tests accept either."""
     f = fmt(name)
     c = np.asarray(codes).astype(np.int64)
-    if not f.has_inf:
+    if f.nan is not True:  # only IEEE NaNs have a quiet bit
         return np.zeros(c.shape, dtype=bool)
     return is_nan_code(name, c) & ((c & (1 << (f.mbits - 1))) == 0)
 
