@@ -5,6 +5,11 @@
 // value encountered in cast" warning. Object casts come from NumPy through
 // getitem/setitem.
 #include <cmath>
+#include <cstdint>
+#include <type_traits>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <cstring>
 #include <vector>
 
@@ -93,37 +98,83 @@ int integer_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_int
                                  [w](In v) { return w(static_cast<uint8_t>(v)); });
 }
 
-// float -> ours: truncate; NaN, inf, out of range -> 0 and "invalid"
-template <class In, class Work>
-int float_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
-                 const npy_intp strides[], NpyAuxData*) {
+// float -> ours: truncate; NaN, inf, out of range -> 0 and "invalid".
+// trunc(x) is in [min, max] exactly when min - 1 < x < max + 1 (NaN fails
+// both tests), and an x inside converts with C++'s truncating conversion; no
+// trunc() call (a library call without SSE4.1) keeps the loop vectorized.
+template <class Work>
+struct FloatToInt {
+    Work below, above;  // min - 1, max + 1: exclusive bounds
+    uint8_t convert(Work x, uint8_t& bad) const {
+        const bool ok = (x > below) & (x < above);
+        bad |= static_cast<uint8_t>(!ok);
+        return static_cast<uint8_t>(static_cast<int>(ok ? x : Work(0)));
+    }
+};
+
+#if defined(__SSE2__)
+// float32 -> ours, 16 values a step with SSE2 (every x86-64 has it): the
+// same test and conversion as FloatToInt, the lanes out of range zeroed
+// before converting, then packed to bytes (the values fit int8, so the
+// saturating packs never saturate). Returns how many values it did.
+npy_intp float32_to_int_sse2(const float* src, uint8_t* dst, npy_intp n, float below, float above, uint8_t& bad) {
+    const __m128 lo = _mm_set1_ps(below), hi = _mm_set1_ps(above);
+    __m128 all_ok = _mm_castsi128_ps(_mm_set1_epi32(-1));
+    npy_intp i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m128i lanes[4];
+        for (int k = 0; k < 4; k++) {
+            const __m128 x = _mm_loadu_ps(src + i + 4 * k);
+            const __m128 ok = _mm_and_ps(_mm_cmpgt_ps(x, lo), _mm_cmplt_ps(x, hi));  // NaN: false
+            all_ok = _mm_and_ps(all_ok, ok);
+            lanes[k] = _mm_cvttps_epi32(_mm_and_ps(x, ok));
+        }
+        const __m128i low = _mm_packs_epi32(lanes[0], lanes[1]), high = _mm_packs_epi32(lanes[2], lanes[3]);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_packs_epi16(low, high));
+    }
+    if (_mm_movemask_ps(all_ok) != 0xf) bad = 1;
+    return i;
+}
+#endif
+
+template <class In, class Work, class Read>
+int float_to_int_with(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
+                      const npy_intp strides[], Read read) {
     const Wrap w = wrap_of(ctx->descriptors[1]);
-    const Work lo = static_cast<Work>(w.min), hi = static_cast<Work>(w.max);
+    const FloatToInt<Work> f{static_cast<Work>(w.min - 1), static_cast<Work>(w.max + 1)};
+    const npy_intp n = dims[0];
     uint8_t bad = 0;
-    run_cast<In, uint8_t>(data, dims, strides, [&](In raw) {
-        const Work t = std::trunc(static_cast<Work>(raw));
-        const bool ok = (t >= lo) & (t <= hi);
-        bad |= !ok;
-        return static_cast<uint8_t>(static_cast<int>(ok ? t : Work(0)));
-    });
+    if (strides[0] == sizeof(In) && strides[1] == 1 && reinterpret_cast<uintptr_t>(data[0]) % alignof(In) == 0) {
+        const In* __restrict src = reinterpret_cast<const In*>(data[0]);
+        uint8_t* __restrict dst = reinterpret_cast<uint8_t*>(data[1]);
+        npy_intp i = 0;
+#if defined(__SSE2__)
+        if constexpr (std::is_same_v<In, float>) i = float32_to_int_sse2(src, dst, n, f.below, f.above, bad);
+#endif
+        for (; i < n; i++) dst[i] = f.convert(read(src[i]), bad);
+    } else {
+        const char* in = data[0];
+        char* out = data[1];
+        for (npy_intp i = 0; i < n; i++, in += strides[0], out += strides[1]) {
+            In v;
+            std::memcpy(&v, in, sizeof v);
+            *reinterpret_cast<uint8_t*>(out) = f.convert(read(v), bad);
+        }
+    }
     if (bad) raise_fp_flags(kFlagInvalid);
     return 0;
 }
 
+template <class In, class Work>
+int float_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
+                 const npy_intp strides[], NpyAuxData*) {
+    return float_to_int_with<In, Work>(ctx, data, dims, strides, [](In v) { return static_cast<Work>(v); });
+}
+
 int half_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
                 const npy_intp strides[], NpyAuxData*) {
-    const Wrap w = wrap_of(ctx->descriptors[1]);
     const float* values = half_values();
-    const float lo = static_cast<float>(w.min), hi = static_cast<float>(w.max);
-    uint8_t bad = 0;
-    run_cast<uint16_t, uint8_t>(data, dims, strides, [&](uint16_t h) {
-        const float t = std::trunc(values[h]);
-        const bool ok = (t >= lo) & (t <= hi);
-        bad |= !ok;
-        return static_cast<uint8_t>(static_cast<int>(ok ? t : 0.0f));
-    });
-    if (bad) raise_fp_flags(kFlagInvalid);
-    return 0;
+    return float_to_int_with<uint16_t, float>(ctx, data, dims, strides, [values](uint16_t h) { return values[h]; });
 }
 
 // ours -> NumPy's types: our bytes are the int8/uint8 of the same values

@@ -4,6 +4,8 @@
 // min // -1 wraps with its "overflow" warning. Promoters keyed on the
 // abstract IntegerDType send mixed operands to the common type.
 #include <cstring>
+#include <type_traits>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -15,21 +17,23 @@ namespace minifloat {
 
 namespace {
 
-struct Width {
-    int shift;
-    int mask;
-    bool is_signed;
-    int min;
-    int wrap(int v) const {
-        return is_signed ? static_cast<int>(static_cast<int8_t>(static_cast<uint8_t>(v << shift))) >> shift
-                         : (v & mask);
+// The compile-time shape of type `Index` of kIntFormatTable: loops are
+// instantiated per type so the width is a constant and the element
+// operations are plain byte arithmetic the compiler vectorizes.
+template <int Index>
+struct Type {
+    static constexpr IntFormatRow row = kIntFormatTable[Index];
+    using Stored = std::conditional_t<row.is_signed, int8_t, uint8_t>;
+    static constexpr int bits = row.bits;
+    static constexpr int min = int_format_min(row), max = int_format_max(row);
+    static constexpr unsigned mask = (1u << bits) - 1;
+    static constexpr unsigned sign = row.is_signed ? 1u << (bits - 1) : 0u;
+    // The type's value of a result's low byte (two's complement wrap, as
+    // int64 -> int8 does): bias the sign bit to 0, keep the width, unbias.
+    static uint8_t wrap(unsigned low_byte) {
+        return static_cast<uint8_t>(((low_byte + sign) & mask) - sign);
     }
 };
-
-Width width_of(const PyArray_Descr* d) {
-    const IntTypeRuntime& rt = int_runtime(int_index_of_descr(d));
-    return {8 - rt.row->bits, (1 << rt.row->bits) - 1, rt.row->is_signed, rt.min};
-}
 
 enum class Binary { add, subtract, multiply, bit_and, bit_or, bit_xor, minimum, maximum, left_shift, right_shift };
 enum class Division { floor_divide, remainder, fmod };
@@ -37,89 +41,134 @@ enum class Compare { eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xo
 enum class Unary { negative, positive, absolute, sign, invert, square };
 enum class Predicate { logical_not, isnan, isinf, isfinite };
 
-template <Binary Op>
-int eval_binary(int a, int b) {
+// One element of a binary op, on the stored bytes. Sums, differences and
+// products are right modulo 256 and so after the wrap; min, max and the
+// bitwise ops of in-range values are in range (sign-extended bits combine
+// like the sign bit), so they need no wrap.
+template <int Index, Binary Op>
+uint8_t binary_element(uint8_t a_byte, uint8_t b_byte) {
+    using T = Type<Index>;
+    using S = typename T::Stored;
+    const S a = static_cast<S>(a_byte), b = static_cast<S>(b_byte);
     switch (Op) {
-        case Binary::add: return a + b;
-        case Binary::subtract: return a - b;
-        case Binary::multiply: return a * b;
-        case Binary::bit_and: return a & b;
-        case Binary::bit_or: return a | b;
-        case Binary::bit_xor: return a ^ b;
-        case Binary::minimum: return a < b ? a : b;
-        case Binary::maximum: return a > b ? a : b;
+        case Binary::add: return T::wrap(static_cast<uint8_t>(a_byte + b_byte));
+        case Binary::subtract: return T::wrap(static_cast<uint8_t>(a_byte - b_byte));
+        case Binary::multiply: return T::wrap(static_cast<uint8_t>(a_byte * b_byte));
+        case Binary::bit_and: return a_byte & b_byte;
+        case Binary::bit_or: return a_byte | b_byte;
+        case Binary::bit_xor: return a_byte ^ b_byte;
+        case Binary::minimum: return static_cast<uint8_t>(a < b ? a : b);
+        case Binary::maximum: return static_cast<uint8_t>(a > b ? a : b);
         // shifts by the byte's width or more (or negative) give 0 / the sign
-        case Binary::left_shift: return (b < 0 || b >= 8) ? 0 : a << b;
-        case Binary::right_shift: return (b < 0 || b >= 8) ? (a < 0 ? -1 : 0) : a >> b;
+        case Binary::left_shift:
+            return T::wrap(static_cast<uint8_t>((b < 0 || b >= 8) ? 0 : static_cast<int>(a) << b));
+        case Binary::right_shift:
+            return T::wrap(static_cast<uint8_t>((b < 0 || b >= 8) ? (a < 0 ? -1 : 0) : a >> b));
     }
     return 0;
 }
 
-template <class T, Binary Op>
-int binary_loop(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
-                const npy_intp strides[], NpyAuxData*) {
-    const Width w = width_of(ctx->descriptors[2]);
+template <int Index, Binary Op>
+int binary_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[], const npy_intp strides[],
+                NpyAuxData*) {
     const npy_intp n = dims[0];
     if (strides[0] == 1 && strides[1] == 1 && strides[2] == 1) {
-        const T* a = reinterpret_cast<const T*>(data[0]);
-        const T* b = reinterpret_cast<const T*>(data[1]);
-        T* c = reinterpret_cast<T*>(data[2]);
-        for (npy_intp i = 0; i < n; i++) c[i] = static_cast<T>(w.wrap(eval_binary<Op>(a[i], b[i])));
+        // NumPy's in-place forms (a += b) alias the output with an input
+        // exactly, which element-by-element code handles; partial overlap is
+        // resolved by NumPy before the loop runs.
+        const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
+        const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);
+        uint8_t* c = reinterpret_cast<uint8_t*>(data[2]);
+        for (npy_intp i = 0; i < n; i++) c[i] = binary_element<Index, Op>(a[i], b[i]);
         return 0;
     }
     const char *a = data[0], *b = data[1];
     char* c = data[2];
     for (npy_intp i = 0; i < n; i++, a += strides[0], b += strides[1], c += strides[2]) {
-        *reinterpret_cast<T*>(c) =
-            static_cast<T>(w.wrap(eval_binary<Op>(*reinterpret_cast<const T*>(a), *reinterpret_cast<const T*>(b))));
+        *reinterpret_cast<uint8_t*>(c) =
+            binary_element<Index, Op>(*reinterpret_cast<const uint8_t*>(a), *reinterpret_cast<const uint8_t*>(b));
     }
     return 0;
 }
 
-// Floor division and both remainders; flags divide-by-zero and overflow.
-struct Quotient {
-    int quotient, remainder;
+// ---- division: one table per type and op ---------------------------------------
+//
+// Integer division does not vectorize, but a type has at most 16 values, so
+// every (a, b) pair is one entry of a table indexed by the two values' low
+// bits: the result byte and the floating-point flags it raises (divide by
+// zero gives 0 with NumPy's "divide by zero" warning; min // -1 wraps with
+// its "overflow" warning, as int8's does).
+
+struct DivisionEntry {
+    uint8_t result;
+    uint8_t flags;  // kFlagDivideByZero, kFlagOverflow (they fit a byte)
 };
-template <Division Op>
-Quotient divide(int a, int b) {
-    int q = a / b, r = a % b;
-    if (Op != Division::fmod && r != 0 && ((r < 0) != (b < 0))) {
-        q -= 1;
-        r += b;
+
+constexpr int kDivisionOps = 3;
+DivisionEntry g_division[kIntFormatCount][kDivisionOps][256];
+
+void fill_division_tables() {
+    for (int t = 0; t < kIntFormatCount; t++) {
+        const IntFormatRow& row = kIntFormatTable[t];
+        const int count = 1 << row.bits;
+        for (int i = 0; i < count; i++) {
+            for (int j = 0; j < count; j++) {
+                const int a = wrap_to_int_type(i, row.bits, row.is_signed);
+                const int b = wrap_to_int_type(j, row.bits, row.is_signed);
+                const int index = (i << row.bits) | j;
+                for (int op = 0; op < kDivisionOps; op++) {
+                    DivisionEntry e{0, 0};
+                    if (b == 0) {
+                        e.flags = kFlagDivideByZero;
+                    } else {
+                        int q = a / b, r = a % b;
+                        if (op != static_cast<int>(Division::fmod) && r != 0 && ((r < 0) != (b < 0))) {
+                            q -= 1;  // floor the quotient, give the remainder the divisor's sign
+                            r += b;
+                        }
+                        const int value = op == static_cast<int>(Division::floor_divide) ? q : r;
+                        e.result = int_code_of(wrap_to_int_type(value, row.bits, row.is_signed));
+                        const bool quotient_overflows = q > int_format_max(row);
+                        if (op == static_cast<int>(Division::floor_divide) && quotient_overflows) e.flags = kFlagOverflow;
+                    }
+                    g_division[t][op][index] = e;
+                }
+            }
+        }
     }
-    return {q, r};
+    static_assert((kFlagDivideByZero | kFlagOverflow) <= 0xff, "division flags are stored in a byte");
 }
 
-template <class T, Division Op, bool TwoOutputs>
-int division_loop(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
-                  const npy_intp strides[], NpyAuxData*) {
-    const Width w = width_of(ctx->descriptors[2]);
+template <int Index>
+inline int pair_index(uint8_t a, uint8_t b) {
+    return ((a & Type<Index>::mask) << Type<Index>::bits) | (b & Type<Index>::mask);
+}
+
+template <int Index, Division Op, bool TwoOutputs>
+int division_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[], const npy_intp strides[],
+                  NpyAuxData*) {
+    const DivisionEntry* first = g_division[Index][static_cast<int>(TwoOutputs ? Division::floor_divide : Op)];
+    const DivisionEntry* second = g_division[Index][static_cast<int>(Division::remainder)];
     const char *a = data[0], *b = data[1];
     char* c = data[2];
     char* d = TwoOutputs ? data[3] : nullptr;
-    uint32_t flags = 0;
+    unsigned flags = 0;
     for (npy_intp i = 0; i < dims[0]; i++, a += strides[0], b += strides[1], c += strides[2]) {
-        const int x = *reinterpret_cast<const T*>(a), y = *reinterpret_cast<const T*>(b);
-        Quotient qr{0, 0};
-        if (y == 0) {
-            flags |= kFlagDivideByZero;
-        } else {
-            qr = divide<Op>(x, y);
-            if (w.is_signed && x == w.min && y == -1 && Op == Division::floor_divide) flags |= kFlagOverflow;
-        }
-        const int first = (Op == Division::floor_divide || TwoOutputs) ? qr.quotient : qr.remainder;
-        *reinterpret_cast<T*>(c) = static_cast<T>(w.wrap(first));
+        const int k = pair_index<Index>(static_cast<uint8_t>(*a), static_cast<uint8_t>(*b));
+        *reinterpret_cast<uint8_t*>(c) = first[k].result;
+        flags |= first[k].flags;
         if (TwoOutputs) {
-            *reinterpret_cast<T*>(d) = static_cast<T>(w.wrap(qr.remainder));
+            *reinterpret_cast<uint8_t*>(d) = second[k].result;
             d += strides[3];
         }
     }
+    // divmod(min, -1) overflows like min // -1 (its quotient is the first table)
     raise_fp_flags(flags);
     return 0;
 }
 
-template <Compare Op>
-bool eval_compare(int a, int b) {
+template <Compare Op, class S>
+uint8_t compare_element(S a, S b) {
     switch (Op) {
         case Compare::eq: return a == b;
         case Compare::ne: return a != b;
@@ -127,51 +176,63 @@ bool eval_compare(int a, int b) {
         case Compare::le: return a <= b;
         case Compare::gt: return a > b;
         case Compare::ge: return a >= b;
-        case Compare::logical_and: return a != 0 && b != 0;
-        case Compare::logical_or: return a != 0 || b != 0;
+        case Compare::logical_and: return (a != 0) & (b != 0);
+        case Compare::logical_or: return (a != 0) | (b != 0);
         case Compare::logical_xor: return (a != 0) != (b != 0);
     }
-    return false;
+    return 0;
 }
 
-template <class T, Compare Op>
+template <int Index, Compare Op>
 int compare_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[], const npy_intp strides[],
                  NpyAuxData*) {
-    const char *a = data[0], *b = data[1];
-    char* c = data[2];
+    using S = typename Type<Index>::Stored;
+    const npy_intp n = dims[0];
     if (strides[0] == 1 && strides[1] == 1 && strides[2] == 1) {
-        const T* x = reinterpret_cast<const T*>(a);
-        const T* y = reinterpret_cast<const T*>(b);
-        for (npy_intp i = 0; i < dims[0]; i++) c[i] = eval_compare<Op>(x[i], y[i]);
+        const S* __restrict x = reinterpret_cast<const S*>(data[0]);
+        const S* __restrict y = reinterpret_cast<const S*>(data[1]);
+        uint8_t* __restrict c = reinterpret_cast<uint8_t*>(data[2]);  // bool: a separate array
+        for (npy_intp i = 0; i < n; i++) c[i] = compare_element<Op>(x[i], y[i]);
         return 0;
     }
-    for (npy_intp i = 0; i < dims[0]; i++, a += strides[0], b += strides[1], c += strides[2]) {
-        *reinterpret_cast<npy_bool*>(c) = eval_compare<Op>(*reinterpret_cast<const T*>(a), *reinterpret_cast<const T*>(b));
+    const char *a = data[0], *b = data[1];
+    char* c = data[2];
+    for (npy_intp i = 0; i < n; i++, a += strides[0], b += strides[1], c += strides[2]) {
+        *reinterpret_cast<npy_bool*>(c) =
+            compare_element<Op>(*reinterpret_cast<const S*>(a), *reinterpret_cast<const S*>(b));
     }
     return 0;
 }
 
-template <Unary Op>
-int eval_unary(int a) {
+template <int Index, Unary Op>
+uint8_t unary_element(uint8_t byte) {
+    using T = Type<Index>;
+    const int a = static_cast<typename T::Stored>(byte);
     switch (Op) {
-        case Unary::negative: return -a;
-        case Unary::positive: return a;
-        case Unary::absolute: return a < 0 ? -a : a;
-        case Unary::sign: return (a > 0) - (a < 0);
-        case Unary::invert: return ~a;
-        case Unary::square: return a * a;
+        case Unary::negative: return T::wrap(static_cast<uint8_t>(-a));
+        case Unary::positive: return byte;
+        case Unary::absolute: return T::wrap(static_cast<uint8_t>(a < 0 ? -a : a));
+        case Unary::sign: return static_cast<uint8_t>((a > 0) - (a < 0));
+        case Unary::invert: return T::wrap(static_cast<uint8_t>(~a));
+        case Unary::square: return T::wrap(static_cast<uint8_t>(a * a));
     }
     return 0;
 }
 
-template <class T, Unary Op>
-int unary_loop(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[], const npy_intp strides[],
+template <int Index, Unary Op>
+int unary_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[], const npy_intp strides[],
                NpyAuxData*) {
-    const Width w = width_of(ctx->descriptors[1]);
+    const npy_intp n = dims[0];
+    if (strides[0] == 1 && strides[1] == 1) {
+        const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
+        uint8_t* c = reinterpret_cast<uint8_t*>(data[1]);
+        for (npy_intp i = 0; i < n; i++) c[i] = unary_element<Index, Op>(a[i]);
+        return 0;
+    }
     const char* a = data[0];
     char* c = data[1];
-    for (npy_intp i = 0; i < dims[0]; i++, a += strides[0], c += strides[1]) {
-        *reinterpret_cast<T*>(c) = static_cast<T>(w.wrap(eval_unary<Op>(*reinterpret_cast<const T*>(a))));
+    for (npy_intp i = 0; i < n; i++, a += strides[0], c += strides[1]) {
+        *reinterpret_cast<uint8_t*>(c) = unary_element<Index, Op>(*reinterpret_cast<const uint8_t*>(a));
     }
     return 0;
 }
@@ -247,12 +308,49 @@ PyArray_DTypeMeta* new_ref(PyArray_DTypeMeta* d) {
     return d;
 }
 
-// Inputs take their common type (an explicit signature wins); outputs take
-// it too, unless the loop fixes them (bool, float64, int32): then NULL.
-template <bool OutputsShareType>
+// How a promoter picks the DTypes of a ufunc's operands.
+enum class OutputRule {
+    common_type,        // outputs take the inputs' common type (add, minimum, ...)
+    fixed_by_loop,      // the loop fixes the output (less -> bool, matmul -> int32)
+    widens_reductions,  // common_type, but sum/prod accumulate in intp/uintp
+};
+
+// A DType given for an output (dtype=np.int64) decides the loop for every
+// operand, as NumPy's own integer loops do (int8 + int8 with dtype=int64 adds
+// in int64); only a bool fixed by a comparison leaves the inputs alone.
+PyArray_DTypeMeta* fixed_output_dtype(const PyUFuncObject* u, PyArray_DTypeMeta* const signature[]) {
+    for (int i = u->nin; i < u->nargs; i++) {
+        if (signature[i] != nullptr && signature[i] != &PyArray_BoolDType) return signature[i];
+    }
+    return nullptr;
+}
+
+// NumPy sums and multiplies its small integers in the platform integer
+// (int8 -> int64, uint8 -> uint64), but decides that before promotion, from
+// legacy type numbers our DTypes do not have. A reduction (or accumulation)
+// without dtype= and out= reaches the promoter with no first operand: that
+// is where the same rule is applied here.
+PyArray_DTypeMeta* reduction_accumulator(PyArray_DTypeMeta* const op_dtypes[]) {
+    const int own = int_index_of_dtype_class(op_dtypes[1]);
+    if (own < 0) return nullptr;
+    return dtype_class_of_type_num(int_runtime(own).row->is_signed ? NPY_INTP : NPY_UINTP);
+}
+
+template <OutputRule Rule>
 int promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[], PyArray_DTypeMeta* const signature[],
              PyArray_DTypeMeta* new_op_dtypes[]) {
     const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
+    PyArray_DTypeMeta* everything = fixed_output_dtype(u, signature);
+    if (everything != nullptr) {
+        Py_INCREF(everything);
+    } else if (Rule == OutputRule::widens_reductions && op_dtypes[0] == nullptr && u->nin == 2) {
+        everything = reduction_accumulator(op_dtypes);
+    }
+    if (everything != nullptr) {
+        for (int i = 0; i < u->nargs; i++) new_op_dtypes[i] = new_ref(everything);
+        Py_DECREF(everything);
+        return 0;
+    }
     PyArray_DTypeMeta* present[8];
     int count = 0;
     for (int i = 0; i < u->nin; i++) {
@@ -267,7 +365,9 @@ int promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[], PyArray_DTyp
     if (common == nullptr) return -1;
     for (int i = 0; i < u->nin; i++) new_op_dtypes[i] = new_ref(common);
     for (int i = u->nin; i < u->nargs; i++) {
-        new_op_dtypes[i] = new_ref(signature[i] != nullptr ? signature[i] : (OutputsShareType ? common : nullptr));
+        PyArray_DTypeMeta* out = signature[i];
+        if (out == nullptr && Rule != OutputRule::fixed_by_loop) out = common;
+        new_op_dtypes[i] = new_ref(out);
     }
     Py_DECREF(common);
     return 0;
@@ -276,7 +376,10 @@ int promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[], PyArray_DTyp
 int add_promoters(PyObject* ufunc, PyArrayMethod_PromoterFunction* fn) {
     const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
     PyObject* abstract = reinterpret_cast<PyObject*>(&g_int_abstract_dtype);
-    for (unsigned mask = 1; mask < (1u << u->nin); mask++) {
+    // the key with every input abstract first: NumPy compares each matching
+    // promoter with the best so far and gives up on a tie between (I, None)
+    // and (None, I), which np.matmul(a, b, dtype=np.int64) would meet
+    for (unsigned mask = (1u << u->nin) - 1; mask >= 1; mask--) {
         PyObject* key = PyTuple_New(u->nargs);
         if (key == nullptr) return -1;
         for (int i = 0; i < u->nargs; i++) {
@@ -295,11 +398,10 @@ int add_promoters(PyObject* ufunc, PyArrayMethod_PromoterFunction* fn) {
 
 struct Registrar {
     PyArray_DTypeMeta* type;
-    int add(const char* ufunc_name, std::vector<PyArray_DTypeMeta*> dtypes, void* loop, bool may_warn) {
+    int add(const char* ufunc_name, std::vector<PyArray_DTypeMeta*> dtypes, void* loop, NPY_ARRAYMETHOD_FLAGS flags) {
         PyObject* ufunc = ufunc_named(ufunc_name);
         if (ufunc == nullptr) return -1;
         const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
-        const NPY_ARRAYMETHOD_FLAGS flags = may_warn ? static_cast<NPY_ARRAYMETHOD_FLAGS>(0) : NPY_METH_NO_FLOATINGPOINT_ERRORS;
         PyArrayMethod_Spec* spec = make_method_spec((std::string("int_") + ufunc_name).c_str(), u->nin, u->nout,
                                                     NPY_NO_CASTING, flags, std::move(dtypes),
                                                     {{NPY_METH_strided_loop, loop}});
@@ -309,8 +411,19 @@ struct Registrar {
     }
 };
 
-template <class T>
-int register_type(PyArray_DTypeMeta* t) {
+// Flags of a loop: whether it may set floating-point flags, and whether
+// NumPy may reduce in any order (associative and commutative on the
+// wrapped values, as int8's add and multiply are), which sum(axis=None) of a
+// 2-D array and reductions over several axes need.
+constexpr NPY_ARRAYMETHOD_FLAGS kQuiet = NPY_METH_NO_FLOATINGPOINT_ERRORS;
+constexpr NPY_ARRAYMETHOD_FLAGS kReorderable =
+    static_cast<NPY_ARRAYMETHOD_FLAGS>(NPY_METH_NO_FLOATINGPOINT_ERRORS | NPY_METH_IS_REORDERABLE);
+constexpr NPY_ARRAYMETHOD_FLAGS kWarns = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
+
+template <int Index>
+int register_type() {
+    using T = typename Type<Index>::Stored;
+    PyArray_DTypeMeta* t = &int_runtime(Index).dtype_class;
     Registrar r{t};
     PyArray_DTypeMeta* b = &PyArray_BoolDType;
     const std::vector<PyArray_DTypeMeta*> ttt = {t, t, t};
@@ -319,56 +432,62 @@ int register_type(PyArray_DTypeMeta* t) {
     const std::vector<PyArray_DTypeMeta*> tb = {t, b};
     auto L = [](auto f) { return reinterpret_cast<void*>(f); };
     int s = 0;
-    s |= r.add("add", ttt, L(binary_loop<T, Binary::add>), false);
-    s |= r.add("subtract", ttt, L(binary_loop<T, Binary::subtract>), false);
-    s |= r.add("multiply", ttt, L(binary_loop<T, Binary::multiply>), false);
-    s |= r.add("bitwise_and", ttt, L(binary_loop<T, Binary::bit_and>), false);
-    s |= r.add("bitwise_or", ttt, L(binary_loop<T, Binary::bit_or>), false);
-    s |= r.add("bitwise_xor", ttt, L(binary_loop<T, Binary::bit_xor>), false);
-    s |= r.add("minimum", ttt, L(binary_loop<T, Binary::minimum>), false);
-    s |= r.add("maximum", ttt, L(binary_loop<T, Binary::maximum>), false);
-    s |= r.add("fmin", ttt, L(binary_loop<T, Binary::minimum>), false);
-    s |= r.add("fmax", ttt, L(binary_loop<T, Binary::maximum>), false);
-    s |= r.add("left_shift", ttt, L(binary_loop<T, Binary::left_shift>), false);
-    s |= r.add("right_shift", ttt, L(binary_loop<T, Binary::right_shift>), false);
-    s |= r.add("floor_divide", ttt, L(division_loop<T, Division::floor_divide, false>), true);
-    s |= r.add("remainder", ttt, L(division_loop<T, Division::remainder, false>), true);
-    s |= r.add("fmod", ttt, L(division_loop<T, Division::fmod, false>), true);
-    s |= r.add("divmod", {t, t, t, t}, L(division_loop<T, Division::remainder, true>), true);
-    s |= r.add("equal", ttb, L(compare_loop<T, Compare::eq>), false);
-    s |= r.add("not_equal", ttb, L(compare_loop<T, Compare::ne>), false);
-    s |= r.add("less", ttb, L(compare_loop<T, Compare::lt>), false);
-    s |= r.add("less_equal", ttb, L(compare_loop<T, Compare::le>), false);
-    s |= r.add("greater", ttb, L(compare_loop<T, Compare::gt>), false);
-    s |= r.add("greater_equal", ttb, L(compare_loop<T, Compare::ge>), false);
-    s |= r.add("logical_and", ttb, L(compare_loop<T, Compare::logical_and>), false);
-    s |= r.add("logical_or", ttb, L(compare_loop<T, Compare::logical_or>), false);
-    s |= r.add("logical_xor", ttb, L(compare_loop<T, Compare::logical_xor>), false);
-    s |= r.add("negative", tt, L(unary_loop<T, Unary::negative>), false);
-    s |= r.add("positive", tt, L(unary_loop<T, Unary::positive>), false);
-    s |= r.add("absolute", tt, L(unary_loop<T, Unary::absolute>), false);
-    s |= r.add("sign", tt, L(unary_loop<T, Unary::sign>), false);
-    s |= r.add("invert", tt, L(unary_loop<T, Unary::invert>), false);
-    s |= r.add("square", tt, L(unary_loop<T, Unary::square>), false);
-    s |= r.add("logical_not", tb, L(predicate_loop<T, Predicate::logical_not>), false);
-    s |= r.add("isnan", tb, L(predicate_loop<T, Predicate::isnan>), false);
-    s |= r.add("isinf", tb, L(predicate_loop<T, Predicate::isinf>), false);
-    s |= r.add("isfinite", tb, L(predicate_loop<T, Predicate::isfinite>), false);
-    s |= r.add("true_divide", {t, t, &PyArray_DoubleDType}, L(true_divide_loop<T>), true);
-    s |= r.add("matmul", {t, t, &PyArray_Int32DType}, L(matmul_loop<T>), false);
+    s |= r.add("add", ttt, L(binary_loop<Index, Binary::add>), kReorderable);
+    s |= r.add("subtract", ttt, L(binary_loop<Index, Binary::subtract>), kQuiet);
+    s |= r.add("multiply", ttt, L(binary_loop<Index, Binary::multiply>), kReorderable);
+    s |= r.add("bitwise_and", ttt, L(binary_loop<Index, Binary::bit_and>), kReorderable);
+    s |= r.add("bitwise_or", ttt, L(binary_loop<Index, Binary::bit_or>), kReorderable);
+    s |= r.add("bitwise_xor", ttt, L(binary_loop<Index, Binary::bit_xor>), kReorderable);
+    s |= r.add("minimum", ttt, L(binary_loop<Index, Binary::minimum>), kReorderable);
+    s |= r.add("maximum", ttt, L(binary_loop<Index, Binary::maximum>), kReorderable);
+    s |= r.add("fmin", ttt, L(binary_loop<Index, Binary::minimum>), kReorderable);
+    s |= r.add("fmax", ttt, L(binary_loop<Index, Binary::maximum>), kReorderable);
+    s |= r.add("left_shift", ttt, L(binary_loop<Index, Binary::left_shift>), kQuiet);
+    s |= r.add("right_shift", ttt, L(binary_loop<Index, Binary::right_shift>), kQuiet);
+    s |= r.add("floor_divide", ttt, L(division_loop<Index, Division::floor_divide, false>), kWarns);
+    s |= r.add("remainder", ttt, L(division_loop<Index, Division::remainder, false>), kWarns);
+    s |= r.add("fmod", ttt, L(division_loop<Index, Division::fmod, false>), kWarns);
+    s |= r.add("divmod", {t, t, t, t}, L(division_loop<Index, Division::remainder, true>), kWarns);
+    s |= r.add("equal", ttb, L(compare_loop<Index, Compare::eq>), kQuiet);
+    s |= r.add("not_equal", ttb, L(compare_loop<Index, Compare::ne>), kQuiet);
+    s |= r.add("less", ttb, L(compare_loop<Index, Compare::lt>), kQuiet);
+    s |= r.add("less_equal", ttb, L(compare_loop<Index, Compare::le>), kQuiet);
+    s |= r.add("greater", ttb, L(compare_loop<Index, Compare::gt>), kQuiet);
+    s |= r.add("greater_equal", ttb, L(compare_loop<Index, Compare::ge>), kQuiet);
+    s |= r.add("logical_and", ttb, L(compare_loop<Index, Compare::logical_and>), kReorderable);
+    s |= r.add("logical_or", ttb, L(compare_loop<Index, Compare::logical_or>), kReorderable);
+    s |= r.add("logical_xor", ttb, L(compare_loop<Index, Compare::logical_xor>), kReorderable);
+    s |= r.add("negative", tt, L(unary_loop<Index, Unary::negative>), kQuiet);
+    s |= r.add("positive", tt, L(unary_loop<Index, Unary::positive>), kQuiet);
+    s |= r.add("absolute", tt, L(unary_loop<Index, Unary::absolute>), kQuiet);
+    s |= r.add("sign", tt, L(unary_loop<Index, Unary::sign>), kQuiet);
+    s |= r.add("invert", tt, L(unary_loop<Index, Unary::invert>), kQuiet);
+    s |= r.add("square", tt, L(unary_loop<Index, Unary::square>), kQuiet);
+    s |= r.add("logical_not", tb, L(predicate_loop<T, Predicate::logical_not>), kQuiet);
+    s |= r.add("isnan", tb, L(predicate_loop<T, Predicate::isnan>), kQuiet);
+    s |= r.add("isinf", tb, L(predicate_loop<T, Predicate::isinf>), kQuiet);
+    s |= r.add("isfinite", tb, L(predicate_loop<T, Predicate::isfinite>), kQuiet);
+    s |= r.add("true_divide", {t, t, &PyArray_DoubleDType}, L(true_divide_loop<T>), kWarns);
+    s |= r.add("matmul", {t, t, &PyArray_Int32DType}, L(matmul_loop<T>), kQuiet);
     return s < 0 ? -1 : 0;
+}
+
+template <size_t... Index>
+int register_types(std::index_sequence<Index...>) {
+    const int statuses[] = {register_type<static_cast<int>(Index)>()...};
+    for (int status : statuses) {
+        if (status < 0) return -1;
+    }
+    return 0;
 }
 
 }  // namespace
 
 int init_int_ufuncs() {
-    for (int i = 0; i < kIntFormatCount; i++) {
-        IntTypeRuntime& rt = int_runtime(i);
-        const int status = rt.row->is_signed ? register_type<int8_t>(&rt.dtype_class)
-                                             : register_type<uint8_t>(&rt.dtype_class);
-        if (status < 0) return -1;
-    }
-    const char* sharing[] = {"add", "subtract", "multiply", "bitwise_and", "bitwise_or", "bitwise_xor",
+    fill_division_tables();
+    if (register_types(std::make_index_sequence<kIntFormatCount>{}) < 0) return -1;
+    const char* widening[] = {"add", "multiply"};
+    const char* sharing[] = {"subtract", "bitwise_and", "bitwise_or", "bitwise_xor",
                              "minimum", "maximum", "fmin", "fmax", "left_shift", "right_shift",
                              "floor_divide", "remainder", "fmod", "divmod", "negative", "positive",
                              "absolute", "sign", "invert", "square"};
@@ -377,15 +496,24 @@ int init_int_ufuncs() {
     const char* fixed_output[] = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
                                   "isnan",
                                   "isinf", "isfinite", "true_divide", "matmul"};
-    for (const char* name : sharing) {
-        PyObject* u = ufunc_named(name);
-        if (u == nullptr || add_promoters(u, promoter<true>) < 0) return -1;
-        Py_DECREF(u);
-    }
-    for (const char* name : fixed_output) {
-        PyObject* u = ufunc_named(name);
-        if (u == nullptr || add_promoters(u, promoter<false>) < 0) return -1;
-        Py_DECREF(u);
+    struct Family {
+        const char* const* names;
+        size_t count;
+        PyArrayMethod_PromoterFunction* promoter;
+    };
+    const Family families[] = {
+        {widening, sizeof widening / sizeof *widening, promoter<OutputRule::widens_reductions>},
+        {sharing, sizeof sharing / sizeof *sharing, promoter<OutputRule::common_type>},
+        {fixed_output, sizeof fixed_output / sizeof *fixed_output, promoter<OutputRule::fixed_by_loop>},
+    };
+    for (const Family& family : families) {
+        for (size_t k = 0; k < family.count; k++) {
+            PyObject* u = ufunc_named(family.names[k]);
+            if (u == nullptr) return -1;
+            const int status = add_promoters(u, family.promoter);
+            Py_DECREF(u);
+            if (status < 0) return -1;
+        }
     }
     return 0;
 }

@@ -164,6 +164,9 @@ def _nan_function_wrapper(original, returns_values):
     return nan_function
 
 
+_OWN_DTYPES = (MinifloatDType, _core.IntegerDType)  # the float formats and the sub-byte integers
+
+
 def _ufunc_dtype(dtype):
     """The DType class for a minifloat dtype instance, anything else as given.
 
@@ -173,9 +176,15 @@ def _ufunc_dtype(dtype):
     NumPy's reductions pass the caller's ``dtype=`` through unchanged, which
     is how ``np.sum(x, dtype=x.dtype)`` (dask does exactly this) failed.
     """
-    if isinstance(dtype, MinifloatDType):
+    if isinstance(dtype, str) and dtype.startswith(("float", "bfloat", "int", "uint", "minifloat.")):
+        try:
+            resolved = np.dtype(dtype)
+        except TypeError:
+            return dtype
+        dtype = resolved if isinstance(resolved, _OWN_DTYPES) else dtype
+    if isinstance(dtype, _OWN_DTYPES):
         return type(dtype)
-    if isinstance(dtype, type) and issubclass(dtype, _core.floating):
+    if isinstance(dtype, type) and issubclass(dtype, (_core.floating, _core.signedinteger, _core.unsignedinteger)):
         return type(np.dtype(dtype))
     return dtype
 
@@ -210,7 +219,7 @@ def _accumulation_wrapper(ufunc):
         @functools.wraps(original)
         def accumulation(a, axis=None, dtype=None, out=None):
             if not isinstance(_ufunc_dtype(dtype), type) or dtype is None or \
-                    not issubclass(_ufunc_dtype(dtype), MinifloatDType):
+                    not issubclass(_ufunc_dtype(dtype), _OWN_DTYPES):
                 return original(a, axis=axis, dtype=dtype, out=out)
             arr = np.asanyarray(a)
             if axis is None:
