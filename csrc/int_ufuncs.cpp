@@ -167,6 +167,57 @@ int division_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dim
     return 0;
 }
 
+// ---- power: a table per type, as for division ------------------------------------
+//
+// a ** b wraps to the width (int4: 2 ** 3 == -8, as int8's 2 ** 7 == -128);
+// a negative exponent raises NumPy's ValueError for integer arrays.
+
+struct PowerEntry {
+    uint8_t result;
+    bool negative_exponent;
+};
+PowerEntry g_power[kIntFormatCount][256];
+
+void fill_power_tables() {
+    for (int t = 0; t < kIntFormatCount; t++) {
+        const IntFormatRow& row = kIntFormatTable[t];
+        const int count = 1 << row.bits;
+        for (int i = 0; i < count; i++) {
+            for (int j = 0; j < count; j++) {
+                const int a = wrap_to_int_type(i, row.bits, row.is_signed);
+                const int b = wrap_to_int_type(j, row.bits, row.is_signed);
+                int64_t value = 1;  // 0 ** 0 == 1, as NumPy's
+                for (int k = 0; k < b; k++) value = wrap_to_int_type(value * a, row.bits, row.is_signed);
+                // wrapped once more for b == 0: int1 holds no 1, so 1 wraps to -1
+                g_power[t][(i << row.bits) | j] = {int_code_of(wrap_to_int_type(value, row.bits, row.is_signed)), b < 0};
+            }
+        }
+    }
+}
+
+template <int Index>
+int power_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[], const npy_intp strides[],
+               NpyAuxData*) {
+    const PowerEntry* table = g_power[Index];
+    const char *a = data[0], *b = data[1];
+    char* c = data[2];
+    bool negative_exponent = false;
+    for (npy_intp i = 0; i < dims[0]; i++, a += strides[0], b += strides[1], c += strides[2]) {
+        const PowerEntry& e = table[pair_index<Index>(static_cast<uint8_t>(*a), static_cast<uint8_t>(*b))];
+        *reinterpret_cast<uint8_t*>(c) = e.result;
+        negative_exponent |= e.negative_exponent;
+    }
+    if (negative_exponent) {
+        // the loop may run without the GIL (NumPy releases it for loops
+        // that do not ask for the Python API)
+        const PyGILState_STATE gil = PyGILState_Ensure();
+        PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+        PyGILState_Release(gil);
+        return -1;
+    }
+    return 0;
+}
+
 template <Compare Op, class S>
 uint8_t compare_element(S a, S b) {
     switch (Op) {
@@ -444,6 +495,7 @@ int register_type() {
     s |= r.add("fmax", ttt, L(binary_loop<Index, Binary::maximum>), kReorderable);
     s |= r.add("left_shift", ttt, L(binary_loop<Index, Binary::left_shift>), kQuiet);
     s |= r.add("right_shift", ttt, L(binary_loop<Index, Binary::right_shift>), kQuiet);
+    s |= r.add("power", ttt, L(power_loop<Index>), kQuiet);
     s |= r.add("floor_divide", ttt, L(division_loop<Index, Division::floor_divide, false>), kWarns);
     s |= r.add("remainder", ttt, L(division_loop<Index, Division::remainder, false>), kWarns);
     s |= r.add("fmod", ttt, L(division_loop<Index, Division::fmod, false>), kWarns);
@@ -485,9 +537,10 @@ int register_types(std::index_sequence<Index...>) {
 
 int init_int_ufuncs() {
     fill_division_tables();
+    fill_power_tables();
     if (register_types(std::make_index_sequence<kIntFormatCount>{}) < 0) return -1;
     const char* widening[] = {"add", "multiply"};
-    const char* sharing[] = {"subtract", "bitwise_and", "bitwise_or", "bitwise_xor",
+    const char* sharing[] = {"subtract", "power", "bitwise_and", "bitwise_or", "bitwise_xor",
                              "minimum", "maximum", "fmin", "fmax", "left_shift", "right_shift",
                              "floor_divide", "remainder", "fmod", "divmod", "negative", "positive",
                              "absolute", "sign", "invert", "square"};

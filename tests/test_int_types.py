@@ -256,3 +256,17 @@ def test_scalars(name):
     assert type(t(hi) + t(0)) is t
     assert int(t(float(hi) + 0.75)) == hi
     assert str(t(lo)) == str(lo)
+
+
+def test_power_every_pair(name):
+    pairs = [(x, y) for x in values(name) for y in values(name) if y >= 0]
+    a = np.array([p[0] for p in pairs], dtype=typ(name))
+    b = np.array([p[1] for p in pairs], dtype=typ(name))
+    got = np.power(a, b)
+    assert got.dtype == np.dtype(typ(name))
+    assert [int(v) for v in got] == [wrap(x ** y, name) for x, y in pairs]
+    if limits(name)[1] >= 1:  # a Python int exponent
+        assert [int(v) for v in a ** 1] == [wrap(x, name) for x, _ in pairs]
+    if limits(name)[0] < 0:  # NumPy's rule for integer arrays
+        with pytest.raises(ValueError, match="negative integer powers"):
+            np.power(a, np.full(len(pairs), -1, dtype=typ(name)))
