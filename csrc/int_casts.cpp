@@ -7,14 +7,12 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <cstring>
 #include <vector>
 
 #include "cast_specs.h"
 #include "fp_status.h"
+#include "int_kernels.h"
 #include "int_types.h"
 
 namespace minifloat {
@@ -69,6 +67,14 @@ uint16_t half_of_int(int v) {
 
 // ---- the strided driver -----------------------------------------------------
 
+// Both sides packed and aligned: the bulk kernels of int_kernels.h apply.
+template <class In, class Out>
+bool is_contiguous(char* const data[], const npy_intp strides[]) {
+    return strides[0] == sizeof(In) && strides[1] == sizeof(Out) &&
+           reinterpret_cast<uintptr_t>(data[0]) % alignof(In) == 0 &&
+           reinterpret_cast<uintptr_t>(data[1]) % alignof(Out) == 0;
+}
+
 template <class In, class Out, class Convert>
 int run_cast(char* const data[], const npy_intp dims[], const npy_intp strides[], Convert convert) {
     const npy_intp n = dims[0];
@@ -94,6 +100,18 @@ template <class In>
 int integer_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
                    const npy_intp strides[], NpyAuxData*) {
     const Wrap w = wrap_of(ctx->descriptors[1]);
+    if (is_contiguous<In, uint8_t>(data, strides)) {
+        const unsigned sign = w.is_signed ? (w.mask + 1u) >> 1 : 0u;
+        const npy_intp n = dims[0];
+        uint8_t* dst = reinterpret_cast<uint8_t*>(data[1]);
+        if constexpr (std::is_integral_v<In> && sizeof(In) == 4) {
+            int32_to_codes(reinterpret_cast<const int32_t*>(data[0]), dst, n, sign, w.mask);
+            return 0;
+        } else if constexpr (std::is_integral_v<In> && sizeof(In) == 8) {
+            int64_to_codes(reinterpret_cast<const int64_t*>(data[0]), dst, n, sign, w.mask);
+            return 0;
+        }
+    }
     return run_cast<In, uint8_t>(data, dims, strides,
                                  [w](In v) { return w(static_cast<uint8_t>(v)); });
 }
@@ -112,30 +130,6 @@ struct FloatToInt {
     }
 };
 
-#if defined(__SSE2__)
-// float32 -> ours, 16 values a step with SSE2 (every x86-64 has it): the
-// same test and conversion as FloatToInt, the lanes out of range zeroed
-// before converting, then packed to bytes (the values fit int8, so the
-// saturating packs never saturate). Returns how many values it did.
-npy_intp float32_to_int_sse2(const float* src, uint8_t* dst, npy_intp n, float below, float above, uint8_t& bad) {
-    const __m128 lo = _mm_set1_ps(below), hi = _mm_set1_ps(above);
-    __m128 all_ok = _mm_castsi128_ps(_mm_set1_epi32(-1));
-    npy_intp i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m128i lanes[4];
-        for (int k = 0; k < 4; k++) {
-            const __m128 x = _mm_loadu_ps(src + i + 4 * k);
-            const __m128 ok = _mm_and_ps(_mm_cmpgt_ps(x, lo), _mm_cmplt_ps(x, hi));  // NaN: false
-            all_ok = _mm_and_ps(all_ok, ok);
-            lanes[k] = _mm_cvttps_epi32(_mm_and_ps(x, ok));
-        }
-        const __m128i low = _mm_packs_epi32(lanes[0], lanes[1]), high = _mm_packs_epi32(lanes[2], lanes[3]);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_packs_epi16(low, high));
-    }
-    if (_mm_movemask_ps(all_ok) != 0xf) bad = 1;
-    return i;
-}
-#endif
 
 template <class In, class Work, class Read>
 int float_to_int_with(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
@@ -147,11 +141,13 @@ int float_to_int_with(PyArrayMethod_Context* ctx, char* const data[], const npy_
     if (strides[0] == sizeof(In) && strides[1] == 1 && reinterpret_cast<uintptr_t>(data[0]) % alignof(In) == 0) {
         const In* __restrict src = reinterpret_cast<const In*>(data[0]);
         uint8_t* __restrict dst = reinterpret_cast<uint8_t*>(data[1]);
-        npy_intp i = 0;
-#if defined(__SSE2__)
-        if constexpr (std::is_same_v<In, float>) i = float32_to_int_sse2(src, dst, n, f.below, f.above, bad);
-#endif
-        for (; i < n; i++) dst[i] = f.convert(read(src[i]), bad);
+        if constexpr (std::is_same_v<In, float>) {
+            bad = float32_to_codes(src, dst, n, f.below, f.above);
+        } else if constexpr (std::is_same_v<In, double>) {
+            bad = float64_to_codes(src, dst, n, f.below, f.above);
+        } else {
+            for (npy_intp i = 0; i < n; i++) dst[i] = f.convert(read(src[i]), bad);
+        }
     } else {
         const char* in = data[0];
         char* out = data[1];
@@ -181,6 +177,21 @@ int half_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp d
 template <class Stored, class Out>
 int int_to_number(PyArrayMethod_Context*, char* const data[], const npy_intp dims[],
                   const npy_intp strides[], NpyAuxData*) {
+    if (is_contiguous<Stored, Out>(data, strides)) {
+        const Stored* src = reinterpret_cast<const Stored*>(data[0]);
+        constexpr bool is_signed = std::is_signed_v<Stored>;
+        if constexpr (std::is_same_v<Out, float>) {
+            float* dst = reinterpret_cast<float*>(data[1]);
+            if constexpr (is_signed) int_codes_to_float32(src, dst, dims[0]);
+            else uint_codes_to_float32(src, dst, dims[0]);
+            return 0;
+        } else if constexpr (std::is_integral_v<Out> && std::is_signed_v<Out> && sizeof(Out) == 4) {
+            int32_t* dst = reinterpret_cast<int32_t*>(data[1]);
+            if constexpr (is_signed) int_codes_to_int32(src, dst, dims[0]);
+            else uint_codes_to_int32(src, dst, dims[0]);
+            return 0;
+        }
+    }
     return run_cast<Stored, Out>(data, dims, strides, [](Stored v) { return static_cast<Out>(v); });
 }
 

@@ -270,3 +270,29 @@ def test_power_every_pair(name):
     if limits(name)[0] < 0:  # NumPy's rule for integer arrays
         with pytest.raises(ValueError, match="negative integer powers"):
             np.power(a, np.full(len(pairs), -1, dtype=typ(name)))
+
+
+def test_bulk_cast_kernels(name):
+    """Contiguous arrays long enough for the vectorized kernels (and their
+    tails), aligned and not, against the Python-int reference."""
+    lo, hi = limits(name)
+    rng = np.random.default_rng(23)
+    xs = np.concatenate([rng.uniform(lo - 3, hi + 3, 3000), [lo - 1, lo - 1 + 1e-6, hi + 1, hi + 1 - 1e-6,
+                                                            -0.0, np.nan, np.inf, -np.inf, 1e30, -1e30]])
+    for ftype in (np.float32, np.float64):
+        f = xs.astype(ftype)
+        for src in (f, np.frombuffer(b"\0" + f.tobytes(), dtype=ftype, offset=1)):  # unaligned too
+            with np.errstate(invalid="ignore"):
+                got = src.astype(typ(name))
+            expected = [math.trunc(v) if math.isfinite(v) and lo <= math.trunc(v) <= hi else 0 for v in src.tolist()]
+            assert [int(v) for v in got] == expected
+        with pytest.warns(RuntimeWarning, match="invalid value"):
+            f.astype(typ(name))
+    ints = rng.integers(-(1 << 40), 1 << 40, 3001)
+    for itype in (np.int32, np.uint32, np.int64, np.uint64, np.int16):
+        src = ints.astype(itype)
+        assert [int(v) for v in src.astype(typ(name))] == [wrap(int(v), name) for v in src.tolist()]
+    arr = np.array(rng.integers(lo, hi + 1, 3001), dtype=typ(name))
+    vals = [int(v) for v in arr]
+    assert arr.astype(np.int32).tolist() == vals and arr.astype(np.float32).tolist() == [float(v) for v in vals]
+    assert arr[1:].astype(np.int32).tolist() == vals[1:]
