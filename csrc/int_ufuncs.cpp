@@ -4,6 +4,7 @@
 // min // -1 wraps with its "overflow" warning. Promoters keyed on the
 // abstract IntegerDType send mixed operands to the common type.
 #include <cstring>
+#include <set>
 #include <type_traits>
 #include <utility>
 #include <string>
@@ -447,6 +448,13 @@ int add_promoters(PyObject* ufunc, PyArrayMethod_PromoterFunction* fn) {
     return 0;
 }
 
+// The ufuncs given loops of ours (the rest get the stand-in promoter); by
+// object, since names differ from attribute names (true_divide is "divide").
+std::set<const PyObject*>& ufuncs_with_int_loops() {
+    static std::set<const PyObject*> ufuncs;  // NumPy's ufuncs live as long as the process
+    return ufuncs;
+}
+
 struct Registrar {
     PyArray_DTypeMeta* type;
     int add(const char* ufunc_name, std::vector<PyArray_DTypeMeta*> dtypes, void* loop, NPY_ARRAYMETHOD_FLAGS flags) {
@@ -457,6 +465,7 @@ struct Registrar {
                                                     NPY_NO_CASTING, flags, std::move(dtypes),
                                                     {{NPY_METH_strided_loop, loop}});
         const int status = PyUFunc_AddLoopFromSpec(ufunc, spec);
+        ufuncs_with_int_loops().insert(ufunc);
         Py_DECREF(ufunc);
         return status;
     }
@@ -524,6 +533,87 @@ int register_type() {
     return s < 0 ? -1 : 0;
 }
 
+// ---- every other ufunc: NumPy's int8 rules ------------------------------------------
+//
+// For a ufunc without loops of ours (np.sqrt, np.floor, np.gcd, np.clip, ...)
+// each operand of ours stands in as int8 (uint8 for unsigned types), which
+// holds every value exactly, and NumPy's own resolution of those operands
+// (ufunc.resolve_dtypes, its legacy loop search included) names the loop:
+// the result is what the same values as int8 give (np.sqrt -> float16,
+// np.gcd -> int8). A reduction's missing first operand is its input's.
+PyObject* stand_in_operand(PyArray_DTypeMeta* dtype) {
+    const int own = int_index_of_dtype_class(dtype);
+    if (own >= 0) return reinterpret_cast<PyObject*>(PyArray_DescrFromType(int_runtime(own).row->is_signed ? NPY_BYTE : NPY_UBYTE));
+    PyObject* python_type = nullptr;  // NumPy's "weak" Python scalars resolve as their Python type
+    if (dtype == &PyArray_PyFloatDType) python_type = reinterpret_cast<PyObject*>(&PyFloat_Type);
+    if (dtype == &PyArray_PyLongDType) python_type = reinterpret_cast<PyObject*>(&PyLong_Type);
+    if (dtype == &PyArray_PyComplexDType) python_type = reinterpret_cast<PyObject*>(&PyComplex_Type);
+    if (python_type != nullptr) {
+        Py_INCREF(python_type);
+        return python_type;
+    }
+    return reinterpret_cast<PyObject*>(PyArray_GetDefaultDescr(dtype));
+}
+
+int stand_in_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[], PyArray_DTypeMeta* const signature[],
+                      PyArray_DTypeMeta* new_op_dtypes[]) {
+    const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
+    PyObject* operands = PyTuple_New(u->nargs);
+    if (operands == nullptr) return -1;
+    for (int i = 0; i < u->nargs; i++) {
+        PyArray_DTypeMeta* chosen = signature[i] != nullptr ? signature[i] : op_dtypes[i];
+        if (chosen == nullptr && i == 0 && u->nin > 1) chosen = op_dtypes[1];  // a reduction
+        PyObject* operand;
+        if (chosen == nullptr || (i >= u->nin && signature[i] == nullptr)) {
+            Py_INCREF(Py_None);
+            operand = Py_None;  // outputs: NumPy decides
+        } else {
+            operand = stand_in_operand(chosen);
+        }
+        if (operand == nullptr) {
+            Py_DECREF(operands);
+            return -1;
+        }
+        PyTuple_SET_ITEM(operands, i, operand);
+    }
+    PyObject* resolved = PyObject_CallMethod(ufunc, "resolve_dtypes", "(O)", operands);
+    Py_DECREF(operands);
+    if (resolved == nullptr) return -1;
+    for (int i = 0; i < u->nargs; i++) {
+        new_op_dtypes[i] = new_ref(NPY_DTYPE(reinterpret_cast<PyArray_Descr*>(PyTuple_GET_ITEM(resolved, i))));
+    }
+    Py_DECREF(resolved);
+    return 0;
+}
+
+int add_stand_in_promoters() {
+    PyObject* umath = PyImport_ImportModule("numpy._core.umath");
+    if (umath == nullptr) return -1;
+    PyObject* names = PyObject_Dir(umath);
+    if (names == nullptr) {
+        Py_DECREF(umath);
+        return -1;
+    }
+    int status = 0;
+    std::set<PyObject*> done;  // the module has aliases (conj, conjugate)
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(names) && status == 0; k++) {
+        PyObject* value = PyObject_GetAttr(umath, PyList_GET_ITEM(names, k));
+        if (value == nullptr) {
+            status = -1;
+            break;
+        }
+        if (PyObject_TypeCheck(value, &PyUFunc_Type) && done.insert(value).second) {
+            const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(value);
+            const bool skip = u->nin < 1 || u->nin > 3 || ufuncs_with_int_loops().count(value) > 0;
+            if (!skip) status = add_promoters(value, stand_in_promoter);
+        }
+        Py_DECREF(value);
+    }
+    Py_DECREF(names);
+    Py_DECREF(umath);
+    return status;
+}
+
 template <size_t... Index>
 int register_types(std::index_sequence<Index...>) {
     const int statuses[] = {register_type<static_cast<int>(Index)>()...};
@@ -559,6 +649,7 @@ int init_int_ufuncs() {
         {sharing, sizeof sharing / sizeof *sharing, promoter<OutputRule::common_type>},
         {fixed_output, sizeof fixed_output / sizeof *fixed_output, promoter<OutputRule::fixed_by_loop>},
     };
+    if (add_stand_in_promoters() < 0) return -1;
     for (const Family& family : families) {
         for (size_t k = 0; k < family.count; k++) {
             PyObject* u = ufunc_named(family.names[k]);
