@@ -296,3 +296,39 @@ def test_bulk_cast_kernels(name):
     vals = [int(v) for v in arr]
     assert arr.astype(np.int32).tolist() == vals and arr.astype(np.float32).tolist() == [float(v) for v in vals]
     assert arr[1:].astype(np.int32).tolist() == vals[1:]
+
+
+def test_without_ml_dtypes_in_a_fresh_interpreter():
+    """ml_dtypes absent (blocked) or skipped: the integer types work, and
+    the ml_dtypes helpers say what they need."""
+    import os
+    import subprocess
+    import sys
+    code = (
+        "import sys; sys.modules['ml_dtypes'] = None\n"
+        "import numpy as np, minifloat as mf\n"
+        "a = np.array([1, -2], dtype=mf.int4)\n"
+        "assert (a + a).tolist() == [2, -4] and np.sum(a).dtype == np.int64\n"
+        "try:\n"
+        "    mf.to_ml_dtypes(a)\n"
+        "except TypeError as e:\n"
+        "    assert 'ml_dtypes' in str(e)\n"
+        "else:\n"
+        "    raise SystemExit('no TypeError')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
+    pytest.importorskip("ml_dtypes")
+    code = (
+        "import numpy as np, minifloat as mf, ml_dtypes\n"
+        "a = np.array([1, -2], dtype=mf.int4)\n"
+        "try:\n"
+        "    a.astype(ml_dtypes.int4)\n"
+        "except TypeError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise SystemExit('a cast with ml_dtypes exists although it was skipped')\n"
+        "assert [int(v) for v in mf.from_ml_dtypes(mf.to_ml_dtypes(a))] == [1, -2]\n"
+    )
+    env["MINIFLOAT_NO_ML_DTYPES"] = "1"
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
