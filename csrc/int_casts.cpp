@@ -173,6 +173,47 @@ int half_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp d
     return float_to_int_with<uint16_t, float>(ctx, data, dims, strides, [values](uint16_t h) { return values[h]; });
 }
 
+// ---- complex ------------------------------------------------------------------
+
+template <class Part>
+struct ComplexValue {
+    Part real, imag;
+};
+
+template <class Stored, class Part>
+int int_to_complex(PyArrayMethod_Context*, char* const data[], const npy_intp dims[], const npy_intp strides[],
+                   NpyAuxData*) {
+    return run_cast<Stored, ComplexValue<Part>>(
+        data, dims, strides, [](Stored v) { return ComplexValue<Part>{static_cast<Part>(v), Part(0)}; });
+}
+
+// complex -> ours: the real part, as a float of that precision converts
+template <class Part>
+int complex_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[], const npy_intp strides[],
+                   NpyAuxData*) {
+    return float_to_int_with<ComplexValue<Part>, Part>(ctx, data, dims, strides,
+                                                       [](ComplexValue<Part> v) { return v.real; });
+}
+
+// NumPy warns once per cast from complex to any real type (ComplexWarning),
+// when it sets the cast up; this does the same, then hands out the loop.
+template <class Part>
+int complex_to_int_get_loop(PyArrayMethod_Context*, int, int, const npy_intp*, PyArrayMethod_StridedLoop** out_loop,
+                            NpyAuxData** out_transferdata, NPY_ARRAYMETHOD_FLAGS* flags) {
+    PyObject* exceptions = PyImport_ImportModule("numpy.exceptions");
+    if (exceptions == nullptr) return -1;
+    PyObject* category = PyObject_GetAttrString(exceptions, "ComplexWarning");
+    Py_DECREF(exceptions);
+    if (category == nullptr) return -1;
+    const int status = PyErr_WarnEx(category, "Casting complex values to real discards the imaginary part", 1);
+    Py_DECREF(category);
+    if (status < 0) return -1;
+    *out_loop = complex_to_int<Part>;
+    *out_transferdata = nullptr;
+    *flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);  // may set "invalid"; needs no Python API
+    return 0;
+}
+
 // ours -> NumPy's types: our bytes are the int8/uint8 of the same values
 template <class Stored, class Out>
 int int_to_number(PyArrayMethod_Context*, char* const data[], const npy_intp dims[],
@@ -379,6 +420,32 @@ void append_numpy_casts(int index, std::vector<PyArrayMethod_Spec*>& out) {
              float_to_int<double, double>, NPY_UNSAFE_CASTING, warns);
     add_pair(out, mine, &PyArray_LongDoubleDType, int_to_number<Stored, long double>, NPY_SAFE_CASTING,
              float_to_int<long double, long double>, NPY_UNSAFE_CASTING, warns);
+
+    // complex: ours -> complex is exact; back takes the real part (with
+    // NumPy's ComplexWarning) and truncates it as from the float type
+    struct ComplexKind {
+        PyArray_DTypeMeta* dtype;
+        Loop* to;
+        Loop* from;
+        void* get_loop;
+    };
+    const ComplexKind complexes[] = {
+        {&PyArray_CFloatDType, int_to_complex<Stored, float>, complex_to_int<float>,
+         reinterpret_cast<void*>(complex_to_int_get_loop<float>)},
+        {&PyArray_CDoubleDType, int_to_complex<Stored, double>, complex_to_int<double>,
+         reinterpret_cast<void*>(complex_to_int_get_loop<double>)},
+        {&PyArray_CLongDoubleDType, int_to_complex<Stored, long double>, complex_to_int<long double>,
+         reinterpret_cast<void*>(complex_to_int_get_loop<long double>)},
+    };
+    for (const ComplexKind& c : complexes) {
+        out.push_back(make_method_spec("int_to_complex", 1, 1, NPY_SAFE_CASTING,
+                                       static_cast<NPY_ARRAYMETHOD_FLAGS>(NPY_METH_SUPPORTS_UNALIGNED | NPY_METH_NO_FLOATINGPOINT_ERRORS),
+                                       {mine, c.dtype}, loop_slots(c.to)));
+        std::vector<PyType_Slot> from = loop_slots(c.from);
+        from.push_back({NPY_METH_get_loop, c.get_loop});
+        out.push_back(make_method_spec("complex_to_int", 1, 1, NPY_UNSAFE_CASTING, NPY_METH_SUPPORTS_UNALIGNED,
+                                       {c.dtype, mine}, from));
+    }
 
     // str and bytes
     const NPY_ARRAYMETHOD_FLAGS text_flags =

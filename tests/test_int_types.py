@@ -332,3 +332,20 @@ def test_without_ml_dtypes_in_a_fresh_interpreter():
     )
     env["MINIFLOAT_NO_ML_DTYPES"] = "1"
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
+
+
+def test_complex_casts(name):
+    vals = values(name)
+    arr = np.array(vals, dtype=typ(name))
+    lo, hi = limits(name)
+    for ctype in (np.complex64, np.complex128, np.clongdouble):
+        assert np.can_cast(typ(name), ctype)
+        got = arr.astype(ctype)
+        assert got.dtype == ctype and got.tolist() == [complex(v) for v in vals]
+        xs = [complex(x / 4, 1.5) for x in range(4 * (lo - 2), 4 * (hi + 3))]
+        with pytest.warns(np.exceptions.ComplexWarning):
+            with np.errstate(invalid="ignore"):
+                back = np.array(xs, dtype=ctype).astype(typ(name))
+        expected = [math.trunc(x.real) if lo <= math.trunc(x.real) <= hi else 0 for x in xs]
+        assert [int(v) for v in back] == expected
+    assert (arr + 1j).dtype == np.complex128
