@@ -14,6 +14,14 @@ MINIFLOAT_SIMD_CLONES void uint_codes_to_int32(const uint8_t* src, int32_t* dst,
     for (npy_intp i = 0; i < n; i++) dst[i] = src[i];
 }
 
+MINIFLOAT_SIMD_CLONES void int_codes_to_int64(const int8_t* src, int64_t* dst, npy_intp n) {
+    for (npy_intp i = 0; i < n; i++) dst[i] = src[i];
+}
+
+MINIFLOAT_SIMD_CLONES void uint_codes_to_int64(const uint8_t* src, int64_t* dst, npy_intp n) {
+    for (npy_intp i = 0; i < n; i++) dst[i] = src[i];
+}
+
 MINIFLOAT_SIMD_CLONES void int_codes_to_float32(const int8_t* src, float* dst, npy_intp n) {
     for (npy_intp i = 0; i < n; i++) dst[i] = static_cast<float>(src[i]);
 }

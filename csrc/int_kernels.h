@@ -14,6 +14,9 @@ void int_codes_to_int32(const int8_t* src, int32_t* dst, npy_intp n);
 void uint_codes_to_int32(const uint8_t* src, int32_t* dst, npy_intp n);
 void int_codes_to_float32(const int8_t* src, float* dst, npy_intp n);
 void uint_codes_to_float32(const uint8_t* src, float* dst, npy_intp n);
+// (64-bit: sum and prod's accumulator; the bits serve int64 and uint64 alike)
+void int_codes_to_int64(const int8_t* src, int64_t* dst, npy_intp n);
+void uint_codes_to_int64(const uint8_t* src, int64_t* dst, npy_intp n);
 
 // Integers to the codes of a type: the low byte wrapped to the width
 // (two's complement: bias by `sign`, keep `mask`, unbias; unsigned types

@@ -226,10 +226,16 @@ int int_to_number(PyArrayMethod_Context*, char* const data[], const npy_intp dim
             if constexpr (is_signed) int_codes_to_float32(src, dst, dims[0]);
             else uint_codes_to_float32(src, dst, dims[0]);
             return 0;
-        } else if constexpr (std::is_integral_v<Out> && std::is_signed_v<Out> && sizeof(Out) == 4) {
+        } else if constexpr (std::is_integral_v<Out> && sizeof(Out) == 4) {
+            // int32 and uint32 alike: the same bits as C's conversion of the value
             int32_t* dst = reinterpret_cast<int32_t*>(data[1]);
             if constexpr (is_signed) int_codes_to_int32(src, dst, dims[0]);
             else uint_codes_to_int32(src, dst, dims[0]);
+            return 0;
+        } else if constexpr (std::is_integral_v<Out> && sizeof(Out) == 8) {
+            int64_t* dst = reinterpret_cast<int64_t*>(data[1]);
+            if constexpr (is_signed) int_codes_to_int64(src, dst, dims[0]);
+            else uint_codes_to_int64(src, dst, dims[0]);
             return 0;
         }
     }
