@@ -105,3 +105,22 @@ def test_products_exact_in_int32(name):
     f = np.arange(3000, dtype=np.float32) / 7
     got = np.dot(a, f)
     assert got.dtype == np.float32 and got == np.dot(a.astype(stand_in(name)), f)
+
+
+@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "bfloat16"])
+def test_mixed_with_float_formats(name, fmt):
+    """An integer of ours with a float format: both promote to their common
+    type (float16 with float8_e4m3fn, bfloat16 with bfloat16), whose loops run; before, the two
+    libraries' promoters tied and NumPy refused the call."""
+    vals = every(name)
+    fvals = [0.5, -1.0, 2.0, 3.0]
+    pairs = [(x, y) for x in vals for y in fvals]
+    a = as_type([p[0] for p in pairs], name)
+    f = np.array([p[1] for p in pairs], dtype=getattr(mf, fmt))
+    common = np.result_type(a, f)  # float16 with float8_e4m3fn, bfloat16 itself
+    assert (a + f).dtype == common and (a + f).tolist() == [x + y for x, y in pairs]
+    assert (f * a).tolist() == [x * y for x, y in pairs]
+    assert (a < f).tolist() == [x < y for x, y in pairs]
+    got = np.copysign(a, f)
+    assert got.dtype == common and got.tolist() == [math.copysign(x, y) for x, y in pairs]
+    assert np.maximum(a, f).tolist() == [max(x, y) for x, y in pairs]

@@ -13,6 +13,7 @@
 #include "cast_specs.h"
 #include "fp_status.h"
 #include "int_types.h"
+#include "registry.h"
 
 namespace minifloat {
 
@@ -586,6 +587,57 @@ int stand_in_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[], PyA
     return 0;
 }
 
+// An integer of ours with a float format (int4 + float8_e4m3fn): the float
+// formats' promoters (keyed on MinifloatDType) and ours (on IntegerDType)
+// match such a call equally well, which NumPy refuses as ambiguous. A key
+// naming both is more specific than either: the inputs take their common
+// type (float16 for these, holding both exactly) and NumPy's loops for it run.
+int mixed_with_formats_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[],
+                                PyArray_DTypeMeta* const signature[], PyArray_DTypeMeta* new_op_dtypes[]) {
+    const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
+    PyArray_DTypeMeta* inputs[2] = {signature[0] != nullptr ? signature[0] : op_dtypes[0],
+                                    signature[1] != nullptr ? signature[1] : op_dtypes[1]};
+    PyArray_DTypeMeta* common = PyArray_PromoteDTypeSequence(2, inputs);
+    if (common == nullptr) return -1;
+    new_op_dtypes[0] = new_ref(common);
+    new_op_dtypes[1] = new_ref(common);
+    for (int i = 2; i < u->nargs; i++) new_op_dtypes[i] = new_ref(signature[i]);
+    Py_DECREF(common);
+    return 0;
+}
+
+int add_mixed_promoters(PyObject* ufunc) {
+    PyObject* ints = reinterpret_cast<PyObject*>(&g_int_abstract_dtype);
+    PyObject* formats = reinterpret_cast<PyObject*>(&g_abstract_dtype);
+    PyObject* orders[2][2] = {{ints, formats}, {formats, ints}};
+    for (auto& order : orders) {
+        PyObject* key = PyTuple_New(reinterpret_cast<PyUFuncObject*>(ufunc)->nargs);
+        if (key == nullptr) return -1;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); i++) {
+            PyObject* item = i < 2 ? order[i] : Py_None;
+            Py_INCREF(item);
+            PyTuple_SET_ITEM(key, i, item);
+        }
+        PyObject* capsule = PyCapsule_New(reinterpret_cast<void*>(mixed_with_formats_promoter),
+                                          "numpy._ufunc_promoter", nullptr);
+        PyObject* info = capsule == nullptr ? nullptr : PyTuple_Pack(2, key, capsule);
+        Py_DECREF(key);
+        Py_XDECREF(capsule);
+        if (info == nullptr) return -1;
+        // NumPy walks the registered loops in order and gives up at the first
+        // two that tie, so the key naming both must come before the formats'
+        // (None, MinifloatDType) and our (IntegerDType, None), which were
+        // registered earlier: it goes first in the list PyUFunc_AddPromoter
+        // appends to (the public ufunc struct's _loops).
+        PyObject* loops = reinterpret_cast<PyUFuncObject*>(ufunc)->_loops;
+        const int status = (loops != nullptr && PyList_Check(loops)) ? PyList_Insert(loops, 0, info) : -1;
+        if (status < 0 && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "minifloat: a ufunc without a loop list");
+        Py_DECREF(info);
+        if (status < 0) return -1;
+    }
+    return 0;
+}
+
 int add_stand_in_promoters() {
     PyObject* umath = PyImport_ImportModule("numpy._core.umath");
     if (umath == nullptr) return -1;
@@ -606,6 +658,7 @@ int add_stand_in_promoters() {
             const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(value);
             const bool skip = u->nin < 1 || u->nin > 3 || ufuncs_with_int_loops().count(value) > 0;
             if (!skip) status = add_promoters(value, stand_in_promoter);
+            if (status == 0 && u->nin == 2 && u->core_enabled == 0) status = add_mixed_promoters(value);
         }
         Py_DECREF(value);
     }
