@@ -2,6 +2,7 @@
 
 #include "numpy_api.h"
 #include "cast_array.h"
+#include "cast_extras.h"
 #include "dlpack_interop.h"
 #include "fp_status.h"
 #include "memory_streams.h"
@@ -17,6 +18,7 @@ namespace minifloat {
 void register_bindings(py::module_& m) {
     register_cast_bindings(m);
     register_mx_bindings(m);
+    register_cast_extra_bindings(m);
     register_dlpack_bindings(m);
     m.def("format_info", [](const std::string& name) {
         for (int i = 0; i < kFormatCount; i++) {

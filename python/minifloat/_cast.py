@@ -57,9 +57,9 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None):
 
     rounding: "nearest_even" (default, the same bits as ``astype``),
     "nearest_away", "toward_zero", "up" (toward +inf), "down" (toward -inf) or
-    "stochastic" (unbiased: rounds away from zero with probability equal to
-    the distance to the smaller-magnitude neighbour over the gap, drawing one
-    ``rng.bit_generator.random_raw`` value per element; ``rng`` is a NumPy
+    "stochastic" (unbiased to within 2^-32: rounds away from zero with
+    probability floor(f * 2^32) / 2^32, f the exact distance to the
+    smaller-magnitude neighbour over the gap; see below; ``rng`` is a NumPy
     Generator or a seed). "nearest" is an alias of "nearest_even"; for
     float8_e8m0fnu the nearest modes round ties up and "up"/"down" are the
     ceiling/floor power of two (ONNX Cast round_mode).
@@ -67,6 +67,21 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None):
     saturate=True: +-inf and values beyond the largest finite value become
     +-max (ONNX Cast saturate=1), NaN stays NaN where the format has one.
     saturate=False: the format's default overflow (inf, NaN or max).
+
+    Stochastic rounding's random bits: one ``rng.bit_generator.random_raw()``
+    value is the key K (the caller's generator advances by exactly that one
+    draw; an empty array draws nothing), and the bits come from SplitMix64's
+    counter form::
+
+        h_j = mix64(K + (j + 1) * 0x9E3779B97F4A7C15)          (mod 2**64)
+        mix64(z): z ^= z >> 30; z *= 0xBF58476D1CE4E5B9
+                  z ^= z >> 27; z *= 0x94D049BB133111EB; z ^= z >> 31
+
+    (h_j is the j-th output of SplitMix64 seeded with K). Element i of `x` in
+    C order takes the 32-bit draw d_i = bits 0..31 of h_{i // 2} for even i,
+    bits 32..63 for odd i, and rounds to the larger-magnitude neighbour iff
+    d_i < floor(f_i * 2**32). Every element consumes its draw, NaN and exact
+    values too; exact values never move.
     """
     target = minifloat_dtype(dtype, "mf.cast")
     if rounding not in ROUNDINGS:
@@ -79,8 +94,21 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None):
     source = np.asarray(_exact_source(arr), order="C")  # keeps 0-d arrays 0-d
     random = None
     if rounding == "stochastic":
-        generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        random = np.asarray(generator.bit_generator.random_raw(source.size), dtype=np.uint64, order="C")
+        key = _stochastic_key(rng, source.size)
+        if key is not None and source.dtype in (np.float32, np.float64):
+            result = _core.encode_stochastic(source, target.name, bool(saturate), key)
+            return result[()] if scalar else result
+        random = _core.stochastic_draws(0 if key is None else key, source.size)
     encode = _core.encode_objects if source.dtype == object else _core.encode_array
     result = encode(source, target.name, bool(saturate), rounding, random)
     return result[()] if scalar else result
+
+
+def _stochastic_key(rng, size):
+    """The 64-bit key of stochastic rounding's counter generator: one
+    ``random_raw`` draw of `rng` (a Generator, or a seed for
+    ``np.random.default_rng``); None for an empty array, which draws nothing."""
+    generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    if size == 0:
+        return None
+    return int(generator.bit_generator.random_raw())
