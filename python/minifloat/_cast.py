@@ -52,7 +52,7 @@ def _exact_source(arr):
     raise TypeError(f"mf.cast needs real numbers, not {dtype}")
 
 
-def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None):
+def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None, packed=False):
     """Round `x` once into a minifloat format.
 
     rounding: "nearest_even" (default, the same bits as ``astype``),
@@ -67,6 +67,10 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None):
     saturate=True: +-inf and values beyond the largest finite value become
     +-max (ONNX Cast saturate=1), NaN stays NaN where the format has one.
     saturate=False: the format's default overflow (inf, NaN or max).
+
+    packed=True: returns the rounded codes as the packed bytes ``mf.pack``
+    writes (1-D uint8, C order) instead of an array of the format; float32
+    and float64 sources are rounded and packed in one pass.
 
     Stochastic rounding's random bits: one ``rng.bit_generator.random_raw()``
     value is the key K (the caller's generator advances by exactly that one
@@ -92,6 +96,8 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None):
     else:
         arr = np.asarray(x)
     source = np.asarray(_exact_source(arr), order="C")  # keeps 0-d arrays 0-d
+    if packed:
+        return _cast_packed(source, target, bool(saturate), rounding, rng)
     random = None
     if rounding == "stochastic":
         key = _stochastic_key(rng, source.size)
@@ -102,6 +108,17 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None):
     encode = _core.encode_objects if source.dtype == object else _core.encode_array
     result = encode(source, target.name, bool(saturate), rounding, random)
     return result[()] if scalar else result
+
+
+def _cast_packed(source, target, saturate, rounding, rng):
+    """cast(..., packed=True): float32/float64 sources are rounded and packed
+    chunk by chunk in C++; others are cast, then packed."""
+    if source.dtype in (np.float32, np.float64):
+        key = _stochastic_key(rng, source.size) if rounding == "stochastic" else None
+        return _core.encode_packed(source, target.name, saturate, rounding, 0 if key is None else key)
+    from ._packing import pack
+
+    return pack(np.asarray(cast(source, target, saturate=saturate, rounding=rounding, rng=rng)))
 
 
 def _stochastic_key(rng, size):
