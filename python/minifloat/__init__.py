@@ -42,7 +42,7 @@ from ._core import (
     float8_e8m0fnu,
     floating,
 )
-from . import _numpy_compat, _printing, mx
+from . import _numpy_compat, _printing, mx, quant
 from ._cast import cast
 from ._dlpack import from_dlpack, to_dlpack
 from ._packing import pack, unpack
@@ -72,6 +72,7 @@ __all__ = [
     "from_dlpack",
     "mx",
     "pack",
+    "quant",
     "to_dlpack",
     "unpack",
 ]
