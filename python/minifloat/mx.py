@@ -253,14 +253,14 @@ class MXArray:
             raise ValueError(f"block_size must be a positive integer, not {block_size!r}")
         block_size = int(block_size)
         data = np.asarray(data)
+        if data.ndim == 0:
+            raise ValueError("data must have at least one dimension")
         if packed:
             data = _unpacked_elements(data, fmt, element_dtype, bits, shape)
         else:
             if shape is not None:
                 raise ValueError("shape is only for packed=True data")
             data = _element_codes(data, fmt, element_dtype, bits)
-        if data.ndim == 0:
-            raise ValueError("data must have at least one dimension")
         axis = np.lib.array_utils.normalize_axis_index(axis, data.ndim)
         scales = _scale_codes(np.asarray(scales), fmt)
         expected = data.shape[:axis] + (-(-data.shape[axis] // block_size),) + data.shape[axis + 1:]
@@ -291,8 +291,6 @@ def _unpacked_elements(data, fmt, element_dtype, bits, shape):
     if data.dtype != np.uint8:
         raise TypeError(f"packed {fmt} data must be uint8 bytes, not {data.dtype}")
     if shape is None:
-        if data.ndim == 0:
-            raise ValueError("packed data must have at least one dimension")
         if (data.shape[-1] * 8) % bits:
             raise ValueError(f"rows of {data.shape[-1]} bytes do not hold whole {bits}-bit codes: "
                              f"pass shape=")
