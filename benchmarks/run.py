@@ -1,12 +1,16 @@
 #!/usr/bin/env python
 """Benchmark minifloat against ml_dtypes (and torch when importable), side by side.
 
-    python benchmarks/run.py [--check] [--out PATH.md] [--chart PATH.png]
-                             [--n N] [--repeat R] [--only SUBSTRING]
+    python benchmarks/run.py [--check] [--full] [--readme [README.md]] [--out PATH.md]
+                             [--chart PATH.png] [--n N] [--repeat R] [--only SUBSTRING]
 
-Every ratio in the table is ``baseline time / minifloat time`` (a speedup:
-higher is better for minifloat); every target is "ratio >= X".  See
-benchmarks/README.md for the columns and the targets.
+Prints a verdict first (targets met and missed, per group its slowest ratio
+against its target and what this machine's memory floor allows), then a table
+of groups; the per-case table goes to the markdown file (--full prints it too).
+
+Every ratio, in every table and the chart, is ``baseline time / minifloat
+time``: a speedup, above 1 when minifloat is faster; every target is
+"ratio >= X". See benchmarks/README.md for the columns and the targets.
 """
 import os
 
@@ -19,7 +23,11 @@ import datetime
 import functools
 import gc
 import platform
+import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -35,6 +43,9 @@ except Exception:  # pragma: no cover - the harness still runs, baselines are n/
     md = None
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+README = os.path.join(os.path.dirname(HERE), "README.md")
+README_BEGIN = "<!-- benchmark results: begin (written by `python benchmarks/run.py --readme`; do not edit) -->"
+README_END = "<!-- benchmark results: end -->"
 DEFAULT_N = 4_194_304
 DEFAULT_REPEAT = 7
 MATMUL_SIZE = 512
@@ -53,22 +64,19 @@ STRIDED = ["float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float4_e2m1fn"]
 MATMUL_FORMATS = ["float8_e4m3fn", "float8_e5m2"]
 TORCH_FP8 = ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
              "float8_e8m0fnu"]
-GROUP_TITLES = {
-    1: "float32 <-> F (vs ml_dtypes >= 20x; vs NumPy uint8 cast: mf <= 2x)",
-    2: "float64 -> F (vs ml_dtypes >= 15x; NumPy float64 -> uint8 reported)",
-    3: "F -> another minifloat format (vs ml_dtypes >= 30x)",
-    4: "strided casts, step-2 views (vs ml_dtypes >= 10x)",
-    5: "bfloat16 (vs ml_dtypes >= 1x)",
-    6: "8-bit arithmetic, comparisons, reductions (vs ml_dtypes >= 20x; "
-       "NumPy's uint8 op on the same bytes reported)",
-    7: f"{MATMUL_SIZE}x{MATMUL_SIZE} matmul (mf <= 1.5x float32 matmul; ml_dtypes reported)",
-    8: "torch float8 conversions (torch/mf >= 1x)",
-    9: "mf.cast rounding modes (mf.cast <= 2x the same format's astype)",
-    10: "MX/NVFP4 quantize (<= 3x the float32 -> float8_e4m3fn astype)",
-    11: "everyday float8_e4m3fn operations beyond the targets (ml_dtypes reported)",
-}
 CAST_FORMATS = ["float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float6_e2m3fn", "float4_e2m1fn"]
 CAST_MODES = ["nearest_even", "nearest_away", "toward_zero", "up", "down"]
+
+# The byte movements benchmarks/memory_floor.c times with no conversion at
+# all (its N is 4,194,304): the least time any kernel needs for a case that
+# moves the same bytes. Keys are Case.traffic values.
+MEMORY_FLOOR_C = os.path.join(HERE, "memory_floor.c")
+MEMORY_FLOOR_N = 4_194_304
+TRAFFIC = {
+    "widen": "bytes -> float32 (4 MB in, 16 MB out)",
+    "byte_pair": "two byte arrays in, one out (the byte maximum)",
+    "f64_byte": "float64 -> one byte each (32 MB in)",
+}
 
 
 # --------------------------------------------------------------------------
@@ -158,20 +166,16 @@ class Data:
 # --------------------------------------------------------------------------
 @dataclass
 class Ref:
-    key: str                      # "ml" (ml_dtypes) or "ref" (other baseline)
-    label: str                    # e.g. "ml_dtypes", "np u8 cast", "torch"
+    key: str                      # "ml" (ml_dtypes) or "ref" (the other baseline)
+    label: str                    # e.g. "ml_dtypes", "np f32->u8", "torch"
     factory: Callable[[], Callable[[], object]]
     target: Optional[float]       # required baseline/minifloat ratio, None = report only
-    # NumPy's own uint8 (bfloat16: uint16) operation moving the same bytes:
-    # a floor no kernel gets far below, so ml_dtypes ms / its ms bounds the
-    # ml/mf ratio this machine allows
-    same_traffic: bool = False
+    # NumPy's own plain byte operation moving the same bytes as the minifloat
+    # call with nothing to convert (a copy, a widening, a byte max): a
+    # measurement of the memory floor under any kernel for the case
+    floor: bool = False
     ms: Optional[float] = None
     error: Optional[str] = None
-
-    @property
-    def ratio_needed(self):
-        return self.target
 
 
 @dataclass
@@ -180,6 +184,10 @@ class Case:
     name: str
     mf_factory: Callable[[], Callable[[], object]]
     refs: List[Ref] = field(default_factory=list)
+    # which byte movement of benchmarks/memory_floor.c this case performs
+    # at least (a key of TRAFFIC), if any
+    traffic: Optional[str] = None
+    memory_floor_ms: Optional[float] = None  # memory_floor.c's time for that movement
     mf_ms: Optional[float] = None
     mf_error: Optional[str] = None
 
@@ -194,18 +202,23 @@ class Case:
         return None
 
 
+@dataclass
+class Group:
+    """A numbered group of cases: `build(add, data, torch)` calls
+    `add(name, mf_factory, *refs, traffic=None)` once per case."""
+    number: int
+    title: str
+    targets: str
+    build: Callable
+
+
 def first_line(exc):
     text = f"{type(exc).__name__}: {exc}".strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def build_cases(data, torch):
-    cases = []
-
-    def add(group, name, mf_factory, *refs):
-        cases.append(Case(group, name, mf_factory, list(refs)))
-
-    # 1. float32 <-> F, plus NumPy's uint8 casts of the same length
+def float32_cases(add, data, torch):
+    """float32 <-> F, with NumPy's uint8 casts of the same bytes."""
     for f in NON_BF16:
         def mf_f32_to(f=f):
             x, dt = data.x32(f), mf_dtype(f)
@@ -219,9 +232,9 @@ def build_cases(data, torch):
             x = data.x32(f)
             return lambda: x.astype(np.uint8)
 
-        add(1, f"f32 -> {f}", mf_f32_to,
+        add(f"f32 -> {f}", mf_f32_to,
             Ref("ml", "ml_dtypes", md_f32_to, 20.0),
-            Ref("ref", "np f32->u8", np_f32_to_u8, 0.5, same_traffic=True))
+            Ref("ref", "np f32->u8", np_f32_to_u8, 0.5, floor=True))
 
         def mf_to_f32(f=f):
             a = data.codes(f).view(mf_dtype(f))
@@ -235,11 +248,14 @@ def build_cases(data, torch):
             u = data.codes(f)
             return lambda: u.astype(np.float32)
 
-        add(1, f"{f} -> f32", mf_to_f32,
+        add(f"{f} -> f32", mf_to_f32,
             Ref("ml", "ml_dtypes", md_to_f32, 20.0),
-            Ref("ref", "np u8->f32", np_u8_to_f32, 0.5, same_traffic=True))
+            Ref("ref", "np u8->f32", np_u8_to_f32, 0.5, floor=True), traffic="widen")
 
-    # 2. float64 -> F
+
+def float64_cases(add, data, torch):
+    """float64 -> F. NumPy's float64 -> uint8 is a conversion (slower than the
+    bytes it moves), so it is reported, not a floor: memory_floor.c's is."""
     for f in NON_BF16:
         def mf_f64(f=f):
             x, dt = data.x64(f), mf_dtype(f)
@@ -253,10 +269,11 @@ def build_cases(data, torch):
             x = data.x64(f)
             return lambda: x.astype(np.uint8)
 
-        add(2, f"f64 -> {f}", mf_f64, Ref("ml", "ml_dtypes", md_f64, 15.0),
-            Ref("ref", "np f64->u8", np_f64_to_u8, None, same_traffic=True))
+        add(f"f64 -> {f}", mf_f64, Ref("ml", "ml_dtypes", md_f64, 15.0),
+            Ref("ref", "np f64->u8", np_f64_to_u8, None), traffic="f64_byte")
 
-    # 3. F -> another minifloat format
+
+def cross_format_cases(add, data, torch):
     for f in ALL:
         g = "float8_e5m2" if f == "float8_e4m3fn" else "float8_e4m3fn"
 
@@ -268,9 +285,11 @@ def build_cases(data, torch):
             a, dt = data.codes(f).view(md_dtype(f)), md_dtype(g)
             return lambda: a.astype(dt)
 
-        add(3, f"{f} -> {g}", mf_cross, Ref("ml", "ml_dtypes", md_cross, 30.0))
+        add(f"{f} -> {g}", mf_cross, Ref("ml", "ml_dtypes", md_cross, 30.0))
 
-    # 4. strided (step-2 views of 2N-element bases; N elements converted)
+
+def strided_cases(add, data, torch):
+    """Step-2 views of 2N-element bases; N elements converted."""
     for f in STRIDED:
         def mf_s_to(f=f):
             x, dt = data.x32_base2(f)[::2], mf_dtype(f)
@@ -280,7 +299,7 @@ def build_cases(data, torch):
             x, dt = data.x32_base2(f)[::2], md_dtype(f)
             return lambda: x.astype(dt)
 
-        add(4, f"f32[::2] -> {f}", mf_s_to, Ref("ml", "ml_dtypes", md_s_to, 10.0))
+        add(f"f32[::2] -> {f}", mf_s_to, Ref("ml", "ml_dtypes", md_s_to, 10.0))
 
         def mf_s_from(f=f):
             a = data.codes_base2(f).view(mf_dtype(f))[::2]
@@ -290,9 +309,10 @@ def build_cases(data, torch):
             a = data.codes_base2(f).view(md_dtype(f))[::2]
             return lambda: a.astype(np.float32)
 
-        add(4, f"{f}[::2] -> f32", mf_s_from, Ref("ml", "ml_dtypes", md_s_from, 10.0))
+        add(f"{f}[::2] -> f32", mf_s_from, Ref("ml", "ml_dtypes", md_s_from, 10.0))
 
-    # 5. bfloat16
+
+def bfloat16_cases(add, data, torch):
     bf = "bfloat16"
 
     def mf_bf_to():
@@ -328,29 +348,34 @@ def build_cases(data, torch):
         a = data.codes(bf)
         return lambda: a.astype(np.float32)
 
-    add(5, "f32 -> bfloat16", mf_bf_to, Ref("ml", "ml_dtypes", md_bf_to, 1.0),
-        Ref("ref", "np f32->u16", np_f32_to_u16, None, same_traffic=True))
-    add(5, "bfloat16 -> f32", mf_bf_from, Ref("ml", "ml_dtypes", md_bf_from, 1.0),
-        Ref("ref", "np u16->f32", np_u16_to_f32, None, same_traffic=True))
-    add(5, "bfloat16 a + b", bf_add(mf_dtype), Ref("ml", "ml_dtypes", bf_add(md_dtype), 1.0))
+    add("f32 -> bfloat16", mf_bf_to, Ref("ml", "ml_dtypes", md_bf_to, 1.0),
+        Ref("ref", "np f32->u16", np_f32_to_u16, None, floor=True))
+    add("bfloat16 -> f32", mf_bf_from, Ref("ml", "ml_dtypes", md_bf_from, 1.0),
+        Ref("ref", "np u16->f32", np_u16_to_f32, None, floor=True))
+    add("bfloat16 a + b", bf_add(mf_dtype), Ref("ml", "ml_dtypes", bf_add(md_dtype), 1.0))
 
-    # 6. 8-bit arithmetic / comparisons / reductions
-    # (label, operation, NumPy uint8 operation with the same bytes in and out
-    # when not the same one: uint8 division is compute-bound in NumPy, so
-    # a / b is paired with a + b; NumPy's uint8 sum widens every byte to a
-    # 64-bit integer, so a.sum() is paired with the byte reduction a.max())
-    ops = [
-        ("a + b", lambda a, b: (lambda: a + b), None),
-        ("a - b", lambda a, b: (lambda: a - b), None),
-        ("a * b", lambda a, b: (lambda: a * b), None),
-        ("a / b", lambda a, b: (lambda: a / b), ("a + b", lambda a, b: (lambda: a + b))),
-        ("a < b", lambda a, b: (lambda: a < b), None),
-        ("a == b", lambda a, b: (lambda: a == b), None),
-        ("np.maximum(a, b)", lambda a, b: (lambda: np.maximum(a, b)), None),
-        ("a.sum()", lambda a, b: (lambda: a.sum()), ("a.max()", lambda a, b: (lambda: a.max()))),
-    ]
+
+# Group 6: (label, operation, NumPy's uint8 operation on the same bytes, whether
+# that one moves the bytes at memory speed with nothing to compute (a floor)).
+# Division is paired with NumPy's uint8 floor division (a division of the same
+# bytes, compute-bound: reported, not a floor), a.sum() with NumPy's own sum of
+# the same bytes (which widens each to a 64-bit integer: not a floor either).
+EIGHT_BIT_OPS = [
+    ("a + b", lambda a, b: (lambda: a + b), "a + b", lambda a, b: (lambda: a + b), True),
+    ("a - b", lambda a, b: (lambda: a - b), "a - b", lambda a, b: (lambda: a - b), True),
+    ("a * b", lambda a, b: (lambda: a * b), "a * b", lambda a, b: (lambda: a * b), True),
+    ("a / b", lambda a, b: (lambda: a / b), "a // b", lambda a, b: (lambda: a // b), False),
+    ("a < b", lambda a, b: (lambda: a < b), "a < b", lambda a, b: (lambda: a < b), True),
+    ("a == b", lambda a, b: (lambda: a == b), "a == b", lambda a, b: (lambda: a == b), True),
+    ("np.maximum(a, b)", lambda a, b: (lambda: np.maximum(a, b)),
+     "np.maximum(a, b)", lambda a, b: (lambda: np.maximum(a, b)), True),
+    ("a.sum()", lambda a, b: (lambda: a.sum()), "a.sum()", lambda a, b: (lambda: a.sum()), False),
+]
+
+
+def eight_bit_op_cases(add, data, torch):
     for f in EIGHT_BIT:
-        for opname, op, u8_op in ops:
+        for opname, op, u8_name, u8_op, u8_is_floor in EIGHT_BIT_OPS:
             def factory(dtype_of, f=f, op=op):
                 def make():
                     dt = dtype_of(f)
@@ -359,15 +384,16 @@ def build_cases(data, torch):
                     return op(a, b)
                 return make
 
-            def np_u8(f=f, op=u8_op[1] if u8_op else op):
+            def np_u8(f=f, op=u8_op):
                 return op(data.codes(f), data.codes(f, 1))
 
-            u8_label = "np u8 " + (u8_op[0] if u8_op else opname)
-            add(6, f"{f} {opname}", factory(mf_dtype),
+            add(f"{f} {opname}", factory(mf_dtype),
                 Ref("ml", "ml_dtypes", factory(md_dtype), 20.0),
-                Ref("ref", u8_label, np_u8, None, same_traffic=True))
+                Ref("ref", f"np u8 {u8_name}", np_u8, None, floor=u8_is_floor),
+                traffic="byte_pair" if opname != "a.sum()" else None)
 
-    # 7. matmul
+
+def matmul_cases(add, data, torch):
     for f in MATMUL_FORMATS:
         def mm(dtype_of, f=f):
             def make():
@@ -384,37 +410,41 @@ def build_cases(data, torch):
                 return lambda: A @ B
             return make
 
-        add(7, f"{f} A @ B", mm(mf_dtype),
+        add(f"{f} A @ B", mm(mf_dtype),
             Ref("ml", "ml_dtypes", mm(md_dtype), None),
             Ref("ref", "np f32 A@B", mm(None), 1 / 1.5))
 
-    # 8. torch
-    if torch is not None:
-        for f in TORCH_FP8:
-            if not hasattr(torch, f):
-                continue
-            tdt = getattr(torch, f)
 
-            def mf_to(f=f):
-                x, dt = data.x32(f), mf_dtype(f)
-                return lambda: x.astype(dt)
+def torch_cases(add, data, torch):
+    if torch is None:
+        return
+    for f in TORCH_FP8:
+        if not hasattr(torch, f):
+            continue
+        tdt = getattr(torch, f)
 
-            def t_to(f=f, tdt=tdt):
-                t32 = torch.from_numpy(data.x32(f))
-                return lambda: t32.to(tdt)
+        def mf_to(f=f):
+            x, dt = data.x32(f), mf_dtype(f)
+            return lambda: x.astype(dt)
 
-            def mf_from(f=f):
-                a = data.codes(f).view(mf_dtype(f))
-                return lambda: a.astype(np.float32)
+        def t_to(f=f, tdt=tdt):
+            t32 = torch.from_numpy(data.x32(f))
+            return lambda: t32.to(tdt)
 
-            def t_from(f=f, tdt=tdt):
-                t8 = torch.from_numpy(data.codes(f)).view(tdt)
-                return lambda: t8.to(torch.float32)
+        def mf_from(f=f):
+            a = data.codes(f).view(mf_dtype(f))
+            return lambda: a.astype(np.float32)
 
-            add(8, f"torch f32 -> {f}", mf_to, Ref("ref", "torch", t_to, 1.0))
-            add(8, f"torch {f} -> f32", mf_from, Ref("ref", "torch", t_from, 1.0))
+        def t_from(f=f, tdt=tdt):
+            t8 = torch.from_numpy(data.codes(f)).view(tdt)
+            return lambda: t8.to(torch.float32)
 
-    # 9. mf.cast with an explicit rounding mode / saturation vs plain astype
+        add(f"torch f32 -> {f}", mf_to, Ref("ref", "torch", t_to, 1.0))
+        add(f"torch {f} -> f32", mf_from, Ref("ref", "torch", t_from, 1.0))
+
+
+def rounding_mode_cases(add, data, torch):
+    """mf.cast with an explicit rounding mode / saturation vs the same astype."""
     def astype_of(f, source):
         def make():
             x, dt = source(f), mf_dtype(f)
@@ -427,19 +457,21 @@ def build_cases(data, torch):
                 x, dt = data.x32(f), mf_dtype(f)
                 return lambda: mf.cast(x, dt, rounding=mode)
 
-            add(9, f"mf.cast f32 -> {f} {mode}", mf_cast,
+            add(f"mf.cast f32 -> {f} {mode}", mf_cast,
                 Ref("ref", "mf astype", astype_of(f, data.x32), 0.5))
     for mode in CAST_MODES:
         def mf_cast64(mode=mode):
             x, dt = data.x64("float8_e4m3fn"), mf_dtype("float8_e4m3fn")
             return lambda: mf.cast(x, dt, rounding=mode, saturate=True)
 
-        add(9, f"mf.cast f64 -> float8_e4m3fn {mode} saturate", mf_cast64,
+        add(f"mf.cast f64 -> float8_e4m3fn {mode} saturate", mf_cast64,
             Ref("ref", "mf astype", astype_of("float8_e4m3fn", data.x64), 0.5))
 
-    # 10. block quantization of N float32 values
-    # one standard-normal input shared by each quantize and its baseline, so
-    # both read the same memory (page placement moves timings by tens of %)
+
+def mx_quantize_cases(add, data, torch):
+    """Block quantization of N float32 values. One standard-normal input is
+    shared by each quantize and its baseline, so both read the same memory
+    (page placement moves timings by tens of %)."""
     def f32_to_e4m3fn():
         x = data.x32("bfloat16")
         return lambda: x.astype(mf.float8_e4m3fn)
@@ -453,11 +485,13 @@ def build_cases(data, torch):
             return lambda: mf.mx.quantize(x, fmt, **kwargs)
 
         label = f"mx.quantize {fmt}" + ("" if mode == "floor" else f" scale_mode={mode}")
-        add(10, label, mf_quantize, Ref("ref", "f32->e4m3fn", f32_to_e4m3fn, 1 / 3))
+        add(label, mf_quantize, Ref("ref", "f32->e4m3fn", f32_to_e4m3fn, 1 / 3))
 
-    # 11. everyday operations on float8_e4m3fn: a scalar operand, reductions
-    # to one element, positions, sorting (reported, not targets); standard
-    # normal input, so no NaN (which would end a max or argmax at once)
+
+def everyday_cases(add, data, torch):
+    """Everyday operations on float8_e4m3fn: a scalar operand, reductions to
+    one element, positions, sorting (reported, not targets); standard normal
+    input, so no NaN (which would end a max or argmax at once)."""
     everyday = [
         ("x > 0", lambda x: (lambda: x > 0)),
         ("np.maximum(x, 0)", lambda x: (lambda: np.maximum(x, 0))),
@@ -474,11 +508,62 @@ def build_cases(data, torch):
     for opname, op in everyday:
         def everyday_factory(dtype_of, op=op):
             def make():
-                return op(data.codes("float8_e4m3fn", source="bfloat16").view(dtype_of("float8_e4m3fn")))
+                codes = data.codes("float8_e4m3fn", source="bfloat16")
+                return op(codes.view(dtype_of("float8_e4m3fn")))
             return make
 
-        add(11, opname, everyday_factory(mf_dtype), Ref("ml", "ml_dtypes", everyday_factory(md_dtype), None))
+        add(opname, everyday_factory(mf_dtype),
+            Ref("ml", "ml_dtypes", everyday_factory(md_dtype), None))
+
+
+# Every group of the benchmark, in order. A new group is one more entry (its
+# builder may live in another module of benchmarks/); numbers are labels.
+GROUPS = [
+    Group(1, "float32 <-> F", "vs ml_dtypes >= 20x; NumPy's uint8 cast / minifloat >= 0.5x "
+          "(minifloat at most 2x NumPy)", float32_cases),
+    Group(2, "float64 -> F", "vs ml_dtypes >= 15x; NumPy float64 -> uint8 reported", float64_cases),
+    Group(3, "F -> another minifloat format", "vs ml_dtypes >= 30x", cross_format_cases),
+    Group(4, "strided casts, step-2 views", "vs ml_dtypes >= 10x", strided_cases),
+    Group(5, "bfloat16", "vs ml_dtypes >= 1x; NumPy's uint16 casts reported", bfloat16_cases),
+    Group(6, "8-bit arithmetic, comparisons, reductions",
+          "vs ml_dtypes >= 20x; NumPy's uint8 op on the same bytes reported", eight_bit_op_cases),
+    Group(7, f"{MATMUL_SIZE}x{MATMUL_SIZE} matmul",
+          "float32 matmul / minifloat >= 0.67x (minifloat at most 1.5x); ml_dtypes reported",
+          matmul_cases),
+    Group(8, "torch float8 conversions", "torch / minifloat >= 1x", torch_cases),
+    Group(9, "mf.cast rounding modes", "same-format astype / mf.cast >= 0.5x (at most 2x)",
+          rounding_mode_cases),
+    Group(10, "MX/NVFP4 quantize", "float32 -> float8_e4m3fn astype / quantize >= 0.33x "
+          "(at most 3x)", mx_quantize_cases),
+    Group(11, "everyday float8_e4m3fn operations", "reported: ml_dtypes, no target", everyday_cases),
+    Group(12, "sub-byte integers", "NumPy's int8/uint8 on the same bytes / minifloat >= 0.67x "
+          "(minifloat at most 1.5x)", lambda add, data, torch: _int_cases().add_int_cases(add, Ref, mf_dtype, data.n)),
+]
+
+
+def _int_cases():
+    """benchmarks/int_cases.py (issue 19), importable however run.py was loaded."""
+    sys.path.insert(0, HERE) if HERE not in sys.path else None
+    import int_cases
+    return int_cases
+
+
+def build_cases(data, torch, groups=None):
+    """The cases of `groups` (default: GROUPS), in order."""
+    cases = []
+    for group in GROUPS if groups is None else groups:
+        def add(name, mf_factory, *refs, traffic=None, number=group.number):
+            cases.append(Case(number, name, mf_factory, list(refs), traffic=traffic))
+
+        group.build(add, data, torch)
     return cases
+
+
+def group_of(number, groups=None):
+    for group in GROUPS if groups is None else groups:
+        if group.number == number:
+            return group
+    return Group(number, f"group {number}", "", lambda add, data, torch: None)
 
 
 # --------------------------------------------------------------------------
@@ -557,48 +642,137 @@ def run_case(case, repeat):
 
 
 # --------------------------------------------------------------------------
-# evaluation and reporting
+# the memory floor
 # --------------------------------------------------------------------------
+def run_memory_floor(n):
+    """Times of benchmarks/memory_floor.c's byte movements, {TRAFFIC key: ms}
+    (the better of plain order and four streams), and a note on where they
+    came from. Empty when it cannot run here: it needs x86-64 with AVX2, a C
+    compiler taking GCC's options, and this run's N to be its N."""
+    if n != MEMORY_FLOOR_N:
+        return {}, f"memory_floor.c not run (it moves {MEMORY_FLOOR_N:,} elements, this run {n:,})"
+    if sys.platform == "win32" or platform.machine().lower() not in ("x86_64", "amd64"):
+        return {}, "memory_floor.c not run (x86-64 Linux/macOS only)"
+    compilers = [os.environ.get("CC"), "cc", "gcc", "clang"]
+    cc = next((shutil.which(c) for c in compilers if c and shutil.which(c)), None)
+    if cc is None:
+        return {}, "memory_floor.c not run (no C compiler on PATH)"
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "memory_floor")
+        try:
+            subprocess.run([cc, "-O2", "-mavx2", MEMORY_FLOOR_C, "-o", exe], check=True,
+                           capture_output=True, timeout=120)
+            out = subprocess.run([exe], check=True, capture_output=True, text=True,
+                                 timeout=120).stdout
+        except (OSError, subprocess.SubprocessError) as exc:
+            return {}, f"memory_floor.c did not run ({first_line(exc)})"
+    times = [min(float(a), float(b)) for a, b in re.findall(r"([\d.]+) ms, four streams ([\d.]+) ms", out)]
+    if len(times) != len(TRAFFIC):
+        return {}, "memory_floor.c printed something unexpected"
+    return dict(zip(TRAFFIC, times)), f"benchmarks/memory_floor.c ({os.path.basename(cc)} -O2 -mavx2)"
+
+
+def merge_floors(*floors):
+    """The least time of each byte movement over several measurements."""
+    merged = {}
+    for floor in floors:
+        for key, ms in floor.items():
+            merged[key] = min(ms, merged.get(key, ms))
+    return merged
+
+
+# --------------------------------------------------------------------------
+# evaluation
+# --------------------------------------------------------------------------
+@dataclass
+class Check:
+    """One baseline of one case, against its target (if any)."""
+    ref: Ref
+    state: str                  # ok, miss, floor (missed at the memory floor), unchecked, report
+    ratio: Optional[float]      # baseline ms / minifloat ms
+    reach: Optional[float]      # the largest ratio the memory floor allows, if measured
+    text: str
+
+
 def ratio(case, r):
     if r is None or r.ms is None or case.mf_ms is None or case.mf_ms <= 0:
         return None
     return r.ms / case.mf_ms
 
 
+def floor_ms(case):
+    """The least time measured to move this case's bytes with nothing to
+    convert: NumPy's plain byte operation on them, or memory_floor.c's
+    (None if neither was measured)."""
+    times = [r.ms for r in case.refs if r.floor and r.ms]
+    if case.memory_floor_ms:
+        times.append(case.memory_floor_ms)
+    return min(times) if times else None
+
+
+def floor_source(case):
+    best = floor_ms(case)
+    if best is None:
+        return ""
+    if case.memory_floor_ms == best:
+        return "memory_floor.c"
+    return next(r.label for r in case.refs if r.floor and r.ms == best)
+
+
+def check(case, r):
+    """How the case fares against baseline `r`. A miss whose target lies
+    beyond the memory floor (the baseline itself takes less than target x the
+    least time moving the bytes needs) is "floor": no kernel can meet it on
+    this machine, so it is reported, not counted as a failure."""
+    q = ratio(case, r)
+    best = floor_ms(case)
+    # (a baseline that is itself a floor measurement has no reach of its own)
+    reach = r.ms / best if best and r.ms and not r.floor else None
+    if r.target is None:
+        return Check(r, "report", q, reach, f"{r.label} reported")
+    t = fmt_target(r.target)
+    if r.ms is None:
+        return Check(r, "unchecked", q, reach, f"{r.label} n/a: not checked")
+    if case.mf_ms is None:
+        return Check(r, "miss", q, reach, f"minifloat failed ({case.mf_error})")
+    if q >= r.target:
+        return Check(r, "ok", q, reach, f"{r.label}/minifloat {fmt_ratio(q)} >= {t}")
+    text = f"{r.label}/minifloat {fmt_ratio(q)} < {t}"
+    if reach is not None and reach < r.target:
+        return Check(r, "floor", q, reach, text + (
+            f": at the memory floor, not a failure. Moving these bytes takes at least "
+            f"{fmt_ms(best)} ms here ({floor_source(case)}), {r.label} {fmt_ms(r.ms)} ms: no kernel "
+            f"can pass {reach:.1f}x; minifloat takes {case.mf_ms / best:.2f}x the floor's time"))
+    if reach is not None:
+        text += f" (the memory floor allows up to {reach:.1f}x)"
+    return Check(r, "miss", q, reach, text)
+
+
 def evaluate(case):
-    """List of (ref, state, text) for refs with a target; state in ok/miss/unchecked."""
-    out = []
-    for r in case.refs:
-        if r.target is None:
-            continue
-        if r.ms is None:
-            out.append((r, "unchecked", f"{r.label} n/a: not checked"))
-        elif case.mf_ms is None:
-            out.append((r, "miss", f"minifloat failed ({case.mf_error})"))
-        else:
-            q = ratio(case, r)
-            if q >= r.target:
-                out.append((r, "ok", f"{r.label} {q:.2f}x >= {fmt_target(r.target)}"))
-            else:
-                out.append((r, "miss", f"{r.label}/mf {q:.2f}x < {fmt_target(r.target)}"
-                            + ceiling_note(case, r)))
-    return out
+    """Checks of the case's baselines that have a target."""
+    return [c for c in (check(case, r) for r in case.refs) if c.state != "report"]
 
 
-def ceiling_note(case, r):
-    """For a missed ml_dtypes target: how far ml_dtypes itself is from NumPy's
-    own uint8 operation on the same bytes, when that is below the target (then
-    the target asks minifloat to beat NumPy's plain byte loop)."""
-    floor = next((f for f in case.refs if f.same_traffic and f.ms), None)
-    if r.key != "ml" or floor is None or r.ms is None:
-        return ""
-    ceiling = r.ms / floor.ms
-    if ceiling >= r.target:
-        return ""
-    return (f" (beyond this machine: ml_dtypes takes only {ceiling:.1f}x the time of NumPy's "
-            f"own {floor.label[3:]} on the same bytes, minifloat {case.mf_ms / floor.ms:.2f}x)")
+def summarize(cases):
+    """Counts of target states and the (case, check) of every miss, floor miss included."""
+    counts = {"ok": 0, "miss": 0, "floor": 0, "unchecked": 0}
+    missed = []
+    for c in cases:
+        for chk in evaluate(c):
+            counts[chk.state] += 1
+            if chk.state in ("miss", "floor"):
+                missed.append((c, chk))
+    return counts, missed
 
 
+def failures(cases):
+    """Missed targets this machine can reach: what --check fails on."""
+    return [(c, chk) for c, chk in summarize(cases)[1] if chk.state == "miss"]
+
+
+# --------------------------------------------------------------------------
+# formatting
+# --------------------------------------------------------------------------
 def fmt_target(t):
     if abs(t - round(t)) < 1e-9:
         return f"{int(round(t))}x"
@@ -628,51 +802,191 @@ def target_text(r):
         return ""
     if r.target is None:
         return "(report)"
-    if r.key == "ref" and r.target < 1:
-        return f">= {fmt_target(r.target)} (mf <= {1 / r.target:.3g}x {r.label.split()[0]})"
+    if r.target < 1:
+        return f">= {fmt_target(r.target)} (mf <= {1 / r.target:.3g}x)"
     return f">= {fmt_target(r.target)}"
 
 
-COLUMNS = ["case", "minifloat ms", "ml_dtypes ms", "ml/mf", "ml target",
-           "other", "other ms", "other/mf", "other target", "status"]
+def status_text(case):
+    checks = evaluate(case)
+    states = [c.state for c in checks]
+    name = lambda chk: "ml_dtypes" if chk.ref.key == "ml" else chk.ref.label
+    if not checks:
+        return "report only"
+    parts = []
+    if "miss" in states:
+        parts.append("MISS (" + ", ".join(name(c) for c in checks if c.state == "miss") + ")")
+    if "floor" in states:
+        parts.append("at memory floor (" + ", ".join(name(c) for c in checks if c.state == "floor") + ")")
+    if "unchecked" in states:
+        parts.append("not checked (" + ", ".join(name(c) for c in checks if c.state == "unchecked")
+                     + " n/a)")
+    return "; ".join(parts) or "ok"
 
 
-def table_rows(cases, notes):
+CASE_COLUMNS = ["case", "minifloat ms", "ml_dtypes ms", "ml_dtypes/mf", "ml target", "other",
+                "other ms", "other/mf", "other target", "floor ms", "status"]
+
+
+def case_rows(cases, notes):
     """Rows of strings; error messages go into `notes` (footnotes) and cells say n/a [eK]."""
     def na(err):
         notes.append(err)
         return f"n/a [e{len(notes)}]"
 
+    def ms_cell(r):
+        if r is None:
+            return "—"
+        return fmt_ms(r.ms) if r.error is None else na(r.error)
+
     rows = []
     for c in cases:
         ml, other = c.ref("ml"), c.ref("ref")
-        mf_cell = fmt_ms(c.mf_ms) if c.mf_error is None else na(c.mf_error)
-
-        def ms_cell(r):
-            if r is None:
-                return "—"
-            return fmt_ms(r.ms) if r.error is None else na(r.error)
-
-        ev = evaluate(c)
-        states = [s for _, s, _ in ev]
-        if "miss" in states:
-            status = "MISS (" + ", ".join(
-                ("ml" if r.key == "ml" else r.label) for r, s, _ in ev if s == "miss") + ")"
-        elif states and all(s == "ok" for s in states):
-            status = "ok"
-        elif "ok" in states:
-            status = "ok; " + ", ".join(
-                f"{r.label} n/a: not checked" for r, s, _ in ev if s == "unchecked")
-        elif states:
-            status = "not checked (baseline n/a)"
-        else:
-            status = "report only"
+        best = floor_ms(c)
         rows.append([
-            c.label, mf_cell, ms_cell(ml), fmt_ratio(ratio(c, ml)), target_text(ml),
-            other.label if other else "—", ms_cell(other) if other else "—",
-            fmt_ratio(ratio(c, other)), target_text(other) if other else "",
-            status,
+            c.label, fmt_ms(c.mf_ms) if c.mf_error is None else na(c.mf_error),
+            ms_cell(ml), fmt_ratio(ratio(c, ml)), target_text(ml),
+            other.label if other else "—", ms_cell(other), fmt_ratio(ratio(c, other)),
+            target_text(other), fmt_ms(best) if best else "—", status_text(c),
         ])
+    return rows
+
+
+def spread_text(values, fmt):
+    """min · median · max of the values (one value: itself)."""
+    if not values:
+        return "—"
+    values = sorted(values)
+    middle = values[len(values) // 2] if len(values) % 2 else (
+        values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    if len(values) == 1:
+        return fmt(values[0])
+    return " · ".join(fmt(v) for v in (values[0], middle, values[-1]))
+
+
+def groups_in(cases):
+    return [group_of(g) for g in sorted({c.group for c in cases})]
+
+
+GROUP_COLUMNS = ["group", "cases", "targets met", "ml_dtypes/minifloat: min · median · max",
+                 "other baseline/minifloat: min · median · max", "targets"]
+
+
+def group_rows(cases):
+    """One row per group: targets met, and the spread of each baseline's
+    ratio (baseline ms / minifloat ms, as in the per-case table)."""
+    rows = []
+    for group in groups_in(cases):
+        members = [c for c in cases if c.group == group.number]
+        checks = [chk for c in members for chk in evaluate(c)]
+        met = sum(chk.state == "ok" for chk in checks)
+        ml = [q for c in members if (q := ratio(c, c.ref("ml"))) is not None]
+        others = [(c.ref("ref").label, q) for c in members
+                  if c.ref("ref") is not None and (q := ratio(c, c.ref("ref"))) is not None]
+        if others:
+            labels = sorted({label for label, _ in others}, key=[x for x, _ in others].index)
+            if len(labels) > 2:
+                name = "NumPy, same bytes" if all(x.startswith("np ") for x in labels) else "baseline"
+            else:
+                name = " / ".join(labels)
+            other = f"{name}: {spread_text([q for _, q in others], fmt_ratio)}"
+        else:
+            other = "—"
+        rows.append([f"{group.number}. {group.title}", str(len(members)),
+                     f"{met} of {len(checks)}" if checks else "report only",
+                     spread_text(ml, fmt_ratio), other, group.targets])
+    return rows
+
+
+VERDICT_COLUMNS = ["group", "targets met", "slowest against its target", "ratio", "target",
+                   "floor allows", "state"]
+STATE_WORDS = {"ok": "met", "miss": "MISSED", "floor": "at memory floor", "unchecked": "not checked"}
+
+
+def verdict_rows(cases):
+    """Per group: targets met, and the check closest to (or furthest below)
+    its target, with the ratio the memory floor allows there."""
+    rows = []
+    for group in groups_in(cases):
+        members = [c for c in cases if c.group == group.number]
+        checks = [(c, chk) for c in members for chk in evaluate(c)]
+        rated = [(c, chk) for c, chk in checks if chk.ratio is not None]
+        title = f"{group.number}. {group.title}"
+        if not checks:
+            rows.append([title, "report only", "", "", "", "", ""])
+            continue
+        met = sum(chk.state == "ok" for _, chk in checks)
+        if not rated:
+            rows.append([title, f"{met} of {len(checks)}", "", "", "", "", "not checked"])
+            continue
+        c, chk = min(rated, key=lambda item: item[1].ratio / item[1].ref.target)
+        versus = "ml_dtypes" if chk.ref.key == "ml" else chk.ref.label
+        rows.append([title, f"{met} of {len(checks)}", f"{c.name} (vs {versus})", fmt_ratio(chk.ratio),
+                     f">= {fmt_target(chk.ref.target)}",
+                     f"{chk.reach:.1f}x" if chk.reach is not None else "—", STATE_WORDS[chk.state]])
+    return rows
+
+
+def verdict_line(cases):
+    counts, _ = summarize(cases)
+    total = sum(counts.values())
+    parts = [f"{counts['ok']} of {total} targets met"]
+    if counts["floor"]:
+        parts.append(f"{counts['floor']} missed at this machine's memory floor (beyond any kernel "
+                     "here: reported, not failures)")
+    parts.append(f"{counts['miss']} missed that this machine can reach (failures)")
+    if counts["unchecked"]:
+        parts.append(f"{counts['unchecked']} not checked (baseline n/a)")
+    return "; ".join(parts)
+
+
+DIRECTION = ("every ratio is baseline time / minifloat time (a speedup: above 1 when minifloat "
+             "is faster); every target is ratio >= X")
+
+
+def misses_text(cases):
+    return [f"{'MISS' if chk.state == 'miss' else 'FLOOR'} {c.label}: {chk.text}"
+            for c, chk in summarize(cases)[1]]
+
+
+HEADLINE = ["[1] f32 -> float8_e4m3fn", "[1] float8_e4m3fn -> f32", "[2] f64 -> float8_e4m3fn",
+            "[3] float8_e4m3fn -> float8_e5m2", "[1] f32 -> float4_e2m1fn",
+            "[6] float8_e4m3fn a + b", "[6] float8_e4m3fn a < b", "[6] float8_e4m3fn a.sum()",
+            "[11] x * 2.0", "[11] x.astype(np.int8)", "[5] f32 -> bfloat16", "[5] bfloat16 -> f32",
+            "[7] float8_e4m3fn A @ B", "[10] mx.quantize mxfp8_e4m3", "[10] mx.quantize nvfp4"]
+HEADLINE_COLUMNS = ["case", "minifloat ms", "ml_dtypes ms", "ml_dtypes/minifloat", "other baseline",
+                    "other/minifloat"]
+
+
+def headline_rows(cases):
+    by_label = {c.label: c for c in cases}
+    rows = []
+    for label in HEADLINE:
+        c = by_label.get(label)
+        if c is None:
+            continue
+        ml, other = c.ref("ml"), c.ref("ref")
+        rows.append([label, fmt_ms(c.mf_ms), fmt_ms(ml.ms) if ml else "—", fmt_ratio(ratio(c, ml)),
+                     f"{other.label} {fmt_ms(other.ms)} ms" if other else "—",
+                     fmt_ratio(ratio(c, other))])
+    return rows
+
+
+FLOOR_COLUMNS = ["case", "minifloat ms", "ml_dtypes ms", "floor ms", "floor measured by",
+                 "ml_dtypes/floor: the most any kernel reaches", "ml_dtypes/minifloat", "target",
+                 "state"]
+
+
+def floor_rows(cases):
+    """The cases whose ml_dtypes target lies near or beyond the memory floor
+    (it allows less than 1.5x the target)."""
+    rows = []
+    for c in cases:
+        for chk in evaluate(c):
+            if chk.ref.key == "ml" and chk.reach is not None and chk.reach < 1.5 * chk.ref.target:
+                rows.append([c.label, fmt_ms(c.mf_ms), fmt_ms(chk.ref.ms), fmt_ms(floor_ms(c)),
+                             floor_source(c), f"{chk.reach:.1f}x", fmt_ratio(chk.ratio),
+                             f">= {fmt_target(chk.ref.target)}", STATE_WORDS[chk.state]])
     return rows
 
 
@@ -684,30 +998,49 @@ def load_avg():
         return "?"
 
 
-def machine_facts(n, repeat, torch, load_start):
-    cpu = "unknown"
-    flags = []
+def cpu_name():
+    """The CPU's model name as lscpu (or /proc/cpuinfo) gives it."""
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
+        for line in out.splitlines():
+            if line.strip().startswith("Model name:"):
+                return line.split(":", 1)[1].strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
     try:
         with open("/proc/cpuinfo") as fh:
             for line in fh:
-                if line.startswith("model name") and cpu == "unknown":
-                    cpu = line.split(":", 1)[1].strip()
-                elif line.startswith("flags") and not flags:
-                    have = set(line.split(":", 1)[1].split())
-                    flags = [f for f in ("sse4_2", "avx", "avx2", "f16c", "fma", "avx512f",
-                                         "avx512bw", "avx512vl", "avx512_bf16", "avx512_fp16",
-                                         "amx_bf16") if f in have]
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
     except OSError:
-        cpu = platform.processor() or "unknown"
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
+def simd_flags():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    have = set(line.split(":", 1)[1].split())
+                    return [f for f in ("sse4_2", "avx", "avx2", "f16c", "fma", "avx512f",
+                                        "avx512bw", "avx512vl", "avx512vbmi", "avx512_bf16",
+                                        "avx512_fp16", "amx_bf16") if f in have]
+    except OSError:
+        pass
+    return []
+
+
+def machine_facts(n, repeat, torch, load_start, floor_note):
     try:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:
         usable = os.cpu_count()
-    facts = [
-        ("date", datetime.datetime.now().strftime("%Y-%m-%d %H:%M:%S")),
-        ("CPU", cpu),
-        ("cores", f"{os.cpu_count()} logical ({usable} usable); benchmark is single-threaded"),
-        ("SIMD flags", " ".join(flags) or "—"),
+    return [
+        ("date", datetime.datetime.now().strftime("%Y-%m-%d %H:%M")),
+        ("CPU", cpu_name()),
+        ("cores", f"{os.cpu_count()} logical ({usable} usable); the benchmark is single-threaded"),
+        ("SIMD flags", " ".join(simd_flags()) or "—"),
         ("Python", platform.python_version()),
         ("numpy", np.__version__),
         ("ml_dtypes", md.__version__ if md is not None else "not installed"),
@@ -717,13 +1050,13 @@ def machine_facts(n, repeat, torch, load_start):
         ("torch", (torch.__version__ + f" (threads={torch.get_num_threads()})")
          if torch is not None else "not installed (group 8 skipped)"),
         ("N", f"{n:,} elements per vector case; matmul {MATMUL_SIZE}x{MATMUL_SIZE}"),
-        ("timing", f"time.perf_counter, 1 warm-up, best of {repeat} runs (fewer, min "
-                   f"{MIN_REPEAT}, once a callable used {TIME_CAP_S}s; more, up to "
-                   f"{EXTEND * repeat}, until it used {MIN_TIME_S}s), ms"),
-        ("load avg", f"{load_start} at start, {load_avg()} at end (1-min; "
-                     f"{os.cpu_count()} cores; > ~1 means other processes competed)"),
+        ("timing", f"time.perf_counter, 1 warm-up, each case's calls in alternating rounds, best "
+                   f"of {repeat} runs (fewer, min {MIN_REPEAT}, once a callable used {TIME_CAP_S}s; "
+                   f"more, up to {EXTEND * repeat}, until it used {MIN_TIME_S}s), ms"),
+        ("memory floor", floor_note),
+        ("load avg", f"{load_start} at start, {load_avg()} at end (1-min; {os.cpu_count()} cores; "
+                     "> ~1 means other processes competed)"),
     ]
-    return facts
 
 
 def render_text_table(header, rows):
@@ -745,106 +1078,203 @@ def render_md_table(header, rows):
     return "\n".join(out)
 
 
-def summarize(cases):
-    met = missed = unchecked = 0
-    misses = []
-    for c in cases:
-        for r, s, text in evaluate(c):
-            if s == "ok":
-                met += 1
-            elif s == "miss":
-                missed += 1
-                misses.append(f"{c.label}: {text}")
-            else:
-                unchecked += 1
-    return met, missed, unchecked, misses
+def results_markdown(cases, facts, notes, rows, heading="###"):
+    """The results as markdown: how measured, the verdict, the groups, the
+    headline cases, the cases at the memory floor and (folded) every case.
+    The same text goes into the results file and README's Speed section."""
+    fact = dict(facts)
+    lines = [
+        f"Measured by `python benchmarks/run.py` on {fact['date']}: {fact['CPU']}, "
+        f"{os.cpu_count()} logical cores (SIMD: {fact['SIMD flags']}), one thread; minifloat "
+        f"{fact['minifloat']} with its `{mf._core._active_kernels()}` kernels, Python {fact['Python']}, "
+        f"NumPy {fact['numpy']}, ml_dtypes {fact['ml_dtypes']}, torch {fact['torch']}; "
+        f"{fact['N']}; {fact['timing']}. Load average {fact['load avg']}. "
+        f"Memory floor: {fact['memory floor']}.",
+        "",
+        f"Direction: {DIRECTION}.",
+        "",
+        f"{heading} Verdict",
+        "",
+        f"**{verdict_line(cases)}.**",
+        "",
+        render_md_table(VERDICT_COLUMNS, verdict_rows(cases)),
+        "",
+        f"{heading} Groups",
+        "",
+        render_md_table(GROUP_COLUMNS, group_rows(cases)),
+        "",
+    ]
+    headline = headline_rows(cases)
+    if headline:
+        lines += [f"{heading} Headline cases", "",
+                  f"Milliseconds for {fact['N'].split(' elements')[0]} elements (matmul: "
+                  f"{MATMUL_SIZE}x{MATMUL_SIZE}).", "",
+                  render_md_table(HEADLINE_COLUMNS, headline), ""]
+    floors = floor_rows(cases)
+    if floors:
+        lines += [f"{heading} Targets at the memory floor", "",
+                  "Cases whose ml_dtypes target is within 1.5x of what moving their bytes allows: "
+                  "ml_dtypes' time over the least time measured to move the same bytes with "
+                  "nothing to convert is the largest ratio any kernel can reach here.", "",
+                  render_md_table(FLOOR_COLUMNS, floors), ""]
+    missed = misses_text(cases)
+    if missed:
+        lines += ["Missed targets:", ""] + [f"- {md_escape(m)}" for m in missed] + [""]
+    lines += [f"<details><summary>Every case ({len(cases)})</summary>", "",
+              render_md_table(CASE_COLUMNS, rows), ""]
+    if notes:
+        lines += [f"[e{i}] `{n}`" for i, n in enumerate(notes, 1)] + [""]
+    lines += ["</details>", ""]
+    return "\n".join(lines)
 
 
-GROUP_COLUMNS = ["group", "cases", "missed", "ml_dtypes / minifloat: min · median · max",
-                 "minifloat / other baseline", "targets"]
+def write_readme(path, block):
+    """Replaces the text between README_BEGIN and README_END in `path`."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    begin, end = text.find(README_BEGIN), text.find(README_END)
+    if begin < 0 or end < begin:
+        raise ValueError(f"{path} has no benchmark block: put the lines\n{README_BEGIN}\n"
+                         f"{README_END}\nwhere the results go")
+    begin += len(README_BEGIN)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text[:begin] + "\n" + block.rstrip("\n") + "\n" + text[end:])
 
 
-def spread_text(values, fmt):
-    """min · median · max of the values (one value: itself)."""
-    if not values:
-        return "—"
-    values = sorted(values)
-    middle = values[len(values) // 2] if len(values) % 2 else (
-        values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
-    if len(values) == 1:
-        return fmt(values[0])
-    return " · ".join(fmt(v) for v in (values[0], middle, values[-1]))
+# --------------------------------------------------------------------------
+# chart
+# --------------------------------------------------------------------------
+CHART_MAX_HEIGHT_IN = 19.5  # at CHART_DPI: under 2000 pixels
+CHART_DPI = 100
+CHART_COLORS = {"ok": "#2e9d4d", "miss": "#d62728", "floor": "#ff9f1c", "unchecked": "#bbbbbb"}
 
 
-def group_rows(cases):
-    """One row per group: how many cases missed a target, the spread of the
-    ml_dtypes ratios, and minifloat's time over the other baseline's (a
-    cost, lower is better) as a range."""
-    rows = []
-    for g in sorted({c.group for c in cases}):
-        members = [c for c in cases if c.group == g]
-        missed = sum(any(s == "miss" for _, s, _ in evaluate(c)) for c in members)
-        ml = [q for c in members if (q := ratio(c, c.ref("ml"))) is not None]
-        others = [(c.ref("ref").label, q) for c in members
-                  if c.ref("ref") is not None and (q := ratio(c, c.ref("ref"))) is not None]
-        if others:
-            costs = sorted(1 / q for _, q in others)
-            labels = sorted({label for label, _ in others})
-            if len(labels) > 2:
-                name = "NumPy, same bytes" if all(x.startswith("np ") for x in labels) else "baseline"
-            else:
-                name = " / ".join(labels)
-            other = f"{name}: {costs[0]:.2f}x – {costs[-1]:.2f}x"
-        else:
-            other = "—"
-        title = GROUP_TITLES[g]
-        targets = title[title.find("(") + 1:title.rfind(")")] if "(" in title else ""
-        rows.append([f"{g}. {title.split(' (')[0]}", str(len(members)), str(missed),
-                     spread_text(ml, fmt_ratio), other, targets])
-    return rows
+def chart_label(name):
+    """A case name short enough for a chart row."""
+    for long, short in (("float8_", ""), ("float6_", "fp6 "), ("float4_", "fp4 "), ("mf.cast ", ""),
+                        ("mx.quantize ", ""), ("scale_mode=", ""), (" saturate", " sat"),
+                        ("torch ", ""), ("nearest_", "n_"), ("toward_zero", "to_zero")):
+        name = name.replace(long, short)
+    return name
+
+
+def chart_panels(cases):
+    """(title, target, rows) per group and baseline with targets; rows are
+    (label, ratio, reach, state)."""
+    panels = []
+    for group in groups_in(cases):
+        members = [c for c in cases if c.group == group.number]
+        for key in ("ml", "ref"):
+            rows, labels, targets = [], [], set()
+            for c in members:
+                r = c.ref(key)
+                if r is None or r.target is None:
+                    continue
+                chk = check(c, r)
+                rows.append((chart_label(c.name), chk.ratio, chk.reach, chk.state))
+                targets.add(r.target)
+                if r.label not in labels:
+                    labels.append(r.label)
+            if rows:
+                versus = "ml_dtypes" if key == "ml" else " / ".join(labels)
+                target = min(targets)  # one target per group and baseline
+                panels.append((f"{group.number}. {group.title}: {versus} / minifloat "
+                               f"(target >= {fmt_target(target)})", target, rows))
+    return panels
+
+
+def split_columns(sizes, columns):
+    """Contiguous runs of `sizes` in `columns` columns, the tallest as short as possible."""
+    best = None
+
+    def walk(start, left, runs):
+        nonlocal best
+        if left == 1:
+            runs = runs + [list(range(start, len(sizes)))]
+            tallest = max(sum(sizes[i] for i in run) for run in runs)
+            if best is None or tallest < best[0]:
+                best = (tallest, runs)
+            return
+        for stop in range(start + 1, len(sizes) - left + 2):
+            walk(stop, left - 1, runs + [list(range(start, stop))])
+
+    walk(0, min(columns, len(sizes)), [])
+    return best[1]
 
 
 def write_chart(path, cases):
+    """One panel per group and baseline: bars of the ratio on a log axis,
+    the target as a black line, the memory floor (the largest ratio moving
+    the bytes allows) as a blue dashed mark, bars coloured met / missed /
+    missed at the floor. False when matplotlib is missing or nothing has a target."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     except Exception:
         return False
-    bars = []  # (label, ratio or None, target, state)
-    for c in cases:
-        ev = {id(r): s for r, s, _ in evaluate(c)}
-        for r in c.refs:
-            if r.target is None:
-                continue
-            bars.append((f"{c.label}  vs {r.label}", ratio(c, r), r.target, ev.get(id(r))))
-    if not bars:
+    panels = chart_panels(cases)
+    if not panels:
         return False
-    h = max(3.0, 0.2 * len(bars) + 1.2)
-    fig, ax = plt.subplots(figsize=(11, h))
-    ys = list(range(len(bars)))[::-1]
-    vals = [b[1] if b[1] is not None else np.nan for b in bars]
-    finite = [v for v in vals if v == v and v > 0] + [b[2] for b in bars]
-    lo = min(finite) / 2
-    colors = {"ok": "tab:green", "miss": "tab:red"}
-    ax.barh(ys, [v if v == v else 0 for v in vals], left=0, height=0.7,
-            color=[colors.get(b[3], "lightgrey") for b in bars])
-    for y, b in zip(ys, bars):
-        ax.plot([b[2], b[2]], [y - 0.45, y + 0.45], color="black", lw=1.5)
-        if b[1] is None:
-            ax.text(lo * 1.05, y, "n/a", va="center", fontsize=6)
-    ax.set_xscale("log")
-    ax.set_xlim(left=lo)
-    ax.axvline(1.0, color="grey", lw=0.6, ls=":")
-    ax.set_yticks(ys)
-    ax.set_yticklabels([b[0] for b in bars], fontsize=6)
-    ax.set_ylim(-1, len(bars))
-    ax.set_xlabel("speedup = baseline time / minifloat time (log); black tick = target")
-    ax.set_title("minifloat vs baselines (green: target met, red: missed, grey: n/a)")
-    ax.grid(axis="x", which="both", alpha=0.3)
-    fig.tight_layout()
+    header_rows = 3.5  # a panel's title and axis take about as much as this many bars
+    sizes = [len(rows) + header_rows for _, _, rows in panels]
+    columns = split_columns(sizes, 3 if len(panels) >= 3 else len(panels))
+    tallest = max(sum(sizes[i] for i in run) for run in columns)
+    height = min(CHART_MAX_HEIGHT_IN, 1.3 + 0.16 * tallest)
+    fig = plt.figure(figsize=(6.2 * len(columns), height), dpi=CHART_DPI, layout="constrained")
+    subfigures = np.atleast_1d(fig.subfigures(1, len(columns)))
+    for subfigure, run in zip(subfigures, columns):
+        filler = tallest - sum(sizes[i] for i in run)
+        ratios = [sizes[i] for i in run] + ([filler] if filler > 0 else [])
+        axes = np.atleast_1d(subfigure.subplots(len(ratios), 1, gridspec_kw={"height_ratios": ratios}))
+        if filler > 0:
+            axes[-1].set_axis_off()
+        for ax, i in zip(axes, run):
+            title, target, rows = panels[i]
+            values = [q for _, q, _, _ in rows if q]
+            reaches = [x for _, _, x, _ in rows if x]
+            lo = min(values + reaches + [target]) / 1.8
+            hi = max(values + reaches + [target]) * 2.5
+            ys = np.arange(len(rows))[::-1]
+            shown = [(y, q, state) for y, (_, q, _, state) in zip(ys, rows) if q is not None]
+            if shown:
+                bar_y, bar_q, bar_state = zip(*shown)
+                ax.barh(bar_y, np.array(bar_q) - lo, left=lo, height=0.72,
+                        color=[CHART_COLORS.get(state, "grey") for state in bar_state])
+            for y, (_, q, reach, _) in zip(ys, rows):
+                if q is None:
+                    ax.text(lo * 1.1, y, "n/a", va="center", fontsize=7, color="grey")
+                else:
+                    ax.text(q * 1.06, y, fmt_ratio(q), va="center", fontsize=6.5)
+            marks = [(y, reach) for y, (_, _, reach, _) in zip(ys, rows) if reach is not None]
+            if marks:
+                ax.vlines([x for _, x in marks], [y - 0.5 for y, _ in marks], [y + 0.5 for y, _ in marks],
+                          color="#1f4e9c", lw=1.6, linestyles=(0, (2, 1)))
+            ax.axvline(target, color="black", lw=1.3)
+            ax.set_xscale("log")
+            ax.set_xlim(lo, hi)
+            ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}x"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.set_ylim(-0.6, len(rows) - 0.4)
+            ax.set_yticks(ys)
+            ax.set_yticklabels([label for label, _, _, _ in rows], fontsize=7)
+            ax.tick_params(axis="x", labelsize=7)
+            ax.set_title(title, fontsize=8, loc="left")
+            ax.grid(axis="x", which="major", alpha=0.3)
+    legend = [Patch(color=CHART_COLORS["ok"], label="target met"),
+              Patch(color=CHART_COLORS["miss"], label="missed"),
+              Patch(color=CHART_COLORS["floor"], label="missed at the memory floor (beyond any kernel here)"),
+              Line2D([], [], color="black", lw=1.3, label="target"),
+              Line2D([], [], color="#1f4e9c", lw=1.6, ls=(0, (2, 1)),
+                     label="memory floor: the largest ratio moving the bytes allows")]
+    fig.suptitle("minifloat: baseline time / minifloat time (log scale; higher is better)", fontsize=11)
+    fig.legend(handles=legend, loc="outside lower center", ncol=5, fontsize=8, frameon=False)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=CHART_DPI)
     plt.close(fig)
     return True
 
@@ -853,12 +1283,17 @@ def write_chart(path, cases):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--check", action="store_true",
-                   help="exit non-zero and list every missed target")
+                   help="exit 1 when a target this machine can reach is missed (misses at the "
+                        "memory floor are reported, not failures)")
+    p.add_argument("--full", action="store_true", help="also print the table of every case")
+    p.add_argument("--readme", nargs="?", const=README, default=None, metavar="README.md",
+                   help="write the results into README.md's Speed section (between its "
+                        "benchmark markers)")
     p.add_argument("--out", default=os.path.join(HERE, "results", "latest.md"),
                    help="markdown output (default: benchmarks/results/latest.md)")
     p.add_argument("--chart", default=os.path.join(HERE, "results", "latest.png"),
                    help="chart image, written when matplotlib is importable "
-                        "(default: benchmarks/results/latest.png)")
+                        "(default: benchmarks/results/latest.png; '' for none)")
     p.add_argument("--n", type=int, default=DEFAULT_N,
                    help=f"elements per vector case (default {DEFAULT_N:,})")
     p.add_argument("--repeat", type=int, default=DEFAULT_REPEAT,
@@ -867,6 +1302,8 @@ def main(argv=None):
                    help="run only cases whose label contains SUBSTRING (case-insensitive), "
                         "e.g. 'e4m3fn', '[6]', 'matmul', 'torch'")
     p.add_argument("--no-torch", action="store_true", help="skip torch even if importable")
+    p.add_argument("--no-floor", action="store_true",
+                   help="do not compile and run benchmarks/memory_floor.c")
     args = p.parse_args(argv)
     if args.n < 1 or args.repeat < 1:
         p.error("--n and --repeat must be >= 1")
@@ -898,6 +1335,8 @@ def run(args, torch):
             return 2
 
     load_start = load_avg()
+    wants_floor = not args.no_floor and any(c.traffic for c in cases)
+    floors, floor_note = run_memory_floor(args.n) if wants_floor else ({}, "not run")
     t_start = time.perf_counter()
     group = None
     for i, c in enumerate(cases, 1):
@@ -911,70 +1350,61 @@ def run(args, torch):
         print("  " + ", ".join(bits) + " ms", file=sys.stderr, flush=True)
     data.clear()
     elapsed = time.perf_counter() - t_start
+    if floors:  # measured before and after the cases: the least of both
+        floors = merge_floors(floors, run_memory_floor(args.n)[0])
+    for c in cases:
+        c.memory_floor_ms = floors.get(c.traffic)
 
-    facts = machine_facts(args.n, args.repeat, torch, load_start)
+    facts = machine_facts(args.n, args.repeat, torch, load_start, floor_note)
     notes = []
-    rows = table_rows(cases, notes)
-    groups = group_rows(cases)
-    met, missed, unchecked, misses = summarize(cases)
-    groups_present = sorted({c.group for c in cases})
-    summary = (f"targets: {met} met, {missed} missed, {unchecked} not checked "
-               f"(baseline n/a); {len(cases)} cases in {elapsed:.1f} s")
+    rows = case_rows(cases, notes)
+    fails = failures(cases)
 
-    # ---- console
-    print("minifloat benchmark")
-    for k, v in facts:
-        print(f"  {k:<10} {v}")
-    print("  ratios = baseline ms / minifloat ms (higher is better); targets are ratio >= X")
+    # ---- console: the verdict first, then the groups
+    print(f"minifloat benchmark: {len(cases)} cases in {elapsed:.0f} s on {dict(facts)['CPU']} "
+          f"({mf._core._active_kernels()} kernels; load {load_start} -> {load_avg()})")
+    print(f"  {DIRECTION}")
     print()
-    print(render_text_table(COLUMNS, rows))
-    if notes:
+    print(f"VERDICT: {verdict_line(cases)}")
+    print()
+    print(render_text_table(VERDICT_COLUMNS, verdict_rows(cases)))
+    print()
+    print(render_text_table(GROUP_COLUMNS, group_rows(cases)))
+    for m in misses_text(cases):
+        print(f"  {m}")
+    if args.full:
         print()
+        print(render_text_table(CASE_COLUMNS, rows))
         for i, n in enumerate(notes, 1):
             print(f"  [e{i}] {n}")
     print()
-    print(render_text_table(GROUP_COLUMNS, groups))
-    print()
-    print(summary)
-    if misses:
-        print("missed targets:")
-        for m in misses:
-            print(f"  - {m}")
+    for k, v in facts:
+        print(f"  {k:<12} {v}")
 
-    # ---- markdown
-    md_lines = ["# minifloat benchmark", ""]
-    md_lines += [f"- **{k}**: {v}" for k, v in facts]
-    md_lines += ["", "Ratios are `baseline ms / minifloat ms` (a speedup, higher is better "
-                 "for minifloat); every target is `ratio >= X`. `ml` = ml_dtypes, "
-                 "`other` = NumPy's own uint8 operation moving the same bytes (groups 1, 2, "
-                 "6; checked in group 1 only; uint16 in group 5), float32 matmul (group 7), "
-                 "torch (group 8), minifloat's own astype (group 9) or the float32 -> "
-                 "float8_e4m3fn astype (group 10).", "", "Groups:", ""]
-    md_lines += [f"{g}. {GROUP_TITLES[g]}" for g in groups_present]
-    md_lines += ["", render_md_table(GROUP_COLUMNS, groups), ""]
-    md_lines += ["", render_md_table(COLUMNS, rows), ""]
-    if notes:
-        md_lines += ["Errors:", ""]
-        md_lines += [f"- [e{i}] `{n}`" for i, n in enumerate(notes, 1)]
-        md_lines += [""]
-    md_lines += [f"**{summary}**", ""]
-    if misses:
-        md_lines += ["Missed targets:", ""] + [f"- {md_escape(m)}" for m in misses] + [""]
+    # ---- files
+    block = results_markdown(cases, facts, notes, rows)
     out = os.path.abspath(args.out)
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w") as fh:
-        fh.write("\n".join(md_lines))
-    print(f"\nwrote {out}")
+    with open(out, "w", encoding="utf-8") as fh:
+        fh.write("# minifloat benchmark\n\n" + results_markdown(cases, facts, notes, rows, "##"))
+    print(f"\nwrote {out} (every case)")
     if args.chart:
         if write_chart(args.chart, cases):
             print(f"wrote {os.path.abspath(args.chart)}")
         else:
-            print("matplotlib not importable: no chart written")
+            print("no chart written (matplotlib not importable, or no case has a target)")
+    if args.readme:
+        try:
+            write_readme(args.readme, block)
+        except (OSError, ValueError) as exc:
+            print(f"--readme: {exc}", file=sys.stderr)
+            return 2
+        print(f"wrote the results into {os.path.abspath(args.readme)}")
 
-    if args.check and missed:
-        print(f"\n--check: {missed} target(s) missed", file=sys.stderr)
-        for m in misses:
-            print(f"  MISS {m}", file=sys.stderr)
+    if args.check and fails:
+        print(f"\n--check: {len(fails)} target(s) missed that this machine can reach", file=sys.stderr)
+        for c, chk in fails:
+            print(f"  MISS {c.label}: {chk.text}", file=sys.stderr)
         return 1
     return 0
 

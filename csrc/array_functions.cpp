@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
+#include <utility>
 
 #include "byte_broadcast.h"
 #include "codec.h"
@@ -14,6 +16,10 @@
 namespace minifloat {
 
 namespace {
+
+// Every slot below is instantiated per format (Index) and never reads its
+// `arr` argument: NumPy may pass NULL there (np.dot's PyArray_MatrixProduct2
+// calls dotfunc with arr == NULL since NumPy 2.5, numpy/numpy#30931).
 
 std::vector<uint16_t> g_order_keys[kFormatCount];
 
@@ -42,10 +48,6 @@ void build_order_keys(int index) {
     }
 }
 
-int index_of_array(void* arr) {
-    return format_index_of_descr(PyArray_DESCR(static_cast<PyArrayObject*>(arr)));
-}
-
 template <class Code>
 Code load(const void* p) {
     Code c;
@@ -53,9 +55,9 @@ Code load(const void* p) {
     return c;
 }
 
-template <class Code>
-int compare(const void* a, const void* b, void* arr) {
-    const std::vector<uint16_t>& keys = g_order_keys[index_of_array(arr)];
+template <class Code, int Index>
+int compare(const void* a, const void* b, void*) {
+    const std::vector<uint16_t>& keys = g_order_keys[Index];
     const uint16_t ka = keys[load<Code>(a)], kb = keys[load<Code>(b)];
     return ka < kb ? -1 : (ka > kb ? 1 : 0);
 }
@@ -72,9 +74,9 @@ void counting_sort(Code* codes, npy_intp n, const std::vector<uint16_t>& keys) {
     std::memcpy(codes, sorted.data(), sizeof(Code) * static_cast<size_t>(n));
 }
 
-template <class Code>
-int sort(void* start, npy_intp n, void* arr) {
-    const std::vector<uint16_t>& keys = g_order_keys[index_of_array(arr)];
+template <class Code, int Index>
+int sort(void* start, npy_intp n, void*) {
+    const std::vector<uint16_t>& keys = g_order_keys[Index];
     Code* codes = static_cast<Code*>(start);
     if (n > static_cast<npy_intp>(keys.size() / 4)) {
         counting_sort(codes, n, keys);
@@ -85,9 +87,9 @@ int sort(void* start, npy_intp n, void* arr) {
     return 0;
 }
 
-template <class Code>
-int argsort(void* start, npy_intp* order, npy_intp n, void* arr) {
-    const std::vector<uint16_t>& keys = g_order_keys[index_of_array(arr)];
+template <class Code, int Index>
+int argsort(void* start, npy_intp* order, npy_intp n, void*) {
+    const std::vector<uint16_t>& keys = g_order_keys[Index];
     const Code* codes = static_cast<const Code*>(start);
     std::stable_sort(order, order + n,
                      [&](npy_intp a, npy_intp b) { return keys[codes[a]] < keys[codes[b]]; });
@@ -95,18 +97,18 @@ int argsort(void* start, npy_intp* order, npy_intp n, void* arr) {
 }
 
 // argmax: the first NaN if any (its rank is the largest), else the first maximum.
-template <class Code>
-int argmax(void* data, npy_intp n, npy_intp* out, void* arr) {
+template <class Code, int Index>
+int argmax(void* data, npy_intp n, npy_intp* out, void*) {
     if constexpr (sizeof(Code) == 1) {  // byte lookups and scans
         if (n > 0) {
-            const int index = index_of_array(arr);
+            constexpr int index = Index;
             *out = static_cast<npy_intp>(select_position(KeySelection::maximum, order_key_bytes(index),
                                                          nan_lowest_key_bytes(index), static_cast<const uint8_t*>(data),
                                                          static_cast<size_t>(n)));
             return 0;
         }
     }
-    const std::vector<uint16_t>& keys = g_order_keys[index_of_array(arr)];
+    const std::vector<uint16_t>& keys = g_order_keys[Index];
     const Code* codes = static_cast<const Code*>(data);
     npy_intp best = 0;
     for (npy_intp i = 1; i < n; i++) {
@@ -116,9 +118,9 @@ int argmax(void* data, npy_intp n, npy_intp* out, void* arr) {
     return 0;
 }
 
-template <class Code>
-int argmin(void* data, npy_intp n, npy_intp* out, void* arr) {
-    const int index = index_of_array(arr);
+template <class Code, int Index>
+int argmin(void* data, npy_intp n, npy_intp* out, void*) {
+    constexpr int index = Index;
     if constexpr (sizeof(Code) == 1) {  // the first NaN, else the first minimum
         if (n > 0) {
             *out = static_cast<npy_intp>(select_position(KeySelection::minimum, order_key_bytes(index),
@@ -142,15 +144,15 @@ int argmin(void* data, npy_intp n, npy_intp* out, void* arr) {
     return 0;
 }
 
-template <class Code>
-npy_bool nonzero(void* data, void* arr) {
-    const FormatRuntime& rt = runtime(index_of_array(arr));
+template <class Code, int Index>
+npy_bool nonzero(void* data, void*) {
+    const FormatRuntime& rt = runtime(Index);
     return rt.decode_f64[load<Code>(data)] != 0.0;
 }
 
-template <class Code>
-int fill(void* buffer, npy_intp length, void* arr) {
-    const FormatRuntime& rt = runtime(index_of_array(arr));
+template <class Code, int Index>
+int fill(void* buffer, npy_intp length, void*) {
+    const FormatRuntime& rt = runtime(Index);
     Code* codes = static_cast<Code*>(buffer);
     const double start = rt.decode_f64[codes[0]];
     const double delta = rt.decode_f64[codes[1]] - start;
@@ -161,7 +163,7 @@ int fill(void* buffer, npy_intp length, void* arr) {
     return 0;
 }
 
-template <class Code>
+template <class Code, int Index>
 int fill_with_scalar(void* buffer, npy_intp length, void* value, void*) {
     Code* codes = static_cast<Code*>(buffer);
     const Code v = load<Code>(value);
@@ -170,10 +172,10 @@ int fill_with_scalar(void* buffer, npy_intp length, void* value, void*) {
 }
 
 // np.dot's inner product: products and sum in float32, one rounding at the end.
-template <class Code>
+template <class Code, int Index>
 void dot(void* a, npy_intp stride_a, void* b, npy_intp stride_b, void* out, npy_intp n,
-         void* arr) {
-    const FormatRuntime& rt = runtime(index_of_array(arr));
+         void*) {
+    const FormatRuntime& rt = runtime(Index);
     const char* pa = static_cast<const char*>(a);
     const char* pb = static_cast<const char*>(b);
     float sum = 0.0f;
@@ -185,31 +187,44 @@ void dot(void* a, npy_intp stride_a, void* b, npy_intp stride_b, void* out, npy_
     std::memcpy(out, &code, sizeof code);
 }
 
-template <class Code>
+template <class Code, int Index>
 void append_slots(std::vector<PyType_Slot>& slots) {
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_compare, reinterpret_cast<void*>(compare<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_sort, reinterpret_cast<void*>(sort<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_argsort, reinterpret_cast<void*>(argsort<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_argmax, reinterpret_cast<void*>(argmax<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_argmin, reinterpret_cast<void*>(argmin<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_nonzero, reinterpret_cast<void*>(nonzero<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_fill, reinterpret_cast<void*>(fill<Code>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_compare, reinterpret_cast<void*>(compare<Code, Index>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_sort, reinterpret_cast<void*>(sort<Code, Index>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_argsort, reinterpret_cast<void*>(argsort<Code, Index>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_argmax, reinterpret_cast<void*>(argmax<Code, Index>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_argmin, reinterpret_cast<void*>(argmin<Code, Index>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_nonzero, reinterpret_cast<void*>(nonzero<Code, Index>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_fill, reinterpret_cast<void*>(fill<Code, Index>)});
     slots.push_back(
-        {NPY_DT_PyArray_ArrFuncs_fillwithscalar, reinterpret_cast<void*>(fill_with_scalar<Code>)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_dotfunc, reinterpret_cast<void*>(dot<Code>)});
+        {NPY_DT_PyArray_ArrFuncs_fillwithscalar, reinterpret_cast<void*>(fill_with_scalar<Code, Index>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_dotfunc, reinterpret_cast<void*>(dot<Code, Index>)});
+}
+
+template <int Index>
+void append_format_slots(std::vector<PyType_Slot>& slots) {
+    using Code = std::conditional_t<(kFormatTable[Index].bits > 8), uint16_t, uint8_t>;
+    append_slots<Code, Index>(slots);
+}
+
+template <size_t... Indexes>
+void append_slots_of(int index, std::vector<PyType_Slot>& slots, std::index_sequence<Indexes...>) {
+    ((static_cast<int>(Indexes) == index ? append_format_slots<static_cast<int>(Indexes)>(slots) : void()), ...);
 }
 
 }  // namespace
 
 const std::vector<uint16_t>& order_keys(int index) { return g_order_keys[index]; }
 
+void dot_through_slot(int index, const void* a, npy_intp stride_a, const void* b, npy_intp stride_b, void* out,
+                      npy_intp n) {
+    PyArray_DotFunc* dot = PyDataType_GetArrFuncs(&runtime(index).descr->base)->dotfunc;
+    dot(const_cast<void*>(a), stride_a, const_cast<void*>(b), stride_b, out, n, nullptr);
+}
+
 void append_array_function_slots(int index, std::vector<PyType_Slot>& slots) {
     build_order_keys(index);
-    if (runtime(index).format.storage_bytes == 1) {
-        append_slots<uint8_t>(slots);
-    } else {
-        append_slots<uint16_t>(slots);
-    }
+    append_slots_of(index, slots, std::make_index_sequence<kFormatCount>());
 }
 
 }  // namespace minifloat

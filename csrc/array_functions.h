@@ -15,4 +15,9 @@ void append_array_function_slots(int index, std::vector<PyType_Slot>& slots);
 // above everything. Valid for every code of format `index`.
 const std::vector<uint16_t>& order_keys(int index);
 
+// For tests: format `index`'s dotfunc slot over n codes of each operand, as
+// NumPy 2.5's np.dot calls it (arr == NULL); writes one code to `out`.
+void dot_through_slot(int index, const void* a, npy_intp stride_a, const void* b, npy_intp stride_b, void* out,
+                      npy_intp n);
+
 }  // namespace minifloat

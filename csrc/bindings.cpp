@@ -1,6 +1,7 @@
 #include "bindings.h"
 
 #include "numpy_api.h"
+#include "array_functions.h"
 #include "cast_array.h"
 #include "cast_extras.h"
 #include "dlpack_interop.h"
@@ -10,6 +11,7 @@
 #include "op_tables.h"
 #include "registry.h"
 #include "simd_dispatch.h"
+#include "ufunc_fallback.h"
 
 namespace py = pybind11;
 
@@ -20,6 +22,7 @@ void register_bindings(py::module_& m) {
     register_mx_bindings(m);
     register_cast_extra_bindings(m);
     register_dlpack_bindings(m);
+    register_fallback_bindings(m);
     m.def("format_info", [](const std::string& name) {
         for (int i = 0; i < kFormatCount; i++) {
             const Format& f = runtime(i).format;
@@ -83,6 +86,27 @@ void register_bindings(py::module_& m) {
             if (name == runtime(i).format.row->name) return signed_key_rule(i) != nullptr;
         }
         throw py::value_error("unknown minifloat format: " + name);
+    });
+    // For tests: the dotfunc slot of two 1-d arrays of one format, called
+    // with arr == NULL as NumPy 2.5's np.dot does; returns the result code.
+    m.def("_dot_through_slot", [](py::handle a_obj, py::handle b_obj) {
+        if (!PyArray_Check(a_obj.ptr()) || !PyArray_Check(b_obj.ptr())) {
+            throw py::type_error("_dot_through_slot needs two NumPy arrays");
+        }
+        auto* a = reinterpret_cast<PyArrayObject*>(a_obj.ptr());
+        auto* b = reinterpret_cast<PyArrayObject*>(b_obj.ptr());
+        const int index = format_index_of_descr(PyArray_DESCR(a));
+        if (index < 0 || format_index_of_descr(PyArray_DESCR(b)) != index) {
+            throw py::type_error("_dot_through_slot needs two arrays of one minifloat format");
+        }
+        if (PyArray_NDIM(a) != 1 || PyArray_NDIM(b) != 1 || PyArray_DIM(a, 0) != PyArray_DIM(b, 0) ||
+            !PyArray_ISALIGNED(a) || !PyArray_ISALIGNED(b) || !PyArray_ISNOTSWAPPED(a) || !PyArray_ISNOTSWAPPED(b)) {
+            throw py::value_error("_dot_through_slot needs two aligned, native 1-d arrays of one length");
+        }
+        uint16_t code = 0;  // one or two bytes of it are written
+        dot_through_slot(index, PyArray_DATA(a), PyArray_STRIDE(a, 0), PyArray_DATA(b), PyArray_STRIDE(b, 0), &code,
+                         PyArray_DIM(a, 0));
+        return runtime(index).format.storage_bytes == 1 ? static_cast<unsigned>(code & 0xFFu) : static_cast<unsigned>(code);
     });
     // Which hand-written kernel sets this CPU can run (not whether enabled).
     m.def("_cpu_kernel_sets", []() {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cast_specs.h"
+#include "format_translation.h"
 #include "codec.h"
 #include "decode_blocks.h"
 #include "fp_status.h"
@@ -69,19 +70,8 @@ uint32_t translate_block(const FormatRuntime& src, const FormatRuntime& dst, int
 
 int format_to_format_loop(PyArrayMethod_Context* context, char* const data[],
                           const npy_intp dimensions[], const npy_intp strides[], NpyAuxData*) {
-    const int from = format_index_of_descr(context->descriptors[0]);
-    const int to = format_index_of_descr(context->descriptors[1]);
-    const FormatRuntime& src = runtime(from);
-    const FormatRuntime& dst = runtime(to);
-    const Operand in{data[0], strides[0], static_cast<size_t>(src.format.storage_bytes),
-                     static_cast<size_t>(src.format.storage_bytes)};
-    const Operand out{data[1], strides[1], static_cast<size_t>(dst.format.storage_bytes),
-                      static_cast<size_t>(dst.format.storage_bytes)};
-    const uint32_t flags =
-        run_unary_strided(in, out, dimensions[0], [&](const char* i, char* o, size_t n) {
-            return translate_block(src, dst, from, to, i, o, n);
-        });
-    raise_fp_flags(flags);
+    translate_codes(format_index_of_descr(context->descriptors[0]),
+                    format_index_of_descr(context->descriptors[1]), data, dimensions[0], strides);
     return 0;
 }
 
@@ -119,6 +109,23 @@ std::vector<PyType_Slot> loop_slots(PyArrayMethod_StridedLoop* loop) {
 }
 
 }  // namespace
+
+void translate_codes(int from, int to, char* const data[], npy_intp n, const npy_intp strides[]) {
+    const FormatRuntime& src = runtime(from);
+    const FormatRuntime& dst = runtime(to);
+    const size_t in_size = static_cast<size_t>(src.format.storage_bytes);
+    const size_t out_size = static_cast<size_t>(dst.format.storage_bytes);
+    if (from == to) {  // the same format under two DTypes: the bits are the value
+        copy_items(data[0], strides[0], data[1], strides[1], static_cast<size_t>(n), in_size);
+        return;
+    }
+    const Operand in{data[0], strides[0], in_size, in_size};
+    const Operand out{data[1], strides[1], out_size, out_size};
+    const uint32_t flags = run_unary_strided(in, out, n, [&](const char* i, char* o, size_t count) {
+        return translate_block(src, dst, from, to, i, o, count);
+    });
+    raise_fp_flags(flags);
+}
 
 void append_minifloat_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out) {
     const std::string name = kFormatTable[index].name;

@@ -1,5 +1,5 @@
 // Casts between the formats and NumPy's fixed-width str_ (UCS4) and bytes_
-// types. Text out is the scalar repr (shortest round-trip decimal); text in
+// types. Text out is the scalar repr (scalar_convert.h); text in
 // is parsed exactly, which consults Python for the rare ties, so parsing
 // loops hold the GIL.
 #include <cstring>
@@ -73,7 +73,7 @@ int format_to_text_loop(PyArrayMethod_Context* context, char* const data[],
     char* out = data[1];
     char text[64];
     for (npy_intp i = 0; i < dimensions[0]; i++, in += strides[0], out += strides[1]) {
-        shortest_repr_text(rt, load_code(rt, in), text, sizeof text);
+        scalar_repr_text(rt, load_code(rt, in), text, sizeof text);
         const npy_intp length = static_cast<npy_intp>(std::strlen(text));
         std::memset(out, 0, static_cast<size_t>(out_size));
         for (npy_intp c = 0; c < length && c < capacity; c++) {

@@ -3,6 +3,7 @@
 // if-convert), so the compiler vectorizes them for every clone listed in
 // simd_dispatch.h. codec.h holds the exact scalar rules these must match.
 #include "convert_kernels.h"
+#include "bit_scan.h"
 #include "memory_streams.h"
 
 #include "codec.h"
@@ -271,7 +272,7 @@ FastConstants<typename T::Bits, Float> make_fast_constants(const EncodePlan& p, 
     c.overflow_from = overflow_from;
     c.inf_bits = T::inf_bits;
     c.sign_bit = p.sign_bit;
-    c.sign_shift = T::sign_shift - static_cast<Bits>(__builtin_ctz(p.sign_bit ? p.sign_bit : 1));
+    c.sign_shift = T::sign_shift - static_cast<Bits>(lowest_set_bit(p.sign_bit ? p.sign_bit : 1));
     c.zero_drops_sign = mask_if<Bits>(p.zero_drops_sign);
     c.overflow_code = p.overflow_positive;
     // The overflow codes differ by the sign bit (inf, fn NaN, FP6/FP4 max) or

@@ -21,13 +21,18 @@ inline void decode_codes_to_f64(const FormatRuntime& rt, const void* in, double*
 
 // A float32 sum or product that overflowed to inf in a format without inf
 // is an overflow (NaN or max, with the overflow flag), not an inf input.
+// A NaN result is the positive quiet NaN, which rounds to the format's
+// canonical NaN: which NaN float32 arithmetic passes on depends on operand
+// order, which the compilers choose differently for each kernel set.
 inline double accumulated_value(const FormatRuntime& rt, float value) {
+    if (std::isnan(value)) return std::numeric_limits<double>::quiet_NaN();
     if (!rt.format.has_inf && std::isinf(value)) return std::copysign(std::numeric_limits<double>::max(), value);
     return value;
 }
 // The same for a float32 that is rounded by the float32 kernels (FLT_MAX
 // overflows every format, as DBL_MAX would).
 inline float accumulated_value_f32(const FormatRuntime& rt, float value) {
+    if (std::isnan(value)) return std::numeric_limits<float>::quiet_NaN();
     if (!rt.format.has_inf && std::isinf(value)) return std::copysign(std::numeric_limits<float>::max(), value);
     return value;
 }

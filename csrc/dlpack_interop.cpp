@@ -104,7 +104,17 @@ struct ImportedTensor {
     }
 };
 
+// Capsule destructors run whenever the capsule dies, often while an error
+// is being raised (a consumer that refused the tensor): they must leave
+// the caller's error indicator as they found it.
+struct PreserveErrorIndicator {
+    PyObject *type, *value, *traceback;
+    PreserveErrorIndicator() { PyErr_Fetch(&type, &value, &traceback); }
+    ~PreserveErrorIndicator() { PyErr_Restore(type, value, traceback); }
+};
+
 void owner_destructor(PyObject* capsule) {
+    PreserveErrorIndicator preserve;
     auto* imported = static_cast<ImportedTensor*>(PyCapsule_GetPointer(capsule, "minifloat.dlpack_owner"));
     if (imported == nullptr) {
         PyErr_Clear();
@@ -120,7 +130,11 @@ void owner_destructor(PyObject* capsule) {
 py::object import_capsule(py::handle capsule) {
     if (!PyCapsule_CheckExact(capsule.ptr())) throw py::type_error("expected a DLPack capsule");
     const char* name = PyCapsule_GetName(capsule.ptr());
-    if (name == nullptr) throw py::error_already_set();
+    if (name == nullptr) {
+        // A nameless capsule gives NULL without an exception.
+        if (PyErr_Occurred()) throw py::error_already_set();
+        throw py::value_error("not a DLPack capsule (the capsule has no name)");
+    }
     auto* imported = new ImportedTensor();
     DLTensor* tensor;
     bool read_only = false;
@@ -131,9 +145,9 @@ py::object import_capsule(py::handle capsule) {
             throw py::error_already_set();
         }
         if (imported->versioned->version.major != 1) {
+            const auto major = imported->versioned->version.major;  // read before the delete
             delete imported;
-            throw py::value_error("unsupported DLPack major version " +
-                                  std::to_string(imported->versioned->version.major));
+            throw py::value_error("unsupported DLPack major version " + std::to_string(major));
         }
         tensor = &imported->versioned->dl_tensor;
         read_only = (imported->versioned->flags & kReadOnly) != 0;
@@ -164,12 +178,24 @@ py::object import_capsule(py::handle capsule) {
     }
     const int index = format_index_of_name(type->format);
     const int ndim = tensor->ndim;
+    if (ndim < 0 || ndim > NPY_MAXDIMS) {
+        fail(py::value_error("DLPack tensor has " + std::to_string(ndim) + " dimensions (0.." +
+                             std::to_string(NPY_MAXDIMS) + " supported)"));
+    }
+    if (ndim > 0 && tensor->shape == nullptr) fail(py::value_error("DLPack tensor has no shape"));
+    if (tensor->dtype.lanes == 0) fail(py::type_error("DLPack type with 0 lanes"));
     std::vector<npy_intp> shape(static_cast<size_t>(ndim));
     npy_intp count = 1;
     for (int d = 0; d < ndim; d++) {
-        shape[static_cast<size_t>(d)] = static_cast<npy_intp>(tensor->shape[d]);
+        const int64_t length = tensor->shape[d];
+        if (length < 0) fail(py::value_error("DLPack tensor has a negative dimension"));
+        shape[static_cast<size_t>(d)] = static_cast<npy_intp>(length);
+        if (length != 0 && count > NPY_MAX_INTP / 16 / length) {
+            fail(py::value_error("DLPack tensor is too large"));
+        }
         count *= shape[static_cast<size_t>(d)];
     }
+    if (count > 0 && tensor->data == nullptr) fail(py::value_error("DLPack tensor has no data"));
     char* data = static_cast<char*>(tensor->data) + tensor->byte_offset;
     const bool packed = type->bits < 8;
     if (packed) {
@@ -195,8 +221,9 @@ py::object import_capsule(py::handle capsule) {
         if (!contiguous && lanes == 1) fail(py::value_error("strided packed FP6/FP4 tensors are not supported"));
         std::vector<uint8_t> bytes(static_cast<size_t>(count * element_bytes));
         if (lanes == 1) {
-            std::memcpy(bytes.data(), data, bytes.size() > 0 ? (static_cast<size_t>(count) * type->bits + 7) / 8 : 0);
-            bytes.resize((static_cast<size_t>(count) * type->bits + 7) / 8);
+            const size_t packed_bytes = (static_cast<size_t>(count) * type->bits + 7) / 8;
+            if (packed_bytes > 0) std::memcpy(bytes.data(), data, packed_bytes);  // empty: both may be NULL
+            bytes.resize(packed_bytes);
         } else {
             std::vector<npy_intp> position(static_cast<size_t>(ndim), 0);
             for (npy_intp i = 0; i < count; i++) {
@@ -274,6 +301,7 @@ void versioned_deleter(DLManagedTensorVersioned* self) {
 void legacy_deleter(DLManagedTensor* self) { release_export(static_cast<ExportedTensor*>(self->manager_ctx)); }
 
 void export_capsule_destructor(PyObject* capsule) {
+    PreserveErrorIndicator preserve;
     // A capsule nobody consumed still owns its tensor.
     if (PyCapsule_IsValid(capsule, kVersionedName)) {
         auto* t = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersionedName));
@@ -307,6 +335,11 @@ py::object export_capsule(py::handle array_obj, bool versioned, bool packed_fp4_
         dtype = {type->code, type->bits, 1};
         itemsize = runtime(index).format.storage_bytes;
     }
+    if (!versioned && !PyArray_ISWRITEABLE(array)) {
+        // only DLPack 1.x capsules can say read-only; a consumer could write
+        throw py::buffer_error("a read-only array exports only as a DLPack 1.x capsule (max_version=(1, 0) or "
+                               "later); copy it first for older consumers");
+    }
     auto* exported = new ExportedTensor();
     const int ndim = PyArray_NDIM(array);
     exported->shape.resize(static_cast<size_t>(ndim));
@@ -317,8 +350,13 @@ py::object export_capsule(py::handle array_obj, bool versioned, bool packed_fp4_
             delete exported;
             throw py::value_error("strides must be whole numbers of elements (copy the array first)");
         }
+        if (stride < 0 && PyArray_DIM(array, d) > 1) {
+            // DLPack consumers assume non-negative strides (torch aborts)
+            delete exported;
+            throw py::buffer_error("negative strides do not export through DLPack (copy the array first)");
+        }
         exported->shape[static_cast<size_t>(d)] = PyArray_DIM(array, d);
-        exported->strides[static_cast<size_t>(d)] = stride / itemsize;
+        exported->strides[static_cast<size_t>(d)] = stride < 0 ? 0 : stride / itemsize;  // length <= 1: unused
     }
     DLTensor tensor{};
     tensor.data = PyArray_DATA(array);

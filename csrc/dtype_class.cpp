@@ -8,9 +8,12 @@
 #include "cast_specs.h"
 #include "codec.h"
 #include "decode_blocks.h"
+#include "legacy_copyswap.h"
+#include "text_scanning.h"
 #include "promotion.h"
 #include "registry.h"
 #include "scalar_convert.h"
+#include "scalar_elements.h"
 #include "scalar_type.h"
 
 namespace minifloat {
@@ -50,11 +53,6 @@ int setitem(PyArray_Descr* descr, PyObject* value, char* data) {
     if (!code_from_object(rt, rt.default_specials, value, &code, &flags)) return -1;
     store_code(rt, data, code);
     return report_scalar_fp_flags("cast", flags);
-}
-
-PyObject* getitem(PyArray_Descr* descr, char* data) {
-    const FormatRuntime& rt = runtime_of(descr);
-    return new_scalar(rt.format.index, load_code(rt, data));
 }
 
 int get_constant(PyArray_Descr* descr, int id, void* data) {
@@ -145,9 +143,15 @@ PyObject* dtype_repr(PyObject* self) {
 PyObject* dtype_name(PyObject* self, void*) { return dtype_repr(self); }
 
 PyObject* dtype_typestr(PyObject* self, void*) {
-    // The array-interface spelling: opaque bytes, as ml_dtypes reports.
+    // Code that rebuilds a dtype from `.str` (structured dtypes' `.descr`,
+    // np.save headers of structured arrays, dask.distributed's array frames)
+    // must get this format back, not NumPy's raw-bytes reading of a "|V1".
+    // The package registers this spelling with np.dtype() on import, under a
+    // key ml_dtypes (which owns "float8_e4m3fn" once imported after us)
+    // cannot take; without minifloat imported, np.dtype() raises instead of
+    // silently returning bytes.
     const Format& f = runtime_of(reinterpret_cast<PyArray_Descr*>(self)).format;
-    return PyUnicode_FromString(f.storage_bytes == 1 ? "|V1" : (PY_LITTLE_ENDIAN ? "<V2" : ">V2"));
+    return PyUnicode_FromFormat("minifloat.%s", f.row->name);
 }
 
 PyObject* dtype_reduce(PyObject* self, PyObject*) {
@@ -161,14 +165,61 @@ PyObject* dtype_reduce(PyObject* self, PyObject*) {
     return Py_BuildValue("(N(O))", dtype_type, scalar_type);
 }
 
+// dtype.newbyteorder: NumPy's own refuses new-style DTypes outright. A
+// one-byte format has no byte order ('|'), so every order is this dtype, as
+// for np.uint8. bfloat16 arrays exist in native order only: asking for the
+// native order is fine, the other one raises (the codes can be swapped with
+// ndarray.byteswap()).
+PyObject* dtype_newbyteorder(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    if (nargs > 1) {
+        PyErr_SetString(PyExc_TypeError, "newbyteorder() takes at most 1 argument");
+        return nullptr;
+    }
+    char order = 'S';
+    if (nargs == 1) {
+        Py_ssize_t length = 0;
+        const char* text = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8AndSize(args[0], &length) : nullptr;
+        if (text == nullptr || length < 1) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "newbyteorder: expected one of 'S', '<', '>', '=', '|', "
+                                              "'L', 'B', 'N', 'I' (or a word starting with one)");
+            return nullptr;
+        }
+        order = text[0];
+    }
+    const bool little = PY_LITTLE_ENDIAN != 0;
+    bool native;
+    switch (order) {
+        case 'S': case 's': native = false; break;
+        case '=': case '|': case 'N': case 'n': case 'I': case 'i': native = true; break;
+        case '<': case 'L': case 'l': native = little; break;
+        case '>': case 'B': case 'b': native = !little; break;
+        default:
+            PyErr_Format(PyExc_ValueError, "newbyteorder: %c is an unrecognized byte order", order);
+            return nullptr;
+    }
+    const Format& f = runtime_of(reinterpret_cast<PyArray_Descr*>(self)).format;
+    if (f.storage_bytes > 1 && !native) {
+        PyErr_Format(PyExc_TypeError,
+                     "%s exists in native byte order only; to swap the bytes of the codes use "
+                     "arr.byteswap() (or arr.view(np.uint16).byteswap())",
+                     f.row->name);
+        return nullptr;
+    }
+    Py_INCREF(self);
+    return self;
+}
+
 PyMethodDef g_dtype_methods[] = {
     {"__reduce__", dtype_reduce, METH_NOARGS, nullptr},
+    {"newbyteorder", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(dtype_newbyteorder)),
+     METH_FASTCALL, "This dtype for every byte order a one-byte format allows; see the docs."},
     {nullptr, nullptr, 0, nullptr},
 };
 
 PyGetSetDef g_dtype_getset[] = {
     {"name", dtype_name, nullptr, "The format's name.", nullptr},
-    {"str", dtype_typestr, nullptr, "Array-interface type string (opaque bytes).", nullptr},
+    {"str", dtype_typestr, nullptr, "\"minifloat.<format>\": np.dtype() of it is this dtype.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
 
@@ -246,6 +297,8 @@ int init_format_dtype(int index) {
     append_minifloat_cast_specs(index, casts);
     append_numeric_cast_specs(index, casts);
     append_text_cast_specs(index, casts);
+    append_void_cast_specs(index, casts);
+    if (append_ml_dtypes_cast_specs(index, casts) < 0) return -1;
     casts.push_back(nullptr);
 
     std::vector<PyType_Slot> slots = {
@@ -254,10 +307,11 @@ int init_format_dtype(int index) {
         {NPY_DT_common_dtype, reinterpret_cast<void*>(common_dtype)},
         {NPY_DT_ensure_canonical, reinterpret_cast<void*>(ensure_canonical)},
         {NPY_DT_setitem, reinterpret_cast<void*>(setitem)},
-        {NPY_DT_getitem, reinterpret_cast<void*>(getitem)},
+        {NPY_DT_getitem, reinterpret_cast<void*>(element_as_python_float)},
         {NPY_DT_get_constant, reinterpret_cast<void*>(get_constant)},
     };
     append_array_function_slots(index, slots);
+    append_text_scanning_slots(slots);
     slots.push_back({0, nullptr});
 
     PyArrayDTypeMeta_Spec spec{};
@@ -278,6 +332,12 @@ int init_format_dtype(int index) {
     descr->byteorder = rt.format.storage_bytes == 1 ? '|' : '=';
     reinterpret_cast<MinifloatDescr*>(descr)->format_index = index;
     rt.descr = reinterpret_cast<MinifloatDescr*>(descr);
+    // copyswap first: once getitem no longer builds scalars, indexing does it
+    // with copyswap (scalar_elements.h)
+    if (install_copyswap(descr, rt.format.storage_bytes) < 0 || build_scalars_by_copy(index) < 0 ||
+        attach_dtype_to_scalar_type(index) < 0) {
+        return -1;
+    }
     return 0;
 }
 

@@ -32,21 +32,25 @@ struct FormatRow {
     uint8_t mantissa_bits;  // explicit fraction bits
     int16_t bias;
     Specials specials;
-    char type_char;         // dtype.char, the same letters ml_dtypes uses
+    // dtype.char: a letter NumPy's dtype parser does not take for one of its
+    // own types, so np.dtype(dt.char) finds this format (registered by the
+    // package) instead of silently meaning another type (ml_dtypes' letters
+    // 'G' and 'L' are NumPy's complex256 and uint64; its digits do not parse).
+    char type_char;
 };
 
 inline constexpr FormatRow kFormatTable[] = {
-    {"float8_e4m3fn", "Float8E4M3FNDType", 8, 4, 3, 7, Specials::finite_nan_all_ones, '4'},
-    {"float8_e4m3fnuz", "Float8E4M3FNUZDType", 8, 4, 3, 8, Specials::finite_nan_negative_zero, 'G'},
-    {"float8_e5m2", "Float8E5M2DType", 8, 5, 2, 15, Specials::ieee, '5'},
+    {"float8_e4m3fn", "Float8E4M3FNDType", 8, 4, 3, 7, Specials::finite_nan_all_ones, 'R'},
+    {"float8_e4m3fnuz", "Float8E4M3FNUZDType", 8, 4, 3, 8, Specials::finite_nan_negative_zero, 'J'},
+    {"float8_e5m2", "Float8E5M2DType", 8, 5, 2, 15, Specials::ieee, 'K'},
     {"float8_e5m2fnuz", "Float8E5M2FNUZDType", 8, 5, 2, 16, Specials::finite_nan_negative_zero, 'C'},
-    {"float8_e4m3", "Float8E4M3DType", 8, 4, 3, 7, Specials::ieee, '7'},
-    {"float8_e3m4", "Float8E3M4DType", 8, 3, 4, 3, Specials::ieee, '3'},
-    {"float8_e4m3b11fnuz", "Float8E4M3B11FNUZDType", 8, 4, 3, 11, Specials::finite_nan_negative_zero, 'L'},
+    {"float8_e4m3", "Float8E4M3DType", 8, 4, 3, 7, Specials::ieee, 'X'},
+    {"float8_e3m4", "Float8E3M4DType", 8, 3, 4, 3, Specials::ieee, 'Y'},
+    {"float8_e4m3b11fnuz", "Float8E4M3B11FNUZDType", 8, 4, 3, 11, Specials::finite_nan_negative_zero, 'Z'},
     {"float8_e8m0fnu", "Float8E8M0FNUDType", 8, 8, 0, 127, Specials::unsigned_exponent_only, 'W'},
-    {"float6_e2m3fn", "Float6E2M3FNDType", 6, 2, 3, 1, Specials::finite_only, '8'},
-    {"float6_e3m2fn", "Float6E3M2FNDType", 6, 3, 2, 3, Specials::finite_only, '9'},
-    {"float4_e2m1fn", "Float4E2M1FNDType", 4, 2, 1, 1, Specials::finite_only, '0'},
+    {"float6_e2m3fn", "Float6E2M3FNDType", 6, 2, 3, 1, Specials::finite_only, 'A'},
+    {"float6_e3m2fn", "Float6E3M2FNDType", 6, 3, 2, 3, Specials::finite_only, 'j'},
+    {"float4_e2m1fn", "Float4E2M1FNDType", 4, 2, 1, 1, Specials::finite_only, 'k'},
     {"bfloat16", "BFloat16DType", 16, 8, 7, 127, Specials::ieee, 'E'},
 };
 

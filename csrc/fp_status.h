@@ -6,7 +6,7 @@
 #include <cfenv>
 #include <cstdint>
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__) || defined(__i386__) || defined(_M_X64) || defined(_M_IX86)  // GCC/Clang, MSVC
 #include <xmmintrin.h>
 #define MINIFLOAT_FP_STATUS_X86 1
 #else

@@ -141,11 +141,14 @@ inline double apply_binary(BinaryOp op, double a, double b) {
             if (std::isnan(a)) return a;
             if (std::isnan(b)) return b;
             return a <= b ? a : b;
+        // Two NaNs: the canonical (positive quiet) NaN, whichever they were.
         case BinaryOp::fmax:
+            if (std::isnan(a) && std::isnan(b)) return std::numeric_limits<double>::quiet_NaN();
             if (std::isnan(b)) return a;
             if (std::isnan(a)) return b;
             return a >= b ? a : b;
         case BinaryOp::fmin:
+            if (std::isnan(a) && std::isnan(b)) return std::numeric_limits<double>::quiet_NaN();
             if (std::isnan(b)) return a;
             if (std::isnan(a)) return b;
             return a <= b ? a : b;

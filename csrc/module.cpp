@@ -8,6 +8,7 @@
 
 #include "bindings.h"
 #include "dtype_class.h"
+#include "int_types.h"
 #include "promotion.h"
 #include "registry.h"
 #include "scalar_type.h"
@@ -57,5 +58,6 @@ PYBIND11_MODULE(_core, m) {
                                  reinterpret_cast<PyObject*>(&g_abstract_scalar_type)));
     m.add_object("MinifloatDType", py::reinterpret_borrow<py::object>(
                                        reinterpret_cast<PyObject*>(&g_abstract_dtype)));
+    throw_if_failed(init_int_types(m.ptr()));  // sub-byte integers (int_module.cpp)
     register_bindings(m);
 }

@@ -1,4 +1,5 @@
 #include "mx_kernels.h"
+#include "bit_scan.h"
 #include "fp_status.h"
 
 #include <algorithm>
@@ -27,7 +28,7 @@ struct Binade {
 Binade binade_of(uint32_t bits) {
     const uint32_t field = bits >> 23;
     if (field != 0) return {static_cast<int>(field) - 127, bits & kFractionMask};
-    const int top = 31 - __builtin_clz(bits);  // subnormal: bits * 2^-149
+    const int top = highest_set_bit(bits);  // subnormal: bits * 2^-149
     return {top - 149, (bits << (23 - top)) & kFractionMask};
 }
 
@@ -158,7 +159,9 @@ MINIFLOAT_SIMD_CLONES
 void mx_quantize_row(const float* row, size_t cols, size_t block, const MxElement& e, ScaleMode mode,
                      uint8_t* elements, uint8_t* scales) {
     DefaultFpuModeScope default_modes;
-    std::vector<float> scaled(blocks_per_pass(block) * block);
+    // a pass holds at most the row: a block size far beyond the data must
+    // not cost memory or time
+    std::vector<float> scaled(std::min(blocks_per_pass(block) * block, cols));
     std::vector<uint8_t> non_finite(blocks_per_pass(block));
     for_each_pass(cols, block, [&](const Pass& pass) MINIFLOAT_LAMBDA_INLINE {
         const size_t first = pass.first, pass_blocks = pass.blocks, start = pass.start, count = pass.count;

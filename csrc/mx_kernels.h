@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "convert_kernels.h"
 #include "registry.h"
@@ -36,7 +37,7 @@ struct MxElement {
 // hold one) is never taken.
 inline float element_limit(const MxElement& e) {
     float max_element;
-    __builtin_memcpy(&max_element, &e.max_bits, sizeof max_element);
+    std::memcpy(&max_element, &e.max_bits, sizeof max_element);
     return e.plan == nullptr ? max_element * 64.0f : max_element;
 }
 

@@ -5,6 +5,7 @@
 // (dequantize_kernels.cpp) and MX matrix products (mx_matmul.cpp) too.
 #include "mx_quantize.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -40,6 +41,12 @@ PyArrayObject* require_float32_matrix(py::handle obj) {
     return a;
 }
 
+// A block longer than the row is one block of the row's length: the same
+// scales and elements, with work and memory that follow the data.
+npy_intp block_within(npy_intp block_size, npy_intp cols) { return std::min(block_size, std::max<npy_intp>(cols, 1)); }
+
+npy_intp block_count(npy_intp cols, npy_intp block) { return cols == 0 ? 0 : (cols - 1) / block + 1; }
+
 py::object new_array(PyArray_Descr* descr, npy_intp rows, npy_intp cols) {
     npy_intp dims[2] = {rows, cols};
     PyObject* a = PyArray_NewFromDescr(&PyArray_Type, descr, 2, dims, nullptr, nullptr, 0, nullptr);
@@ -57,14 +64,39 @@ char* data_of(const py::object& a) {
     return static_cast<char*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(a.ptr())));
 }
 
-// MX: element_index < 0 means int8 elements (MXINT8).
+// The element parameters the row kernels rely on: an 8-bit element format
+// (or -1 for int8), a largest element that is a positive float32, a
+// significand of 1..24 bits and an emax the shared exponent cannot
+// overflow with.
+void check_mx_element(int element_index, int emax, double max_element, int significand_bits) {
+    if (element_index < -1 || element_index >= kFormatCount) {
+        throw py::value_error("element_index must be -1 (int8) or a format index below " +
+                              std::to_string(kFormatCount) + ", not " + std::to_string(element_index));
+    }
+    if (element_index >= 0 && runtime(element_index).format.storage_bytes != 1) {
+        throw py::value_error(std::string("MX elements must be an 8-bit or narrower format, not ") +
+                              kFormatTable[element_index].name);
+    }
+    const float max_float = static_cast<float>(max_element);
+    if (!(max_float > 0.0f) || !std::isfinite(max_float)) {
+        throw py::value_error("max_element must be a positive finite float32 value");
+    }
+    if (significand_bits < 1 || significand_bits > 24) {
+        throw py::value_error("significand_bits must be 1..24, not " + std::to_string(significand_bits));
+    }
+    if (emax < -255 || emax > 255) throw py::value_error("emax must be -255..255, not " + std::to_string(emax));
+}
+
+// MX: element_index -1 means int8 elements (MXINT8).
 py::tuple mx_quantize(py::handle values, int element_index, int emax, double max_element,
-                      int significand_bits, int block_size, const std::string& scale_mode_name) {
+                      int significand_bits, npy_intp block_size, const std::string& scale_mode_name) {
     const ScaleMode mode = parse_scale_mode(scale_mode_name);
     if (block_size <= 0) throw py::value_error("block_size must be positive");
+    check_mx_element(element_index, emax, max_element, significand_bits);
     PyArrayObject* src = require_float32_matrix(values);
     const npy_intp rows = PyArray_DIM(src, 0), cols = PyArray_DIM(src, 1);
-    const npy_intp blocks = (cols + block_size - 1) / block_size;
+    const npy_intp block = block_within(block_size, cols);
+    const npy_intp blocks = block_count(cols, block);
     const bool int8 = element_index < 0;
     const FormatRuntime* target = int8 ? nullptr : &runtime(element_index);
     const float max_float = static_cast<float>(max_element);
@@ -82,7 +114,7 @@ py::tuple mx_quantize(py::handle values, int element_index, int emax, double max
     {
         py::gil_scoped_release release;
         for (npy_intp r = 0; r < rows; r++) {
-            mx_quantize_row(in + r * cols, static_cast<size_t>(cols), static_cast<size_t>(block_size), element, mode,
+            mx_quantize_row(in + r * cols, static_cast<size_t>(cols), static_cast<size_t>(block), element, mode,
                             out + r * cols, scale_codes + r * blocks);
         }
     }
@@ -91,14 +123,16 @@ py::tuple mx_quantize(py::handle values, int element_index, int emax, double max
 
 // NVFP4: float4_e2m1fn elements, float8_e4m3fn scales per block, and a
 // float32 tensor scale t: s = e4m3(amax / (6 t)), P = fp4(V / (s t)).
-py::tuple nvfp4_quantize(py::handle values, int block_size, double tensor_scale) {
+py::tuple nvfp4_quantize(py::handle values, npy_intp block_size, double tensor_scale) {
     if (block_size <= 0) throw py::value_error("block_size must be positive");
-    if (!(tensor_scale > 0) || !std::isfinite(tensor_scale)) {
-        throw py::value_error("tensor_scale must be a positive finite number");
+    if (!(tensor_scale > 0) || !std::isfinite(tensor_scale) ||
+        static_cast<double>(static_cast<float>(tensor_scale)) != tensor_scale) {
+        throw py::value_error("tensor_scale must be a positive finite float32 value");
     }
     PyArrayObject* src = require_float32_matrix(values);
     const npy_intp rows = PyArray_DIM(src, 0), cols = PyArray_DIM(src, 1);
-    const npy_intp blocks = (cols + block_size - 1) / block_size;
+    const npy_intp block = block_within(block_size, cols);
+    const npy_intp blocks = block_count(cols, block);
     const int element_index = format_index_of_name("float4_e2m1fn");
     const int scale_index = format_index_of_name("float8_e4m3fn");
     py::object data = new_format_array(element_index, rows, cols);
@@ -111,7 +145,7 @@ py::tuple nvfp4_quantize(py::handle values, int block_size, double tensor_scale)
         const FormatRuntime& scale = runtime(scale_index);
         const Nvfp4Scales scaling = nvfp4_scales(scale, tensor_scale);
         for (npy_intp r = 0; r < rows; r++) {
-            nvfp4_quantize_row(in + r * cols, static_cast<size_t>(cols), static_cast<size_t>(block_size), scaling,
+            nvfp4_quantize_row(in + r * cols, static_cast<size_t>(cols), static_cast<size_t>(block), scaling,
                                scale, out + r * cols, scale_codes + r * blocks);
         }
     }

@@ -127,6 +127,28 @@ uint32_t step_code(int format, uint32_t code, int direction, uint32_t* flags) {
 
 double truthy(double v) { return v != 0.0; }
 
+// IEEE 754 5.5.1: negate and abs act on the sign bit alone, so a NaN keeps
+// its payload (float16 does the same). Where the sign bit of every code is a
+// pure sign (formats with -0, their NaNs included) that is the whole rule.
+// Elsewhere the value rule applies: fnuz formats have one NaN, the -0 code,
+// which stays as it is; float8_e8m0fnu has no sign. +x is x, bit for bit.
+bool sign_bit_result(const Format& f, UnaryOp op, uint32_t code, uint32_t* result) {
+    if (op == UnaryOp::positive) {
+        *result = code;
+        return true;
+    }
+    if (!f.has_negative_zero) return false;
+    if (op == UnaryOp::negative) {
+        *result = code ^ f.sign_bit;
+        return true;
+    }
+    if (op == UnaryOp::absolute) {
+        *result = code & ~f.sign_bit;
+        return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 uint32_t next_code_toward(int format, uint32_t code, uint32_t target, uint32_t* flags) {
@@ -252,6 +274,11 @@ const uint32_t* unary_table(int format, UnaryOp op) {
         t.resize(count);
         FpFlagScope scope;
         for (uint32_t a = 0; a < count; a++) {
+            uint32_t bits;
+            if (sign_bit_result(rt.format, op, a, &bits)) {
+                t[a] = bits;
+                continue;
+            }
             const Encoded e = evaluate_unary(rt, scope, op, a);
             t[a] = e.code | (e.flags << 16);
         }

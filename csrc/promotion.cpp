@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "casts_ml_dtypes.h"
 #include "codec.h"
 #include "registry.h"
 
@@ -82,10 +83,12 @@ PyArray_DTypeMeta* common_dtype_with(int index, PyArray_DTypeMeta* other) {
     const FormatRuntime& rt = runtime(index);
     PyArray_DTypeMeta* self = &runtime(index).dtype_class;
     if (other == self) return new_ref(self);
-    const int other_index = format_index_of_dtype_class(other);
+    int other_index = format_index_of_dtype_class(other);
+    // ml_dtypes' DType of a format promotes as minifloat's DType of it
+    if (other_index < 0) other_index = format_index_of_ml_dtypes_class(other);
     if (other_index >= 0) {
         if (format_is_subset(other_index, index)) return new_ref(self);
-        if (format_is_subset(index, other_index)) return new_ref(other);
+        if (format_is_subset(index, other_index)) return new_ref(&runtime(other_index).dtype_class);
         const bool both_fit_half = rt.fits_float16 && runtime(other_index).fits_float16;
         return new_ref(both_fit_half ? &PyArray_HalfDType : &PyArray_FloatDType);
     }

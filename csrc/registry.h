@@ -21,10 +21,15 @@ struct MinifloatDescr {
     int format_index;
 };
 
-// The scalar object of every format: the code, in the low bits.
+// The scalar object of every format: the code as the element's own bytes
+// (one, or two in native order) right after the object header, where
+// NumPy's PyArray_Scalar copies an array element (scalar_elements.h).
 struct MinifloatScalar {
     PyObject_HEAD
-    uint16_t code;
+    union {
+        uint8_t byte;   // formats stored in one byte
+        uint16_t half;  // formats stored in two
+    } storage;
 };
 
 struct FormatRuntime {

@@ -1,12 +1,15 @@
 #include "scalar_convert.h"
 
-#include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "codec.h"
 #include "fp_status.h"
+#include "scalar_type.h"
 
 namespace minifloat {
 
@@ -73,8 +76,29 @@ bool code_from_int(const FormatRuntime& rt, const SpecialCodes& s, PyObject* val
 // Rounds any object with an exact comparison to float and a __float__.
 bool code_from_real(const FormatRuntime& rt, const SpecialCodes& s, PyObject* value,
                     uint32_t* code, uint32_t* flags, Rounding mode, uint64_t random) {
-    const double approx = PyFloat_AsDouble(value);
-    if (approx == -1.0 && PyErr_Occurred()) return false;
+    double approx = PyFloat_AsDouble(value);
+    if (approx == -1.0 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return false;
+        PyErr_Clear();  // Fraction(10**400, 3): finite, beyond binary64
+        const int sign = exact_residual(value, 0.0);
+        if (sign == 2) return false;
+        approx = std::copysign(HUGE_VAL, sign);
+    }
+    if (std::isinf(approx)) {
+        // A finite value beyond binary64 (Decimal('1e400') converts to inf)
+        // rounds like the largest double plus a residual, as an int of that
+        // size does: overflow, not an infinite input. Objects that do not
+        // compare with floats are taken at their __float__.
+        int beyond = exact_residual(value, approx);
+        if (beyond == 2) {
+            PyErr_Clear();
+            beyond = 0;
+        }
+        if (beyond != 0) {
+            const double largest = std::copysign(std::numeric_limits<double>::max(), approx);
+            return finish(encode_from_double(rt.format, s, largest, approx > 0 ? 1 : -1, mode, random), code, flags);
+        }
+    }
     int residual = 0;
     if (residual_matters(rt, s, approx, mode)) {
         residual = exact_residual(value, approx);
@@ -122,9 +146,16 @@ bool code_from_text(const FormatRuntime& rt, const SpecialCodes& s, PyObject* te
 bool code_from_object(const FormatRuntime& rt, const SpecialCodes& s, PyObject* obj,
                       uint32_t* code, uint32_t* flags, Rounding mode, uint64_t random) {
     DefaultFpuModeScope default_modes;
+    // obj may be borrowed from a container (an object array, a list) that its
+    // own __float__, __index__ or comparisons replace it in: keep it alive.
+    Py_INCREF(obj);
+    struct Release {
+        PyObject* held;
+        ~Release() { Py_DECREF(held); }
+    } release{obj};
     const int other = format_index_of_scalar(obj);
     if (other >= 0) {
-        const uint32_t other_code = reinterpret_cast<MinifloatScalar*>(obj)->code;
+        const uint32_t other_code = scalar_code(obj);
         if (&runtime(other) == &rt && mode == Rounding::nearest_even && !s.saturate) {
             *code = other_code;
             return true;
@@ -184,8 +215,10 @@ bool code_from_object(const FormatRuntime& rt, const SpecialCodes& s, PyObject* 
         return false;
     }
     if (PyArray_Check(obj) && PyArray_NDIM(reinterpret_cast<PyArrayObject*>(obj)) == 0) {
-        PyObject* item = PyArray_GETITEM(reinterpret_cast<PyArrayObject*>(obj),
-                                         PyArray_BYTES(reinterpret_cast<PyArrayObject*>(obj)));
+        // Its scalar (not item(), which is a Python float for the formats
+        // and would lose a NaN's payload).
+        PyArrayObject* array = reinterpret_cast<PyArrayObject*>(obj);
+        PyObject* item = PyArray_ToScalar(PyArray_BYTES(array), array);
         if (item == nullptr) return false;
         const bool ok = code_from_object(rt, s, item, code, flags, mode, random);
         Py_DECREF(item);
@@ -205,12 +238,12 @@ namespace {
 // Whether digits * 10^scale is exactly a binary64 value: its odd part (after
 // taking out the powers of two in 10^scale) must be an integer below 2^53.
 bool decimal_is_binary64(uint64_t digits, int scale) {
-    constexpr unsigned __int128 kLimit = static_cast<unsigned __int128>(1) << 53;
-    unsigned __int128 odd_part = digits;
+    constexpr uint64_t kLimit = uint64_t{1} << 53;
+    uint64_t odd_part = digits;
     if (scale >= 0) {
         for (int i = 0; i < scale; i++) {
+            if (odd_part >= kLimit) return false;  // checked first: 5 * odd_part stays below 2^56
             odd_part *= 5;
-            if (odd_part >= kLimit) return false;
         }
         return odd_part < kLimit;
     }
@@ -221,34 +254,61 @@ bool decimal_is_binary64(uint64_t digits, int scale) {
     return odd_part < kLimit;
 }
 
-}  // namespace
+// A positive decimal: significant digits (no leading or trailing zeros) and
+// the decimal exponent of the first one.
+struct Digits {
+    std::string significant;
+    int exponent = 0;
+};
 
-bool shortest_repr_text(const FormatRuntime& rt, uint32_t code, char* out, size_t out_size) {
-    DefaultFpuModeScope default_modes;  // printf and strtod follow the direction; the text must not
-    const double value = rt.decode_f64[code & (rt.code_count() - 1)];
-    if (std::isnan(value)) {
-        std::snprintf(out, out_size, "nan");
-        return true;
+// float32's shortest round-trip digits of `magnitude` (a float32 value):
+// what NumPy's str(np.float32(v)) and repr(np.float32(v)) show.
+Digits float32_shortest_digits(float magnitude) {
+    // printf's %e rounds correctly and strtof reads back correctly rounded.
+    // At each length the nearest decimal comes first, then its neighbours: a
+    // power of two's rounding interval is twice as wide above it as below,
+    // so a decimal one step above may read back where the nearest does not.
+    // (Not std::to_chars: libc++ before LLVM 20 has no floating-point one.)
+    for (int precision = 1; precision <= 9; precision++) {
+        char text[48];
+        std::snprintf(text, sizeof text, "%.*e", precision - 1, static_cast<double>(magnitude));
+        std::string digits;
+        const char* p = text;
+        for (; *p && *p != 'e'; p++) {
+            if (*p >= '0' && *p <= '9') digits += *p;  // any locale's decimal point skipped
+        }
+        const int exponent = std::atoi(p + 1);
+        const long long nearest = std::atoll(digits.c_str());
+        for (const long long candidate : {nearest, nearest + 1, nearest - 1}) {
+            if (candidate <= 0) continue;
+            char candidate_text[48];
+            std::snprintf(candidate_text, sizeof candidate_text, "%llde%d", candidate,
+                          exponent - (precision - 1));
+            if (std::strtof(candidate_text, nullptr) != magnitude) continue;
+            Digits d;
+            d.significant = std::to_string(candidate);
+            // 999 + 1 = 1000: one more digit, the exponent of the first moves up
+            d.exponent = exponent + static_cast<int>(d.significant.size()) - precision;
+            while (d.significant.size() > 1 && d.significant.back() == '0') d.significant.pop_back();
+            return d;
+        }
     }
-    if (std::isinf(value)) {
-        std::snprintf(out, out_size, value > 0 ? "inf" : "-inf");
-        return true;
-    }
-    if (value == 0.0) {
-        std::snprintf(out, out_size, std::signbit(value) ? "-0.0" : "0.0");
-        return true;
-    }
-    // Fewest significant digits whose decimal rounds back to this code no
-    // matter on which side of its binary64 approximation it lies. At each
-    // length the nearest decimal and its two neighbours are candidates: at the
-    // bottom of a binade the gap below is half the gap above, so the nearest
-    // decimal may fail while the one above it still reads back.
-    const bool negative = value < 0;
-    const double magnitude = std::fabs(value);
+    Digits d;  // unreachable: 9 digits always read back for a float32
+    d.significant = "0";
+    return d;
+}
+
+// Fewest significant digits whose decimal rounds back to `code` in the
+// format itself, no matter on which side of its binary64 approximation it
+// lies. At each length the nearest decimal and its two neighbours are
+// candidates: at the bottom of a binade the gap below is half the gap
+// above, so the nearest decimal may fail while the one above it still reads
+// back.
+Digits format_shortest_digits(const FormatRuntime& rt, uint32_t code, double magnitude, bool negative) {
     const auto reads_back = [&](double parsed, bool exact) {
         const double signed_value = negative ? -parsed : parsed;
-        // Reading back must not overflow either: float6_e2m3fn's max 7.5 is
-        // "7.5", not "8.0" (which saturates to 7.5 with an overflow warning).
+        // Reading back must not overflow either: a format's max must print
+        // as itself, not as a decimal that saturates to it with a warning.
         const Encoded back = encode_from_double(rt.format, rt.default_specials, signed_value, 0);
         if (back.code != code || back.flags != 0) return false;
         // An inexact decimal lies just above or below its binary64 value.
@@ -256,17 +316,16 @@ bool shortest_repr_text(const FormatRuntime& rt, uint32_t code, char* out, size_
                (encode_from_double(rt.format, rt.default_specials, signed_value, 1).code == code &&
                 encode_from_double(rt.format, rt.default_specials, signed_value, -1).code == code);
     };
-    std::string mantissa;  // significant digits, no dot
-    int exponent = 0;      // decimal exponent of the first digit
-    for (int precision = 1; precision <= 17 && mantissa.empty(); precision++) {
+    Digits best;
+    for (int precision = 1; precision <= 17 && best.significant.empty(); precision++) {
         char nearest[40];
-        auto res = std::to_chars(nearest, nearest + sizeof nearest - 1, magnitude,
-                                 std::chars_format::scientific, precision - 1);
-        *res.ptr = '\0';
+        // printf's %e rounds correctly (as std::to_chars does, which macOS's
+        // libc++ lacks for double); the separator may be a locale's comma
+        std::snprintf(nearest, sizeof nearest, "%.*e", precision - 1, magnitude);
         uint64_t digits_value = 0;
         const char* p = nearest;
         for (; *p && *p != 'e'; p++) {
-            if (*p != '.') digits_value = digits_value * 10 + static_cast<uint64_t>(*p - '0');
+            if (*p >= '0' && *p <= '9') digits_value = digits_value * 10 + static_cast<uint64_t>(*p - '0');
         }
         const int scale = std::atoi(p + 1) - (precision - 1);  // value = digits * 10^scale
         double best_distance = INFINITY;
@@ -274,25 +333,39 @@ bool shortest_repr_text(const FormatRuntime& rt, uint32_t code, char* out, size_
             if (candidate == 0) continue;
             char text[48];
             std::snprintf(text, sizeof text, "%llue%d", static_cast<unsigned long long>(candidate), scale);
-            double parsed = 0.0;
-            std::from_chars(text, text + std::strlen(text), parsed);
+            const double parsed = std::strtod(text, nullptr);  // correctly rounded; no decimal point
             const double distance = std::fabs(parsed - magnitude);
             if (distance < best_distance && reads_back(parsed, decimal_is_binary64(candidate, scale))) {
                 best_distance = distance;
-                mantissa = std::to_string(candidate);
-                exponent = scale + static_cast<int>(mantissa.size()) - 1;
+                best.significant = std::to_string(candidate);
+                best.exponent = scale + static_cast<int>(best.significant.size()) - 1;
             }
         }
     }
-    while (mantissa.size() > 1 && mantissa.back() == '0') mantissa.pop_back();
+    return best;
+}
+
+// Decimal digits a binary format with this many fraction bits carries
+// (NumPy's finfo.precision: float32 6, bfloat16 2).
+int decimal_precision(int fraction_bits) {
+    return static_cast<int>(std::floor(fraction_bits * std::log10(2.0)));
+}
+
+// NumPy's float16/float32 scalar str (NumPy 2.3 on): positional from 1e-4
+// up to 10**finfo.precision ("448.0", "0.1015625"), scientific outside
+// ("1.7014118e+38", "6e-05", "3.3554432e+07" for float32), with at least
+// two exponent digits, as Python writes floats.
+std::string numpy_scalar_layout(bool negative, Digits d, bool positional) {
+    std::string& m = d.significant;
+    while (m.size() > 1 && m.back() == '0') m.pop_back();
     std::string text = negative ? "-" : "";
-    const int n = static_cast<int>(mantissa.size());
-    if (exponent < -4 || exponent >= 16) {
-        // Python repr style: 1e-05, 1.5e+20
-        text += mantissa[0];
+    const int n = static_cast<int>(m.size());
+    const int exponent = d.exponent;
+    if (!positional) {
+        text += m[0];
         if (n > 1) {
             text += '.';
-            text += mantissa.substr(1);
+            text += m.substr(1);
         }
         char exp_text[16];
         std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+',
@@ -301,24 +374,55 @@ bool shortest_repr_text(const FormatRuntime& rt, uint32_t code, char* out, size_
     } else if (exponent < 0) {
         text += "0.";
         text.append(static_cast<size_t>(-exponent - 1), '0');
-        text += mantissa;
+        text += m;
     } else if (exponent + 1 >= n) {
-        text += mantissa;
+        text += m;
         text.append(static_cast<size_t>(exponent + 1 - n), '0');
         text += ".0";
     } else {
-        text += mantissa.substr(0, static_cast<size_t>(exponent + 1));
+        text += m.substr(0, static_cast<size_t>(exponent + 1));
         text += '.';
-        text += mantissa.substr(static_cast<size_t>(exponent + 1));
+        text += m.substr(static_cast<size_t>(exponent + 1));
+    }
+    return text;
+}
+
+}  // namespace
+
+bool prints_exact_value(const Format& format) { return format.bits <= 8; }
+
+bool scalar_repr_text(const FormatRuntime& rt, uint32_t code, char* out, size_t out_size) {
+    DefaultFpuModeScope default_modes;  // printf and strtod follow the direction; the text must not
+    code &= static_cast<uint32_t>(rt.code_count() - 1);
+    const double value = rt.decode_f64[code];
+    std::string text;
+    if (std::isnan(value)) {
+        text = "nan";
+    } else if (std::isinf(value)) {
+        text = value > 0 ? "inf" : "-inf";
+    } else if (value == 0.0) {
+        text = std::signbit(value) ? "-0.0" : "0.0";
+    } else {
+        const bool negative = value < 0;
+        const double magnitude = std::fabs(value);
+        // Every value of a format of 8 bits or fewer is a float32 value,
+        // printed as float32 prints it.
+        const bool exact = prints_exact_value(rt.format);
+        const Digits digits = exact ? float32_shortest_digits(static_cast<float>(magnitude))
+                                    : format_shortest_digits(rt, code, magnitude, negative);
+        const int precision = decimal_precision(exact ? std::numeric_limits<float>::digits - 1
+                                                      : rt.format.mantissa_bits);
+        const bool positional = magnitude >= 1e-4 && magnitude < std::pow(10.0, precision);
+        text = numpy_scalar_layout(negative, digits, positional);
     }
     if (text.size() + 1 > out_size) return false;
     std::memcpy(out, text.c_str(), text.size() + 1);
     return true;
 }
 
-PyObject* shortest_repr(const FormatRuntime& rt, uint32_t code) {
+PyObject* scalar_repr_object(const FormatRuntime& rt, uint32_t code) {
     char text[64];
-    if (!shortest_repr_text(rt, code, text, sizeof text)) {
+    if (!scalar_repr_text(rt, code, text, sizeof text)) {
         PyErr_SetString(PyExc_RuntimeError, "minifloat: repr buffer too small");
         return nullptr;
     }

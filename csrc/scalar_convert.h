@@ -1,5 +1,5 @@
 // Conversions between single Python objects and codes: exact parsing of any
-// Python number or numeric string, and the shortest round-trip decimal text.
+// Python number or numeric string, and the text a scalar prints as.
 #pragma once
 
 #include "numpy_api.h"
@@ -18,11 +18,22 @@ bool code_from_object(const FormatRuntime& rt, const SpecialCodes& specials, PyO
 bool code_from_text(const FormatRuntime& rt, const SpecialCodes& specials, PyObject* text,
                     uint32_t* code, uint32_t* flags);
 
-// The shortest decimal that rounds back to `code`, spelled like Python's repr
-// of a float ("0.1", "448.0", "6e-05", "nan", "-inf", "-0.0"). New reference.
-PyObject* shortest_repr(const FormatRuntime& rt, uint32_t code);
+// Whether the format prints each value exactly (formats of 8 bits or fewer:
+// the quantized value is what their users look at) rather than as the
+// shortest decimal that reads back in the format (bfloat16, like float16).
+bool prints_exact_value(const Format& format);
+
+// str() and repr() of a scalar, and each element of astype(str): for formats
+// of 8 bits or fewer the value's float32 shortest repr, as NumPy's str of
+// the float32 gives it ("448.0", "0.1015625", "1.7014118e+38"; every such
+// value is a float32), else the shortest decimal that reads back to `code`
+// ("0.1" for bfloat16's 0.10009765625), laid out by NumPy's rule for
+// float16 with the format's precision ("99.5", "1e+02"). Specials: "nan",
+// "inf", "-inf", "-0.0". Either way the text reads back to the same code.
+// New reference.
+PyObject* scalar_repr_object(const FormatRuntime& rt, uint32_t code);
 
 // Same text as a C++ string (used by the string casts, no Python objects).
-bool shortest_repr_text(const FormatRuntime& rt, uint32_t code, char* out, size_t out_size);
+bool scalar_repr_text(const FormatRuntime& rt, uint32_t code, char* out, size_t out_size);
 
 }  // namespace minifloat

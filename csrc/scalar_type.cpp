@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "op_eval.h"
+#include "op_tables.h"
 #include "registry.h"
 #include "scalar_convert.h"
 
@@ -19,7 +20,7 @@ const FormatRuntime& runtime_of_scalar(PyObject* o) {
     return runtime(format_index_of_scalar(o));
 }
 double value_of(PyObject* o) {
-    return runtime_of_scalar(o).decode_f64[as_scalar(o)->code];
+    return runtime_of_scalar(o).decode_f64[scalar_code(o)];
 }
 
 PyObject* numpy_function(const char* name) {
@@ -98,16 +99,13 @@ PyObject* binary_number(PyObject* a, PyObject* b, BinaryOp op, const char* ufunc
     return new_scalar(index, e.code);
 }
 
+// -x, +x and abs(x) are the ufuncs' tables: exact results, and NaN payloads
+// kept where the sign bit is a pure sign (IEEE 754 5.5.1, see op_tables.cpp).
 PyObject* unary_number(PyObject* a, UnaryOp op, const char* operation) {
     const int index = format_index_of_scalar(a);
-    const FormatRuntime& rt = runtime(index);
-    Encoded e;
-    {
-        FpFlagScope scope;
-        e = evaluate_unary(rt, scope, op, as_scalar(a)->code);
-    }
-    if (report_scalar_fp_flags(operation, e.flags) < 0) return nullptr;
-    return new_scalar(index, e.code);
+    const uint32_t entry = unary_table(index, op)[scalar_code(a)];
+    if (report_scalar_fp_flags(operation, entry >> 16) < 0) return nullptr;
+    return new_scalar(index, entry & 0xFFFFu);
 }
 
 #define MINIFLOAT_BINARY_SLOT(slot, op, ufunc)                                         \
@@ -169,45 +167,94 @@ PyNumberMethods g_scalar_number_methods = [] {
 }();
 
 PyObject* scalar_repr(PyObject* self) {
-    return shortest_repr(runtime_of_scalar(self), as_scalar(self)->code);
+    return scalar_repr_object(runtime_of_scalar(self), scalar_code(self));
 }
 
+// As for float: equal values hash alike (hash(x) == hash(float(x)), both
+// zeros 0), and a NaN hashes by identity, so it stays the same for the
+// object's life.
 Py_hash_t scalar_hash(PyObject* self) {
-    PyObject* f = PyFloat_FromDouble(value_of(self));
+    const double value = value_of(self);
+    if (std::isnan(value)) {
+#if PY_VERSION_HEX >= 0x030D0000
+        return Py_HashPointer(self);
+#else
+        return _Py_HashPointer(self);
+#endif
+    }
+    PyObject* f = PyFloat_FromDouble(value);
     if (f == nullptr) return -1;
     const Py_hash_t h = PyObject_Hash(f);
     Py_DECREF(f);
     return h;
 }
 
+CompareOp compare_op(int op) {
+    switch (op) {
+        case Py_LT: return CompareOp::less;
+        case Py_LE: return CompareOp::less_equal;
+        case Py_EQ: return CompareOp::equal;
+        case Py_NE: return CompareOp::not_equal;
+        case Py_GT: return CompareOp::greater;
+        default: return CompareOp::greater_equal;
+    }
+}
+
+PyObject* numpy_bool(bool value) { PyArrayScalar_RETURN_BOOL_FROM_LONG(value); }
+
+// Comparisons give np.bool_, as NumPy's scalars do. Every minifloat value is
+// exactly a binary64 value, so comparing as doubles is exact between
+// formats. Python ints, floats and bools are weak (NEP 50), as for arrays:
+// rounded into this format first, except for float8_e8m0fnu, which holds
+// neither 0 nor negatives (see ufuncs.cpp). Arrays, sequences, NumPy scalars,
+// complex numbers and text compare as NumPy's scalars do, through a 0-d
+// array, which broadcasts (x == [1.0, 2.0] is array([ True, False]));
+// anything else (Fraction, Decimal, None) compares as the Python float of
+// the value, as float16's do.
 PyObject* scalar_richcompare(PyObject* self, PyObject* other, int op) {
-    // Every minifloat value is exactly a binary64 value, so comparing as
-    // Python floats is exact against NumPy numbers and other formats. Python
-    // ints and floats are weak (NEP 50), as for arrays: rounded into this
-    // format first, except for float8_e8m0fnu (see ufuncs.cpp).
-    PyObject* mine = PyFloat_FromDouble(value_of(self));
-    if (mine == nullptr) return nullptr;
     const int index = format_index_of_scalar(self);
-    PyObject* theirs;
+    const FormatRuntime& rt = runtime(index);
+    const double mine = value_of(self);
+    double theirs;
     if (format_index_of_scalar(other) >= 0) {
-        theirs = PyFloat_FromDouble(value_of(other));
-    } else if ((PyFloat_CheckExact(other) || PyLong_CheckExact(other)) && runtime(index).format.is_signed) {
-        const FormatRuntime& rt = runtime(index);
+        theirs = value_of(other);
+    } else if ((PyFloat_CheckExact(other) || PyLong_CheckExact(other) || PyBool_Check(other)) &&
+               rt.format.is_signed) {
         uint32_t code = 0, flags = 0;
         if (!code_from_object(rt, rt.default_specials, other, &code, &flags) ||
             report_scalar_fp_flags("cast", flags) < 0) {
-            Py_DECREF(mine);
             return nullptr;
         }
-        theirs = PyFloat_FromDouble(rt.decode_f64[code]);
+        theirs = rt.decode_f64[code];
+    } else if (PyArray_Check(other) || PyList_Check(other) || PyTuple_Check(other) ||
+               PyArray_IsScalar(other, Generic) || PyComplex_Check(other) || PyUnicode_Check(other) ||
+               PyBytes_Check(other)) {
+        // As NumPy's own scalars do: compare as a 0-d array (broadcasting;
+        // == and != of types without a loop are False/True, not errors).
+        Py_INCREF(rt.descr);
+        PyObject* array = PyArray_FromAny(self, &rt.descr->base, 0, 0, 0, nullptr);
+        if (array == nullptr) return nullptr;
+        PyObject* result = PyObject_RichCompare(array, other, op);
+        Py_DECREF(array);
+        if (result != nullptr && PyArray_Check(result) &&
+            PyArray_NDIM(reinterpret_cast<PyArrayObject*>(result)) == 0) {
+            return PyArray_Return(reinterpret_cast<PyArrayObject*>(result));
+        }
+        return result;
     } else {
-        Py_INCREF(other);
-        theirs = other;
+        PyObject* as_float = PyFloat_FromDouble(mine);
+        if (as_float == nullptr) return nullptr;
+        PyObject* result = PyObject_RichCompare(as_float, other, op);
+        Py_DECREF(as_float);
+        if (result == nullptr || (!PyBool_Check(other) && !PyLong_Check(other) && !PyFloat_Check(other))) {
+            return result;
+        }
+        // float8_e8m0fnu against a Python number: exact, but still np.bool_
+        const int truth = PyObject_IsTrue(result);
+        Py_DECREF(result);
+        return truth < 0 ? nullptr : numpy_bool(truth != 0);
     }
-    PyObject* result = theirs ? PyObject_RichCompare(mine, theirs, op) : nullptr;
-    Py_DECREF(mine);
-    Py_XDECREF(theirs);
-    return result;
+    return numpy_bool(compare_values(compare_op(op), mine, theirs));
 }
 
 PyObject* scalar_new(PyTypeObject* type, PyObject* args, PyObject* kwds) {
@@ -244,7 +291,7 @@ PyObject* scalar_new(PyTypeObject* type, PyObject* args, PyObject* kwds) {
 PyObject* method_reduce(PyObject* self, PyObject*) {
     const int index = format_index_of_scalar(self);
     return Py_BuildValue("O(sI)", g_scalar_from_code_function, kFormatTable[index].name,
-                         static_cast<unsigned>(as_scalar(self)->code));
+                         static_cast<unsigned>(scalar_code(self)));
 }
 
 PyObject* method_item(PyObject* self, PyObject* args) {
@@ -279,17 +326,6 @@ PyObject* method_round(PyObject* self, PyObject* args) {
     return result;
 }
 
-PyObject* method_format(PyObject* self, PyObject* args) {
-    PyObject* spec;
-    if (!PyArg_ParseTuple(args, "U", &spec)) return nullptr;
-    if (PyUnicode_GetLength(spec) == 0) return PyObject_Str(self);
-    PyObject* f = scalar_float(self);
-    if (f == nullptr) return nullptr;
-    PyObject* r = PyObject_Format(f, spec);
-    Py_DECREF(f);
-    return r;
-}
-
 PyMethodDef g_scalar_methods[] = {
     {"__reduce__", method_reduce, METH_NOARGS, nullptr},
     {"item", method_item, METH_VARARGS, "The value as a Python float."},
@@ -298,11 +334,45 @@ PyMethodDef g_scalar_methods[] = {
     {"as_integer_ratio", method_as_integer_ratio, METH_NOARGS,
      "The exact value as a pair of integers."},
     {"__round__", method_round, METH_VARARGS, nullptr},
-    {"__format__", method_format, METH_VARARGS, nullptr},
     {nullptr, nullptr, 0, nullptr},
 };
 
+// The imaginary part of a real number: +0 of the format (NumPy's generic
+// version builds it through getitem with no array, which new-style DTypes
+// cannot serve). float8_e8m0fnu has no zero: a float32 0, the narrowest
+// NumPy type holding its values.
+PyObject* scalar_imag(PyObject* self, void*) {
+    const int index = format_index_of_scalar(self);
+    if (runtime(index).format.has_zero) return new_scalar(index, 0);  // code 0 is +0
+    PyObject* zero = PyFloat_FromDouble(0.0);
+    if (zero == nullptr) return nullptr;
+    PyObject* result = call_numpy("float32", zero, nullptr);
+    Py_DECREF(zero);
+    return result;
+}
+
+PyGetSetDef g_scalar_getset[] = {
+    {"imag", scalar_imag, nullptr, "The imaginary part: zero.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
 }  // namespace
+
+uint32_t scalar_code(PyObject* scalar) {
+    const MinifloatScalar* s = as_scalar(scalar);
+    return runtime(format_index_of_scalar(scalar)).format.storage_bytes == 1 ? s->storage.byte
+                                                                             : s->storage.half;
+}
+
+int attach_dtype_to_scalar_type(int index) {
+    // mf.float8_e4m3fn.dtype is the dtype (as ml_dtypes' types have it); a
+    // plain class attribute, so instances find it too.
+    FormatRuntime& rt = runtime(index);
+    PyTypeObject* type = &rt.scalar_type;
+    if (PyDict_SetItemString(type->tp_dict, "dtype", reinterpret_cast<PyObject*>(rt.descr)) < 0) return -1;
+    PyType_Modified(type);
+    return 0;
+}
 
 int report_scalar_fp_flags(const char* operation, uint32_t flags) {
     if (flags == 0) return 0;
@@ -318,7 +388,12 @@ PyObject* new_scalar(int index, uint32_t code) {
     PyTypeObject* type = &runtime(index).scalar_type;
     PyObject* obj = type->tp_alloc(type, 0);
     if (obj == nullptr) return nullptr;
-    as_scalar(obj)->code = static_cast<uint16_t>(code & runtime(index).format.code_mask);
+    code &= runtime(index).format.code_mask;
+    if (runtime(index).format.storage_bytes == 1) {
+        as_scalar(obj)->storage.byte = static_cast<uint8_t>(code);
+    } else {
+        as_scalar(obj)->storage.half = static_cast<uint16_t>(code);
+    }
     return obj;
 }
 
@@ -370,6 +445,7 @@ int init_scalar_types() {
         t.tp_richcompare = scalar_richcompare;
         t.tp_as_number = &g_scalar_number_methods;
         t.tp_methods = g_scalar_methods;
+        t.tp_getset = g_scalar_getset;
         if (PyType_Ready(&t) < 0) return -1;
     }
     return 0;

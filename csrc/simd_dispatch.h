@@ -6,8 +6,10 @@
 // baseline, so the single default build is already vectorized there.
 #pragma once
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
-    !defined(MINIFLOAT_NO_SIMD_CLONES) && defined(__linux__)
+// (target_clones with x86-64-v3/v4 needs GCC 11 or Clang 14; older
+// compilers build the baseline only.)
+#if defined(__x86_64__) && !defined(MINIFLOAT_NO_SIMD_CLONES) && defined(__linux__) && \
+    ((defined(__clang__) && __clang_major__ >= 14) || (!defined(__clang__) && __GNUC__ >= 11))
 #if defined(MINIFLOAT_CLONES_UP_TO_AVX2)
 // Measuring what an AVX2-only CPU gets, on a machine that has AVX-512 (with
 // MINIFLOAT_DISABLE_AVX512=1 for the hand-written kernels): build with

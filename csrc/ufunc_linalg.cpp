@@ -35,9 +35,8 @@ void decode_matrix(const FormatRuntime& rt, const char* base, npy_intp rows, npy
 // Rounds a dense float32 matrix once into a strided operand.
 uint32_t encode_matrix(const FormatRuntime& rt, float* values, npy_intp rows, npy_intp cols,
                        char* base, npy_intp row_stride, npy_intp col_stride) {
-    if (!rt.format.has_inf) {
-        for (npy_intp i = 0; i < rows * cols; i++) values[i] = accumulated_value_f32(rt, values[i]);
-    }
+    // overflow in formats without inf, and the canonical NaN (decode_blocks.h)
+    for (npy_intp i = 0; i < rows * cols; i++) values[i] = accumulated_value_f32(rt, values[i]);
     std::vector<uint16_t> codes(static_cast<size_t>(cols));
     std::vector<uint8_t> narrow(static_cast<size_t>(cols));
     const bool wide = rt.format.storage_bytes == 2;

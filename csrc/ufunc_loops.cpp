@@ -324,12 +324,106 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
     return 0;
 }
 
+// copysign, negative and absolute act on the sign bit alone (IEEE 754
+// 5.5.1), so where the sign bit is a pure sign (formats with -0) each result
+// is the operand's other bits with a chosen sign bit, NaN payloads included:
+// no decoding, no flags. `keep` selects the operand's bits kept, `sign_from`
+// gives the sign bit of element i.
+template <class Code>
+Code load_element(const char* base, npy_intp stride, npy_intp i) {
+    Code c;
+    std::memcpy(&c, base + i * stride, sizeof c);
+    return c;
+}
+
+// Contiguous output; each operand contiguous (Step 1) or broadcast (Step 0):
+// written so that the compiler vectorizes it.
+template <class Code, int XStep, int YStep>
+void copy_sign_bits_unit(const char* x, const char* y, char* out, npy_intp n, Code sign) {
+    for (npy_intp i = 0; i < n; i++) {
+        const Code a = load_element<Code>(x, sizeof(Code), i * XStep);
+        const Code b = load_element<Code>(y, sizeof(Code), i * YStep);
+        const Code r = static_cast<Code>((a & static_cast<Code>(~sign)) | (b & sign));
+        std::memcpy(out + i * static_cast<npy_intp>(sizeof(Code)), &r, sizeof r);
+    }
+}
+
+template <class Code>
+void copy_sign_bits(const char* x, npy_intp x_stride, const char* y, npy_intp y_stride, char* out,
+                    npy_intp out_stride, npy_intp n, Code sign) {
+    constexpr npy_intp item = sizeof(Code);
+    if (out_stride == item) {
+        if (x_stride == item && y_stride == item) return copy_sign_bits_unit<Code, 1, 1>(x, y, out, n, sign);
+        if (x_stride == item && y_stride == 0) return copy_sign_bits_unit<Code, 1, 0>(x, y, out, n, sign);
+        if (x_stride == 0 && y_stride == item) return copy_sign_bits_unit<Code, 0, 1>(x, y, out, n, sign);
+    }
+    for (npy_intp i = 0; i < n; i++) {  // strided, reductions (out aliases x) included
+        const Code a = load_element<Code>(x, x_stride, i), b = load_element<Code>(y, y_stride, i);
+        const Code r = static_cast<Code>((a & static_cast<Code>(~sign)) | (b & sign));
+        std::memcpy(out + i * out_stride, &r, sizeof r);
+    }
+}
+
+// negative flips the sign bit, absolute clears it.
+template <class Code, UnaryOp Op>
+void sign_bit_unary(const char* x, npy_intp x_stride, char* out, npy_intp out_stride, npy_intp n, Code sign) {
+    static_assert(Op == UnaryOp::negative || Op == UnaryOp::absolute, "a sign-bit operation");
+    constexpr npy_intp item = sizeof(Code);
+    const auto apply = [sign](Code a) {
+        return static_cast<Code>(Op == UnaryOp::negative ? a ^ sign : a & static_cast<Code>(~sign));
+    };
+    if (x_stride == item && out_stride == item) {
+        for (npy_intp i = 0; i < n; i++) {  // vectorizes
+            const Code r = apply(load_element<Code>(x, item, i));
+            std::memcpy(out + i * item, &r, sizeof r);
+        }
+        return;
+    }
+    for (npy_intp i = 0; i < n; i++) {
+        const Code r = apply(load_element<Code>(x, x_stride, i));
+        std::memcpy(out + i * out_stride, &r, sizeof r);
+    }
+}
+
+// Formats without -0 keep the value rule (fnuz: the one NaN is the -0 code
+// and stays NaN; float8_e8m0fnu has no sign bit).
+int copysign_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                  const npy_intp strides[], NpyAuxData* aux) {
+    int index;
+    const FormatRuntime& rt = format_of(context, 0, &index);
+    if (!rt.format.has_negative_zero) {
+        return binary_loop<BinaryOp::copysign>(context, data, dimensions, strides, aux);
+    }
+    if (rt.format.storage_bytes == 1) {
+        copy_sign_bits<uint8_t>(data[0], strides[0], data[1], strides[1], data[2], strides[2], dimensions[0],
+                                static_cast<uint8_t>(rt.format.sign_bit));
+    } else {
+        copy_sign_bits<uint16_t>(data[0], strides[0], data[1], strides[1], data[2], strides[2], dimensions[0],
+                                 static_cast<uint16_t>(rt.format.sign_bit));
+    }
+    return 0;
+}
+
 template <UnaryOp Op>
 int unary_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                const npy_intp strides[], NpyAuxData*) {
     int index;
     const FormatRuntime& rt = format_of(context, 0, &index);
     const bool bytes = rt.format.storage_bytes == 1;
+    if constexpr (Op == UnaryOp::negative || Op == UnaryOp::absolute) {
+        // bit operations where the sign bit is a pure sign (as the tables
+        // give, op_tables.cpp): bfloat16 without 64K-entry lookups
+        if (rt.format.has_negative_zero) {
+            if (bytes) {
+                sign_bit_unary<uint8_t, Op>(data[0], strides[0], data[1], strides[1], dimensions[0],
+                                            static_cast<uint8_t>(rt.format.sign_bit));
+            } else {
+                sign_bit_unary<uint16_t, Op>(data[0], strides[0], data[1], strides[1], dimensions[0],
+                                             static_cast<uint16_t>(rt.format.sign_bit));
+            }
+            return 0;
+        }
+    }
     raise_fp_flags(table_unary(rt, unary_table(index, Op), bytes ? unary_byte_map(index, Op) : nullptr,
                                data, dimensions[0], strides));
     return 0;
@@ -501,8 +595,57 @@ int ldexp_loop(PyArrayMethod_Context* context, char* const data[], const npy_int
     return 0;
 }
 
+// Per format: whether it has more than one NaN code, and for 8-bit formats
+// each code with the NaN codes replaced by the canonical NaN.
+struct CanonicalNaNs {
+    bool several[kFormatCount];
+    uint8_t bytes[kFormatCount][256];
+};
+
+const CanonicalNaNs& canonical_nans() {
+    static const CanonicalNaNs table = [] {
+        CanonicalNaNs t{};
+        for (int f = 0; f < kFormatCount; f++) {
+            const Format& format = runtime(f).format;
+            int count = 0;
+            for (uint32_t c = 0; c < runtime(f).code_count(); c++) count += format.code_is_nan(c);
+            t.several[f] = count > 1;
+            for (uint32_t c = 0; c < 256; c++) {
+                t.bytes[f][c] = static_cast<uint8_t>(format.storage_bytes == 1 && format.code_is_nan(c) ? format.nan_code : c);
+            }
+        }
+        return t;
+    }();
+    return table;
+}
+
+// fmax/fmin of two NaNs give the format's canonical NaN, whichever NaN codes
+// they were, so fmax.reduce/fmin.reduce (and nanmax/nanmin) of all-NaN data
+// do not depend on its order. Their result is NaN only then, so this maps
+// every NaN the selection wrote.
+template <KeySelection Op>
+void canonical_nan_pairs(const FormatRuntime& rt, int index, char* out, npy_intp stride, npy_intp n) {
+    if constexpr (Op == KeySelection::fmax || Op == KeySelection::fmin) {
+        const CanonicalNaNs& nans = canonical_nans();
+        if (!nans.several[index]) return;
+        if (rt.format.storage_bytes == 1) {
+            uint8_t* codes = reinterpret_cast<uint8_t*>(out);
+            if (stride == 1) {
+                lookup_bytes(nans.bytes[index], codes, codes, static_cast<size_t>(n));
+            } else {
+                for (npy_intp i = 0; i < n; i++) codes[i * stride] = nans.bytes[index][codes[i * stride]];
+            }
+            return;
+        }
+        for (npy_intp i = 0; i < n; i++) {
+            if (rt.format.code_is_nan(load_code(rt, out + i * stride))) store_code(rt, out + i * stride, rt.format.nan_code);
+        }
+    }
+}
+
 // maximum, minimum, fmax, fmin: a choice between the input codes by value
-// order (see lookup_kernels.h), so results are the operands bit for bit.
+// order (see lookup_kernels.h), so results are the operands bit for bit
+// (fmax/fmin of two NaNs: the canonical NaN).
 template <KeySelection Op>
 int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                 const npy_intp s[], NpyAuxData*) {
@@ -518,6 +661,8 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
             select_by_keys(Op, keys, signed_key_rule(index), a, b, out, static_cast<size_t>(n));
         } else if (s[0] == 0 && s[2] == 0 && data[0] == data[2] && s[1] == 1) {  // x.max() and the like
             out[0] = reduce_select(Op, keys, nan_lowest_key_bytes(index), a[0], b, static_cast<size_t>(n));
+            canonical_nan_pairs<Op>(rt, index, data[2], 0, 1);
+            return 0;
         } else if (one_contiguous_one_broadcast(s, n)) {  // with a scalar
             const bool first = s[0] == 0;
             select_with_broadcast(Op, keys, first ? a[0] : b[0], first, first ? b : a, out, static_cast<size_t>(n));
@@ -527,6 +672,7 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
                 out[i * s[2]] = first_is_selected(Op, keys[ca], keys[cb], 255) ? ca : cb;
             }
         }
+        canonical_nan_pairs<Op>(rt, index, data[2], s[2], s[2] == 0 ? 1 : n);
         return 0;
     }
     if (rt.format.storage_bytes == 2 && rt.format.has_inf && s[0] == 2 && s[1] == 2 && s[2] == 2) {
@@ -534,6 +680,7 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
                                 reinterpret_cast<const uint16_t*>(data[0]),
                                 reinterpret_cast<const uint16_t*>(data[1]), reinterpret_cast<uint16_t*>(data[2]),
                                 static_cast<size_t>(n));
+        canonical_nan_pairs<Op>(rt, index, data[2], s[2], n);
         return 0;
     }
     const std::vector<uint16_t>& keys = order_keys(index);
@@ -543,6 +690,7 @@ int select_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         const uint32_t cb = load_code(rt, data[1] + i * s[1]);
         store_code(rt, data[2] + i * s[2], first_is_selected(Op, keys[ca], keys[cb], nan_key) ? ca : cb);
     }
+    canonical_nan_pairs<Op>(rt, index, data[2], s[2], s[2] == 0 ? 1 : n);
     return 0;
 }
 
@@ -630,8 +778,9 @@ std::vector<UfuncLoop> elementwise_loops() {
         {"remainder", K::binary, binary_loop<BinaryOp::remainder>, false},
         {"fmod", K::binary, binary_loop<BinaryOp::fmod>, false},
         {"power", K::binary, binary_loop<BinaryOp::power>, false},
-        {"float_power", K::binary, binary_loop<BinaryOp::float_power>, false},
-        {"copysign", K::binary, binary_loop<BinaryOp::copysign>, false},
+        // float_power has no loop: as for float16, NumPy computes it in float64
+        // (the fallback promoter widens the inputs exactly).
+        {"copysign", K::binary, copysign_loop, false},
         {"arctan2", K::binary, binary_loop<BinaryOp::arctan2>, false},
         {"hypot", K::binary, binary_loop<BinaryOp::hypot>, false},
         {"logaddexp", K::binary, binary_loop<BinaryOp::logaddexp>, false},

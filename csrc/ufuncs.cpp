@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cast_specs.h"
+#include "promoter_registration.h"
 #include "registry.h"
 #include "ufunc_accumulate.h"
 #include "ufunc_linalg.h"
@@ -109,47 +110,6 @@ int ldexp_promoter(PyObject*, PyArray_DTypeMeta* const op_dtypes[],
     return 0;
 }
 
-int add_promoter(PyObject* ufunc, std::vector<PyObject*> pattern,
-                 PyArrayMethod_PromoterFunction* promoter) {
-    PyObject* key = PyTuple_New(static_cast<Py_ssize_t>(pattern.size()));
-    if (key == nullptr) return -1;
-    for (size_t i = 0; i < pattern.size(); i++) {
-        Py_INCREF(pattern[i]);
-        PyTuple_SET_ITEM(key, static_cast<Py_ssize_t>(i), pattern[i]);
-    }
-    PyObject* capsule = PyCapsule_New(reinterpret_cast<void*>(promoter), "numpy._ufunc_promoter", nullptr);
-    if (capsule == nullptr) {
-        Py_DECREF(key);
-        return -1;
-    }
-    const int status = PyUFunc_AddPromoter(ufunc, key, capsule);
-    Py_DECREF(key);
-    Py_DECREF(capsule);
-    return status;
-}
-
-// Promoters for every pattern of minifloat inputs (M marks a minifloat
-// input, * anything): most specific first, e.g. (M, M) before (M, *) and
-// (*, M), because NumPy keeps the first of two equally good matches and
-// would call (M, *) and (*, M) ambiguous for two minifloat inputs.
-int add_input_promoters(PyObject* ufunc, PyArrayMethod_PromoterFunction* promoter) {
-    const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
-    PyObject* abstract = reinterpret_cast<PyObject*>(&g_abstract_dtype);
-    const int nin = u->nin;
-    std::vector<unsigned> masks;
-    for (unsigned mask = 1; mask < (1u << nin); mask++) masks.push_back(mask);
-    std::stable_sort(masks.begin(), masks.end(), [](unsigned a, unsigned b) {
-        return __builtin_popcount(a) > __builtin_popcount(b);
-    });
-    for (unsigned mask : masks) {
-        std::vector<PyObject*> pattern;
-        for (int i = 0; i < nin; i++) pattern.push_back((mask >> i) & 1u ? abstract : Py_None);
-        pattern.resize(static_cast<size_t>(u->nargs), Py_None);
-        if (add_promoter(ufunc, pattern, promoter) < 0) return -1;
-    }
-    return 0;
-}
-
 std::vector<PyArray_DTypeMeta*> operand_dtypes(LoopKind kind, PyArray_DTypeMeta* t) {
     switch (kind) {
         case LoopKind::binary: return {t, t, t};
@@ -199,6 +159,8 @@ int register_elementwise() {
                 case LoopKind::binary:
                 case LoopKind::binary_two_outputs:
                 case LoopKind::ternary:
+                case LoopKind::unary:  // np.sqrt(x, dtype=np.float32) takes float32's loop
+                case LoopKind::unary_two_outputs:
                     status = add_input_promoters(ufunc, homogeneous_promoter);
                     break;
                 case LoopKind::compare:
@@ -214,7 +176,8 @@ int register_elementwise() {
                     status = add_promoter(ufunc, {abstract, Py_None, Py_None}, ldexp_promoter);
                     break;
                 }
-                default:
+                case LoopKind::predicate:
+                case LoopKind::frexp:
                     break;
             }
         }

@@ -46,7 +46,7 @@ def test_with_scalar_every_pair(mf, name):
 
 
 ARITHMETIC = (np.add, np.subtract, np.multiply, np.divide, np.floor_divide, np.remainder, np.fmod,
-              np.power, np.float_power, np.copysign, np.arctan2, np.hypot, np.logaddexp, np.logaddexp2,
+              np.power, np.copysign, np.arctan2, np.hypot, np.logaddexp, np.logaddexp2,
               np.heaviside)
 NEW_ROW_LENGTH = 65536 + 77  # kNewRowMinimum (ufunc_loops.cpp) and a tail
 

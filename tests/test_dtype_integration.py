@@ -272,9 +272,11 @@ def test_junk_into_arrays_raises(mf, name):
 
 def test_dtype_names_after_ml_dtypes(mf):
     """ml_dtypes registers the same names on import: the last import owns
-    them, and claim_dtype_names() takes them back. In a fresh interpreter,
-    so that ml_dtypes is really imported after minifloat."""
+    them, and claim_dtype_names() takes them back. In a fresh interpreter
+    with MINIFLOAT_NO_ML_DTYPES=1, so that ml_dtypes is really imported after
+    minifloat (otherwise minifloat imports it first, and keeps the names)."""
     pytest.importorskip("ml_dtypes")
+    import os
     import subprocess
     import sys
 
@@ -286,5 +288,6 @@ def test_dtype_names_after_ml_dtypes(mf):
         "    assert np.dtype(name) == np.dtype(getattr(mf, name)), name\n"
         "    assert np.array([1.5], dtype=name).dtype == np.dtype(getattr(mf, name)), name\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    env = dict(os.environ, MINIFLOAT_NO_ML_DTYPES="1")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr

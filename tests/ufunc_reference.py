@@ -446,13 +446,13 @@ def _flags(name, r, args, enc_flags, pole=None, snan=None):
 
 ARITH_BINARY = ["add", "subtract", "multiply", "divide", "true_divide", "floor_divide",
                 "remainder", "mod", "fmod", "copysign", "heaviside"]
-TRANSC_BINARY = ["power", "float_power", "arctan2", "hypot", "logaddexp", "logaddexp2"]
+TRANSC_BINARY = ["power", "arctan2", "hypot", "logaddexp", "logaddexp2"]
 SELECT_BINARY = ["maximum", "minimum", "fmax", "fmin"]
 COMPARE = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
 LOGICAL_BINARY = ["logical_and", "logical_or", "logical_xor"]
 # every binary ufunc returning one value of the format
 BINARY_FORMAT_OPS = ARITH_BINARY + TRANSC_BINARY + SELECT_BINARY + ["nextafter"]
-ALIASES = {"true_divide": "divide", "mod": "remainder", "float_power": "power"}
+ALIASES = {"true_divide": "divide", "mod": "remainder"}
 
 
 def _f64(op, a, b):

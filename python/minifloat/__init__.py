@@ -10,6 +10,8 @@ Every format is a NumPy dtype (kind 'f') with a scalar type subclassing
     >>> np.finfo(mf.float4_e2m1fn).max
     6.0
 """
+import sys as _sys
+
 import numpy as _np
 
 from . import _core
@@ -45,13 +47,17 @@ from ._core import (
 from . import _numpy_compat, _printing, mx, quant
 from ._cast import cast
 from ._dlpack import from_dlpack, to_dlpack
+from ._io import NpzArchive, load, load_safetensors, save, save_safetensors, savez, savez_compressed
+from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._packing import pack, unpack
+from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, int1, int2, int4, pack, uint1, uint2, uint4, unpack  # noqa: F401,F811  (issue 19: pack/unpack take the integer types too)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "FORMAT_NAMES",
     "MinifloatDType",
+    "NpzArchive",
     "bfloat16",
     "cast",
     "claim_dtype_names",
@@ -70,10 +76,18 @@ __all__ = [
     "floating",
     "format_info",
     "from_dlpack",
+    "from_ml_dtypes",
+    "load",
+    "load_safetensors",
     "mx",
     "pack",
     "quant",
+    "save",
+    "save_safetensors",
+    "savez",
+    "savez_compressed",
     "to_dlpack",
+    "to_ml_dtypes",
     "unpack",
 ]
 
@@ -84,7 +98,14 @@ def format_info(dtype):
 
 
 def finfo(dtype):
-    """Machine limits of a format; the same object as ``np.finfo(dtype)``."""
+    """Machine limits of a format: the same object as ``np.finfo(dtype)``.
+
+    Takes what ``np.finfo`` takes (a dtype, a scalar type such as
+    ``mf.float8_e4m3fn``, a name such as ``"float8_e4m3fn"``, a scalar) and
+    also an array, whose dtype it describes.
+    """
+    if isinstance(dtype, (_np.ndarray, _np.generic)):
+        dtype = dtype.dtype
     return _np.finfo(dtype)
 
 
@@ -102,8 +123,29 @@ def claim_dtype_names():
         _np.sctypeDict[name] = getattr(_core, name)
 
 
+def _register_unambiguous_names():
+    """Spellings of each format that only minifloat registers.
+
+    ``dtype.str`` is ``"minifloat.<name>"`` so that anything rebuilding a dtype
+    from ``.str``/``.descr`` (structured dtypes, ``np.save`` headers of
+    structured arrays, dask.distributed) gets the format back; NumPy prints a
+    structured dtype's minifloat field as ``'<DType class name><bits>'``,
+    registered too so that ``eval(repr(structured_dtype))`` works.
+    """
+    for name in FORMAT_NAMES:
+        scalar_type = getattr(_core, name)
+        dtype = _np.dtype(scalar_type)
+        _np.sctypeDict[dtype.str] = scalar_type
+        _np.sctypeDict[dtype.char] = scalar_type  # np.vectorize: np.dtype(x.dtype.char)
+        structured_spelling = f"{type(dtype).__name__}{dtype.itemsize * 8}"
+        _np.sctypeDict[structured_spelling] = scalar_type
+        if dtype.itemsize > 1:  # NumPy writes the native byte order before it
+            _np.sctypeDict[("<" if _sys.byteorder == "little" else ">") + structured_spelling] = scalar_type
+
+
 def _register():
     claim_dtype_names()
+    _register_unambiguous_names()
     for name in FORMAT_NAMES:
         scalar_type = getattr(_core, name)
         # np.finfo caches one object per dtype; some fields need the format
@@ -120,6 +162,11 @@ def _register():
         one = scalar_type(1.0)
         info.epsneg = one - _np.nextafter(one, scalar_type(0.5))
         info.resolution = scalar_type(10.0 ** -info.precision)
+        # str(info) checks whether min is -max by negating min, which for
+        # float8_e8m0fnu (no negatives) is NaN with an "invalid" warning;
+        # the text is made once and kept by finfo, so make it quietly now.
+        with _np.errstate(invalid="ignore"):
+            str(info)
 
 
 _register()

@@ -3,6 +3,7 @@ import numpy as np
 
 from . import _core
 from ._core import MinifloatDType
+from ._ml_dtypes import as_minifloat_view, ml_dtypes_format
 
 ROUNDINGS = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic", "nearest")
 
@@ -14,12 +15,17 @@ def minifloat_dtype(dtype, what):
     except TypeError as error:
         raise TypeError(f"{what} needs a minifloat dtype, not {dtype!r}") from error
     if not isinstance(resolved, MinifloatDType):
+        name = ml_dtypes_format(resolved)
+        if name is not None:
+            raise TypeError(f"{what} needs a minifloat dtype, not ml_dtypes.{name}: pass mf.{name} "
+                            f"(the same format; mf.to_ml_dtypes views the result as ml_dtypes')")
         raise TypeError(f"{what} needs a minifloat dtype, not {resolved}")
     return resolved
 
 
 def _exact_source(arr):
     """An array the C++ encoder takes, holding exactly the values of `arr`."""
+    arr = as_minifloat_view(arr)  # ml_dtypes codes are the same format's codes
     dtype = arr.dtype
     if isinstance(dtype, MinifloatDType):
         return arr.astype(np.float32)  # every format is a subset of float32 (a new array anyway)

@@ -39,16 +39,20 @@ def from_dlpack(obj):
 
 
 class DLPackExport:
-    """What mf.to_dlpack returns: an object torch.from_dlpack (or np.from_dlpack
-    for plain types) can consume."""
+    """What mf.to_dlpack returns: an object torch.from_dlpack can consume
+    (NumPy's from_dlpack refuses the float8/bfloat16 type codes)."""
 
-    def __init__(self, array, packed_fp4_pairs=False):
+    def __init__(self, array, packed_fp4_pairs=False, copied=False):
         self._array = array
         self._packed = packed_fp4_pairs
+        self._copied = copied  # the export is a copy, not the caller's memory
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         if dl_device is not None and int(dl_device[0]) != _CPU:
             raise BufferError("minifloat arrays live on the CPU")
+        if copy is False and self._copied:
+            raise BufferError("this array exports only as a copy (copy=False was asked): "
+                              + self._copied)
         if copy:
             self._array = self._array.copy()
         versioned = max_version is not None and max_version[0] >= 1
@@ -59,8 +63,16 @@ class DLPackExport:
 
 
 def to_dlpack(arr):
-    """Export a minifloat array through DLPack without copying (8/16-bit
-    formats); float4_e2m1fn with an even last axis exports packed in pairs."""
+    """Export a minifloat array through DLPack.
+
+    8/16-bit formats share the array's memory. Two layouts DLPack consumers
+    cannot take are exported as a C-contiguous copy instead (writes through
+    the consumer then do not reach `arr`, and ``__dlpack__(copy=False)``
+    raises BufferError): negative strides (torch aborts on them) and strides
+    that are not whole elements. float4_e2m1fn with an even last axis
+    exports packed in pairs (float4_e2m1fn_x2, always a copy). A read-only
+    array exports only to DLPack 1.x consumers, which are told it is
+    read-only (older ones get BufferError, as from NumPy)."""
     if not isinstance(getattr(arr, "dtype", None), MinifloatDType):
         raise TypeError(f"mf.to_dlpack needs a minifloat array, not {getattr(arr, 'dtype', type(arr))}")
     if arr.dtype.name == "float4_e2m1fn":
@@ -68,9 +80,12 @@ def to_dlpack(arr):
             raise ValueError("float4_e2m1fn exports as pairs (float4_e2m1fn_x2): the last axis must be even")
         codes = np.ascontiguousarray(arr).view(np.uint8) & np.uint8(0x0F)
         pairs = codes[..., 0::2] | (codes[..., 1::2] << 4)
-        return DLPackExport(np.ascontiguousarray(pairs), packed_fp4_pairs=True)
+        return DLPackExport(np.ascontiguousarray(pairs), packed_fp4_pairs=True,
+                            copied="float4_e2m1fn exports packed in pairs")
     if arr.dtype.name.startswith("float6"):
         raise TypeError(f"{arr.dtype.name} has no unpacked DLPack type; use mf.pack for its bytes")
-    if any(stride % arr.itemsize for stride in arr.strides):
-        arr = np.ascontiguousarray(arr)
+    negative = any(stride < 0 and length > 1 for stride, length in zip(arr.strides, arr.shape))
+    if negative or any(stride % arr.itemsize for stride in arr.strides):
+        reason = "negative strides" if negative else "strides that are not whole elements"
+        return DLPackExport(np.ascontiguousarray(arr), copied=f"DLPack cannot describe {reason}")
     return DLPackExport(arr)

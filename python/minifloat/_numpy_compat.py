@@ -11,14 +11,19 @@ in float32 (products and sums accumulated in float32, one rounding at the
 end, as the ufunc loops do) and otherwise calls NumPy's original function
 unchanged.
 
-Not covered (NumPy gives no hook): the ``ndarray.dot`` method, and
-``ndarray.mean/var/std`` if they were first called before minifloat was
-imported (NumPy caches the implementation on first use).
+``np.linalg.norm`` is wrapped too (its vector norm calls ``ndarray.dot``).
+
+Not covered (NumPy gives no hook): the ``ndarray.dot`` method before NumPy
+2.5 (NumPy's ``PyArray_MatrixProduct2`` refused DTypes without a legacy type
+number until numpy/numpy#30931; from 2.5 it calls our dot slot, float32
+products and sum, one rounding), and ``ndarray.mean/var/std`` if they were
+first called before minifloat was imported (NumPy caches the implementation
+on first use).
 """
 import functools
 
 import numpy as np
-from numpy._core import _methods, einsumfunc, multiarray, numeric
+from numpy._core import _methods, einsumfunc, fromnumeric, multiarray, numeric, umath
 
 from numpy.lib import _nanfunctions_impl
 
@@ -41,14 +46,35 @@ def _finish(result, result_dtype, out):
     """Round a float32 result once into `result_dtype` (or `out`)."""
     result = np.asarray(result)
     target = out.dtype if out is not None else result_dtype
-    if isinstance(target, MinifloatDType) and not _core.format_info(target.name)["has_inf"]:
-        # float32 overflow to inf is an overflow of the format, not an inf value
-        result = np.where(np.isinf(result), np.copysign(np.finfo(np.float64).max, result), result)
+    if isinstance(target, MinifloatDType):
+        if not _core.format_info(target.name)["has_inf"]:
+            # float32 overflow to inf is an overflow of the format, not an inf value
+            result = np.where(np.isinf(result), np.copysign(np.finfo(np.float64).max, result), result)
+        # a NaN result is the format's canonical NaN (which NaN float32
+        # arithmetic passes on depends on the order it met them in)
+        result = np.where(np.isnan(result), np.float32(np.nan), result)
     if out is not None:
         np.copyto(out, result, casting="unsafe")
         return out
     rounded = result.astype(result_dtype)
     return rounded[()] if rounded.ndim == 0 else rounded
+
+
+def _float32_copy(arr):
+    """`arr` in float32 (exact), its NaNs quiet: a signalling NaN (bfloat16
+    0x7F81) stays signalling in float32, and NumPy's float32 fmax/fmin then
+    return NaN or a number depending on where it sits in the data."""
+    x = arr.astype(np.float32)
+    bits = x.view(np.uint32)
+    signalling = (bits & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
+    signalling &= (bits & np.uint32(0x00400000)) == 0
+    if signalling.any():
+        bits |= np.where(signalling, np.uint32(0x00400000), np.uint32(0))
+    return x
+
+
+_DOT_OUT_ERROR = ("output array is not acceptable (must have the right datatype, number of dimensions, "
+                  "and be a C-Array)")
 
 
 def _product_wrapper(original):
@@ -63,8 +89,16 @@ def _product_wrapper(original):
         out = kwargs.pop("out", args[0] if args else None)
         result_dtype = np.result_type(a, b)
         compute_dtype = np.float32 if isinstance(result_dtype, MinifloatDType) else result_dtype
-        result = original(a.astype(compute_dtype), b.astype(compute_dtype))
-        return _finish(result, result_dtype, out)
+        result = np.asarray(original(a.astype(compute_dtype), b.astype(compute_dtype)))
+        if out is None:
+            return _finish(result, result_dtype, None)
+        # np.dot's rule: out must be exactly what it would return (NumPy
+        # raises the same ValueError for float64), never a cast
+        if (not isinstance(out, np.ndarray) or out.dtype != result_dtype or out.shape != result.shape
+                or not out.flags.c_contiguous):
+            raise ValueError(_DOT_OUT_ERROR)
+        _finish(result, result_dtype, out)
+        return out[()] if out.ndim == 0 else out
 
     product.__wrapped_by_minifloat__ = True
     return product
@@ -79,6 +113,12 @@ def _c_einsum_wrapper(original):
         result_dtype = np.result_type(*arrays)
         out = kwargs.pop("out", None)
         if isinstance(result_dtype, MinifloatDType):
+            casting = kwargs.get("casting", "safe")
+            if out is not None and not np.can_cast(result_dtype, out.dtype, casting):
+                # einsum's rule for out (NumPy's message for float16)
+                raise TypeError(f"Iterator requested dtype could not be cast from dtype({str(result_dtype)!r}) "
+                                f"to dtype({str(out.dtype)!r}), the output operand dtype, according to the "
+                                f"rule {casting!r}")
             kwargs["dtype"] = np.float32
             return _finish(original(*operands, **kwargs), result_dtype, out)
         kwargs["dtype"] = result_dtype
@@ -96,7 +136,7 @@ def _statistic_wrapper(original):
     @functools.wraps(original)
     def statistic(a, axis=None, dtype=None, out=None, *args, **kwargs):
         if dtype is not None or not _is_minifloat(a):
-            return original(a, axis, dtype, out, *args, **kwargs)
+            return original(a, axis, _ufunc_dtype(dtype), out, *args, **kwargs)
         result = original(a, axis, np.float32, None, *args, **kwargs)
         return _finish(result, np.asanyarray(a).dtype, out)
 
@@ -117,11 +157,241 @@ def _nan_function_wrapper(original, returns_values):
         if not _is_minifloat(a) or kwargs.get("dtype") is not None or kwargs.get("out") is not None:
             return original(a, *args, **kwargs)
         arr = np.asanyarray(a)
-        result = original(arr.astype(np.float32), *args, **kwargs)
+        result = original(_float32_copy(arr), *args, **kwargs)
         return _finish(result, arr.dtype, None) if returns_values else result
 
     nan_function.__wrapped_by_minifloat__ = True
     return nan_function
+
+
+def _ufunc_dtype(dtype):
+    """The DType class for a minifloat dtype instance, anything else as given.
+
+    NumPy refuses instances of new-style DTypes in a ufunc's ``dtype=`` (by
+    design since NumPy 1.21, numpy/numpy#22540) while accepting their class;
+    the formats have one instance per class, so the class means the same.
+    NumPy's reductions pass the caller's ``dtype=`` through unchanged, which
+    is how ``np.sum(x, dtype=x.dtype)`` (dask does exactly this) failed.
+    """
+    if isinstance(dtype, MinifloatDType):
+        return type(dtype)
+    if isinstance(dtype, type) and issubclass(dtype, _core.floating):
+        return type(np.dtype(dtype))
+    return dtype
+
+
+def _reduction_wrapper(original):
+    """fromnumeric._wrapreduction: a minifloat ``dtype=`` as its DType class."""
+
+    @functools.wraps(original)
+    def wrapreduction(obj, ufunc, method, axis, dtype, out, **kwargs):
+        return original(obj, ufunc, method, axis, _ufunc_dtype(dtype), out, **kwargs)
+
+    wrapreduction.__wrapped_by_minifloat__ = True
+    return wrapreduction
+
+
+def _method_reduction_wrapper(original):
+    """_methods._sum/_prod (ndarray.sum, ndarray.prod): the same."""
+
+    @functools.wraps(original)
+    def method_reduction(a, axis=None, dtype=None, *args, **kwargs):
+        return original(a, axis, _ufunc_dtype(dtype), *args, **kwargs)
+
+    method_reduction.__wrapped_by_minifloat__ = True
+    return method_reduction
+
+
+def _accumulation_wrapper(ufunc):
+    """cumsum/cumprod with a minifloat ``dtype=``: the ufunc's accumulate,
+    which takes the DType class (ndarray.cumsum only knows type numbers)."""
+
+    def make(original):
+        @functools.wraps(original)
+        def accumulation(a, axis=None, dtype=None, out=None):
+            if not isinstance(_ufunc_dtype(dtype), type) or dtype is None or \
+                    not issubclass(_ufunc_dtype(dtype), MinifloatDType):
+                return original(a, axis=axis, dtype=dtype, out=out)
+            arr = np.asanyarray(a)
+            if axis is None:
+                arr, axis = arr.ravel(), 0
+            return ufunc.accumulate(arr, axis=axis, dtype=_ufunc_dtype(dtype), out=out)
+
+        accumulation.__wrapped_by_minifloat__ = True
+        return accumulation
+
+    return make
+
+
+def _float32_operands_wrapper(original):
+    """convolve/correlate: NumPy's C code takes legacy dtypes only; minifloat
+    operands are widened exactly to float32, the products summed in float32
+    and the result rounded once, as np.dot does here."""
+
+    @functools.wraps(original)
+    def float32_operands(a, v, *args, **kwargs):
+        if not (_is_minifloat(np.asanyarray(a)) or _is_minifloat(np.asanyarray(v))):
+            return original(a, v, *args, **kwargs)  # (np.polymul passes poly1d objects)
+        a, v = np.asarray(a), np.asarray(v)
+        result_dtype = np.result_type(a, v)
+        compute = np.float32 if isinstance(result_dtype, MinifloatDType) else result_dtype
+        result = original(a.astype(compute), v.astype(compute), *args, **kwargs)
+        return _finish(result, result_dtype, None)
+
+    float32_operands.__wrapped_by_minifloat__ = True
+    return float32_operands
+
+
+def _norm_wrapper(original):
+    """np.linalg.norm: computed on the exact float32 values (its C paths,
+    ndarray.dot among them, take legacy dtypes only), rounded once into the
+    format as float16's norm returns float16."""
+
+    @functools.wraps(original)
+    def norm(x, *args, **kwargs):
+        if not _is_minifloat(x):
+            return original(x, *args, **kwargs)
+        arr = np.asarray(x)
+        return _finish(original(_float32_copy(arr), *args, **kwargs), arr.dtype, None)
+
+    norm.__wrapped_by_minifloat__ = True
+    return norm
+
+
+def _histogram_wrapper(original):
+    """np.histogram & co.: minifloat samples (and weights, range) are binned
+    as their exact float32 values. In the format itself the edges could not
+    be distinct (8 bits hold few values between min and max), so NumPy would
+    refuse ("Too many bins for data range"); the edges come back as float32.
+    """
+
+    @functools.wraps(original)
+    def histogram(a, *args, **kwargs):
+        weights = kwargs.get("weights")
+        if not (_is_minifloat(a) or _is_minifloat(weights)
+                or (isinstance(a, (list, tuple)) and _any_minifloat(a))):
+            return original(a, *args, **kwargs)
+        if isinstance(a, (list, tuple)):  # histogramdd's sequence of samples
+            a = type(a)(_widen(x) for x in a)
+        else:
+            a = _widen(a)
+        if weights is not None:
+            kwargs["weights"] = _widen(weights)
+        return original(a, *args, **kwargs)
+
+    histogram.__wrapped_by_minifloat__ = True
+    return histogram
+
+
+def _widen(x):
+    """A minifloat array as its exact float32 values; anything else unchanged."""
+    return np.asarray(x).astype(np.float32) if _is_minifloat(x) else x
+
+
+def _average_wrapper(original):
+    """np.average with weights multiplies through a ufunc ``dtype=`` that
+    NumPy refuses for new-style DTypes: minifloat operands are averaged as
+    their exact float32 values and the result rounded once into the dtype
+    NumPy would have returned (the format, as float16's average stays
+    float16)."""
+
+    @functools.wraps(original)
+    def average(a, axis=None, weights=None, returned=False, *, keepdims=np._NoValue):
+        if not (_is_minifloat(np.asanyarray(a)) or
+                (weights is not None and _is_minifloat(np.asanyarray(weights)))):
+            return original(a, axis, weights, returned, keepdims=keepdims)
+        a = np.asanyarray(a)
+        dtypes = [a.dtype] + ([np.asanyarray(weights).dtype] if weights is not None else [])
+        if any(np.issubdtype(d, np.integer) or d == np.bool_ for d in dtypes):
+            dtypes.append(np.dtype(np.float64))
+        result_dtype = np.result_type(*dtypes)
+        widened = original(_widen(a), axis, None if weights is None else _widen(np.asanyarray(weights)),
+                           returned, keepdims=keepdims)
+        if returned:
+            value, total = widened
+            return _finish(value, result_dtype, None), _finish(total, result_dtype, None)
+        return _finish(widened, result_dtype, None)
+
+    average.__wrapped_by_minifloat__ = True
+    return average
+
+
+def _common_type_wrapper(original):
+    """np.common_type: NumPy knows only its own float types' precisions; with
+    a minifloat array the answer is the scalar type of the common dtype
+    (integers count as float64, as NumPy's does)."""
+
+    @functools.wraps(original)
+    def common_type(*arrays):
+        if not _any_minifloat(arrays):
+            return original(*arrays)
+        dtypes = []
+        for arr in arrays:
+            dtype = np.asanyarray(arr).dtype
+            if np.issubdtype(dtype, np.integer) or dtype == np.bool_:
+                dtype = np.dtype(np.float64)
+            elif not (isinstance(dtype, MinifloatDType) or np.issubdtype(dtype, np.inexact)):
+                return original(*arrays)  # NumPy's own error for non-numeric input
+            dtypes.append(dtype)
+        return np.result_type(*dtypes).type
+
+    common_type.__wrapped_by_minifloat__ = True
+    return common_type
+
+
+def _raw_fft_wrapper(original):
+    """np.fft: minifloat input is transformed as its exact float32 values.
+    (The ufuncs alone would do for the forward transforms, but the inverse
+    ones compute their 1/n factor in the input's real dtype, through a
+    ufunc ``dtype=`` NumPy refuses for new-style DTypes.)"""
+
+    @functools.wraps(original)
+    def raw_fft(a, *args, **kwargs):
+        return original(_widen(a), *args, **kwargs)
+
+    raw_fft.__wrapped_by_minifloat__ = True
+    return raw_fft
+
+
+def _frompyfunc_wrapper(original):
+    """np.frompyfunc: the new ufunc (object loops only) gets minifloat inputs
+    as Python objects, the way NumPy hands it float16 inputs."""
+
+    @functools.wraps(original)
+    def frompyfunc(func, /, nin, nout, **kwargs):
+        ufunc = original(func, nin, nout, **kwargs)
+        if ufunc.nin > 0:
+            _core._add_fallback_promoters(ufunc, np.dtypes.ObjectDType)
+        return ufunc
+
+    frompyfunc.__wrapped_by_minifloat__ = True
+    return frompyfunc
+
+
+def _has_float_loop(ufunc):
+    inputs = (t.split("->")[0] for t in ufunc.types)
+    return any(("f" in i or "d" in i) for i in inputs)
+
+
+def _install_fallback_promoters():
+    """Ufuncs without minifloat loops widen minifloat inputs to float32 (the
+    way float16 inputs reach their float32 loops): np.fft's and np.linalg's
+    ufuncs; ufuncs with no floating loop at all are left to fail as for
+    float16."""
+    from numpy.fft import _pocketfft_umath
+    from numpy.linalg import _umath_linalg
+
+    with_loops = _core._ufuncs_with_loops()
+    seen = set()
+    for module in (np, _umath_linalg, _pocketfft_umath):
+        for value in vars(module).values():
+            if (isinstance(value, np.ufunc) and id(value) not in seen
+                    and value.__name__ not in with_loops and _has_float_loop(value)):
+                seen.add(id(value))
+                _core._add_fallback_promoters(value, np.dtypes.Float32DType)
+
+
+_FALLBACKS_INSTALLED = []
 
 
 def _replace(module, name, make_wrapper):
@@ -158,3 +428,41 @@ def install():
                 setattr(module, name, wrapper)
     for name in ("_mean", "_var", "_std"):
         _replace(_methods, name, _statistic_wrapper)
+    for name in ("_sum", "_prod"):  # (_amax/_amin take no dtype)
+        _replace(_methods, name, _method_reduction_wrapper)
+    _replace(fromnumeric, "_wrapreduction", _reduction_wrapper)
+    for name, ufunc in (("cumsum", np.add), ("cumprod", np.multiply)):
+        _replace_everywhere(name, (fromnumeric, np), _accumulation_wrapper(ufunc))
+    for name in ("convolve", "correlate"):
+        _replace_everywhere(name, (numeric, np), _float32_operands_wrapper)
+    from numpy.linalg import _linalg
+    _replace_everywhere("norm", (_linalg, np.linalg), _norm_wrapper)
+    if not getattr(_linalg.dot, "__wrapped_by_minifloat__", False):
+        _ORIGINALS.setdefault((_linalg.__name__, "dot"), _linalg.dot)
+        _linalg.dot = np.dot  # multi_dot's products: the wrapper above
+    from numpy.lib import _function_base_impl, _histograms_impl, _twodim_base_impl
+    for name in ("histogram", "histogram_bin_edges", "histogramdd"):
+        _replace_everywhere(name, (_histograms_impl, _function_base_impl, _twodim_base_impl, np),
+                            _histogram_wrapper)
+    _replace_everywhere("frompyfunc", (umath, _function_base_impl, np), _frompyfunc_wrapper)
+    from numpy.fft import _pocketfft
+    _replace(_pocketfft, "_raw_fft", _raw_fft_wrapper)
+    _replace_everywhere("average", (_function_base_impl, np), _average_wrapper)
+    from numpy.lib import _type_check_impl
+    _replace_everywhere("common_type", (_type_check_impl, np), _common_type_wrapper)
+    if not _FALLBACKS_INSTALLED:
+        _install_fallback_promoters()
+        _FALLBACKS_INSTALLED.append(True)
+
+
+def _replace_everywhere(name, modules, make_wrapper):
+    """One wrapper for every module that holds (a reference to) `name`."""
+    wrapper = None
+    for module in modules:
+        current = getattr(module, name, None)
+        if current is None or getattr(current, "__wrapped_by_minifloat__", False):
+            continue
+        if wrapper is None:
+            wrapper = make_wrapper(current)
+        _ORIGINALS.setdefault((module.__name__, name), current)
+        setattr(module, name, wrapper)

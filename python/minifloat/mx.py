@@ -170,9 +170,18 @@ class MXArray:
         element_index = -1 if element is None else _core.format_index(np.dtype(element).name)
         scale_index = _core.format_index(_scale_dtype(self.format).name)
         outer, count, inner = self._layout()
+        if not isinstance(self.block_size, numbers.Integral) or isinstance(self.block_size, bool) \
+                or self.block_size < 1:
+            raise ValueError(f"MXArray.block_size must be a positive integer, not {self.block_size!r}")
+        blocks = -(-count // int(self.block_size))
+        if self.scales.shape[self.axis] != blocks:
+            raise ValueError(f"MXArray has {self.scales.shape[self.axis]} scales along axis {self.axis} "
+                             f"for {blocks} blocks of {self.block_size}")
+        # a block longer than the axis is one block of the axis's length
+        kernel_block = min(int(self.block_size), max(count, 1))
         t = 1.0 if self.tensor_scale is None else float(self.tensor_scale)
         values = _core.mx_dequantize(_codes(self.data), _codes(self.scales), element_index, scale_index,
-                                     int(self.block_size), outer, count, inner, t, dtype != np.float32)
+                                     kernel_block, outer, count, inner, t, dtype != np.float32)
         if dtype in (np.float32, np.float64):
             return values
         return values.astype(dtype)  # from the exact float64 values: one rounding
@@ -367,7 +376,7 @@ def matmul(qa, qb):
     if qa.block_size != qb.block_size:
         raise ValueError(f"qa and qb must have the same block size, not {qa.block_size} and {qb.block_size}")
     return _core.mx_matmul(_codes(qa.data), _codes(qa.scales), a_element, _codes(qb.data), _codes(qb.scales),
-                           b_element, int(qa.block_size))
+                           b_element, min(int(qa.block_size), max(qa.shape[1], 1)))
 
 
 def dot(qa, qb):
@@ -384,7 +393,7 @@ def dot(qa, qb):
     k, blocks = qa.shape[0], qa.scales.shape[0]
     c = _core.mx_matmul(_codes(qa.data).reshape(1, k), _codes(qa.scales).reshape(1, blocks), a_element,
                         _codes(qb.data).reshape(k, 1), _codes(qb.scales).reshape(blocks, 1), b_element,
-                        int(qa.block_size))
+                        min(int(qa.block_size), max(k, 1)))
     return c[0, 0]
 
 
@@ -416,17 +425,20 @@ def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sca
     axis = np.lib.array_utils.normalize_axis_index(axis, arr.ndim)
     x32 = arr.astype(np.float32, copy=False)  # the spec starts from FP32 (rounded once)
     moved = np.moveaxis(x32, axis, -1)
-    rows = np.ascontiguousarray(moved.reshape(-1, moved.shape[-1]))
+    rows = np.ascontiguousarray(moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1]))
+    # a block longer than the axis is one block of the axis's length: work
+    # and memory follow the data, not block_size
+    kernel_block = min(block_size, max(rows.shape[1], 1))
     t = None
     if fmt == "nvfp4":
         t = _tensor_scale(x32, tensor_scale)
-        data, scales = _core.nvfp4_quantize(rows, block_size, float(1.0 if t is None else t))
+        data, scales = _core.nvfp4_quantize(rows, kernel_block, float(1.0 if t is None else t))
     else:
         if tensor_scale is not None:
             raise ValueError("tensor_scale applies to 'nvfp4' only")
         element_index = -1 if element is None else _core.format_index(np.dtype(element).name)
         data, scales = _core.mx_quantize(rows, element_index, emax, max_element, significand_bits,
-                                         block_size, scale_mode)
+                                         kernel_block, scale_mode)
     lead = moved.shape[:-1]
     data = np.moveaxis(data.reshape(lead + (moved.shape[-1],)), -1, axis)
     scales = np.moveaxis(scales.reshape(lead + (scales.shape[-1],)), -1, axis)

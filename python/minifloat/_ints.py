@@ -1,0 +1,104 @@
+"""Sub-byte integer types (issue 19): int1, int2, int4, uint1, uint2, uint4.
+
+One value per byte with signed codes sign-extended, as ml_dtypes stores
+them, so ``x.view(np.int8)`` of an int4 array is the int8 array of the
+same values. Kind 'i'/'u'; scalars subclass ``np.signedinteger`` /
+``np.unsignedinteger``.
+"""
+import numpy as _np
+
+from . import _packing
+
+from . import _core
+
+INT_FORMAT_NAMES = _core.INT_FORMAT_NAMES
+int1 = _core.int1
+int2 = _core.int2
+int4 = _core.int4
+uint1 = _core.uint1
+uint2 = _core.uint2
+uint4 = _core.uint4
+
+_BITS = {"int1": 1, "int2": 2, "int4": 4, "uint1": 1, "uint2": 2, "uint4": 4}
+_original_iinfo = _np.iinfo
+
+
+class iinfo(_original_iinfo):
+    """``np.iinfo`` that knows the sub-byte widths (NumPy infers the width
+    from the itemsize, which is a whole byte here)."""
+
+    def __init__(self, int_type):
+        super().__init__(int_type)
+        name = self.dtype.name
+        if name in _BITS and type(self.dtype) is type(_np.dtype(getattr(_core, name))):
+            self.bits = _BITS[name]
+            self.key = f"{self.kind}{self.bits}"
+
+    @property
+    def min(self):
+        return 0 if self.kind == "u" else -(1 << (self.bits - 1))
+
+    @property
+    def max(self):
+        return (1 << self.bits) - 1 if self.kind == "u" else (1 << (self.bits - 1)) - 1
+
+
+def claim_int_dtype_names():
+    """Make ``np.dtype("int4")`` (and the other names) mean minifloat's types
+    again after importing ml_dtypes, which registers the same names."""
+    for name in INT_FORMAT_NAMES:
+        _np.sctypeDict[name] = getattr(_core, name)
+
+
+def _register():
+    claim_int_dtype_names()
+    for name in INT_FORMAT_NAMES:
+        scalar_type = getattr(_core, name)
+        dtype = _np.dtype(scalar_type)
+        _np.sctypeDict[dtype.str] = scalar_type  # "minifloat.int4"
+        _np.sctypeDict[dtype.char] = scalar_type
+    _np.iinfo = iinfo
+
+
+_register()
+
+
+def _int_bits(dtype):
+    dt = _np.dtype(dtype)
+    if not isinstance(dt, _core.IntegerDType):
+        return dt, None
+    return dt, _BITS[dt.name]
+
+
+def pack(arr):
+    """mf.pack, also for the integer types: a little-endian bitstream, first
+    value in the lowest bits (two int4 per byte low nibble first, four int2,
+    eight int1); the float formats go to the float packer."""
+    dt = getattr(arr, "dtype", None)
+    if not isinstance(dt, _core.IntegerDType):
+        return _packing.pack(arr)
+    bits = _BITS[dt.name]
+    codes = _np.ascontiguousarray(arr).reshape(-1).view(_np.uint8) & _np.uint8((1 << bits) - 1)
+    planes = (codes[:, None] >> _np.arange(bits, dtype=_np.uint8)) & 1
+    return _np.packbits(planes.reshape(-1), bitorder="little")
+
+
+def unpack(buf, dtype, shape):
+    """mf.unpack, also for the integer types (the inverse of pack)."""
+    dt, bits = _int_bits(dtype)
+    if bits is None:
+        return _packing.unpack(buf, dtype, shape)
+    shape = (int(shape),) if _np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    data = _packing._as_bytes(buf)
+    count = int(_np.prod(shape, dtype=_np.int64))
+    need = _packing.packed_size(count, bits)
+    if data.size != need:
+        raise ValueError(f"mf.unpack: {count} {dt.name} values take {need} bytes, got {data.size}")
+    planes = _np.unpackbits(data, bitorder="little")[: count * bits].reshape(count, bits)
+    codes = (planes.astype(_np.uint8) << _np.arange(bits, dtype=_np.uint8)).sum(axis=1, dtype=_np.uint8)
+    if dt.kind == "i":  # sign-extend to the whole byte, as the dtype stores it
+        shift = 8 - bits
+        codes = ((codes << shift).view(_np.int8) >> shift).view(_np.uint8)
+    return codes.view(dt).reshape(shape)

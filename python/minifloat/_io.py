@@ -1,0 +1,758 @@
+"""Saving and loading minifloat arrays without pickle: .npy, .npz and safetensors.
+
+Why ``np.save`` cannot do it
+----------------------------
+minifloat's dtypes are NumPy "new-style" (non-legacy) DTypes. The .npy header
+describes the data by ``descr``, a string ``np.dtype()`` parses, and NumPy
+has no such string for a non-legacy dtype: ``numpy.lib.format.dtype_to_descr``
+writes ``'|O'`` and ``write_array`` pickles the whole array (with the warning
+"Custom dtypes are saved as python objects using the pickle protocol").
+``np.load(..., allow_pickle=False)`` then refuses the file ("Object arrays
+cannot be loaded when allow_pickle=False"), and loading it with
+``allow_pickle=True`` runs whatever code the pickle names. Two ways around it
+inside NumPy's format do not work either:
+
+* an extra header key (``'minifloat': ...``): NumPy's reader
+  (``_read_array_header`` in ``numpy/lib/_format_impl.py``) rejects any
+  header whose keys are not exactly ``descr``, ``fortran_order``, ``shape``;
+* the format's name as ``descr`` (``'float8_e4m3fn'``): ``np.dtype`` resolves
+  it only while minifloat is imported, and to ml_dtypes' type of the same
+  name when ml_dtypes was imported last, so the file's meaning would depend
+  on the reader's imports.
+
+The .npy layout used here
+-------------------------
+``mf.save`` writes an ordinary .npy file (version 1.0) whose data are the
+element codes as plain unsigned integers: ``'|u1'`` for the 8-bit and
+sub-byte formats (one value per byte, in the low bits; the bits above the
+format's width are written as zero) and ``'<u2'`` for bfloat16. The format's
+name is a Python comment after the header dictionary, inside the space
+padding NumPy already puts there to align the data to 64 bytes::
+
+    {'descr': '|u1', 'fortran_order': False, 'shape': (2, 3), } # minifloat-dtype: float8_e4m3fn
+
+NumPy reads the header with ``ast.literal_eval``, which skips comments, so
+``np.load(f, allow_pickle=False)`` (with or without ``mmap_mode``, with or
+without minifloat imported) returns the codes as a uint8/uint16 array, while
+``mf.load`` finds the comment (with Python's tokenizer, so text inside a
+string never counts) and views the codes as the format, bit for bit. The
+comment sits where NumPy's own writer puts spaces, so the data offset stays a
+multiple of 64. A file without the comment loads as NumPy loads it;
+``dtype=`` reinterprets its unsigned codes.
+
+``mf.savez``/``mf.savez_compressed`` write a zip of such members, named like
+``np.savez`` names them; plain NumPy arrays in the archive are written by
+NumPy's own writer (``allow_pickle=False``). ``mf.load`` of an .npz returns a
+lazy mapping (``NpzArchive``) that restores each member's format on access.
+
+safetensors
+-----------
+``mf.save_safetensors``/``mf.load_safetensors`` implement the format
+directly: an 8-byte little-endian header length N, N bytes of JSON (padded
+with spaces to a multiple of 8) mapping each tensor name to ``dtype``,
+``shape`` and ``data_offsets`` (begin, end within the data section), plus an
+optional ``__metadata__`` of str -> str, then the little-endian data, tensors
+back to back with no holes. Names follow the ``Dtype`` enum of the reference
+implementation (huggingface/safetensors 0.8):
+
+=================  ===========  =================  ============
+minifloat          safetensors  minifloat          safetensors
+=================  ===========  =================  ============
+float8_e4m3fn      F8_E4M3      float8_e8m0fnu     F8_E8M0
+float8_e5m2        F8_E5M2      float6_e2m3fn      F6_E2M3
+float8_e4m3fnuz    F8_E4M3FNUZ  float6_e3m2fn      F6_E3M2
+float8_e5m2fnuz    F8_E5M2FNUZ  float4_e2m1fn      F4
+bfloat16           BF16
+=================  ===========  =================  ============
+
+F8_E4M3 is the finite ("fn") format, as in torch's and the reference's own
+mapping, so minifloat's IEEE-like ``float8_e4m3``, ``float8_e3m4`` and
+``float8_e4m3b11fnuz``, which the format has no name for, are refused with
+an error naming the formats that can be saved rather than written under a
+name that means something else. NumPy's bool, int8..int64, uint8..uint64,
+float16/32/64 and complex64 pass through (BOOL, I8.., U8.., F16, F32, F64,
+C64).
+
+F4 and F6 tensors are stored packed and their ``shape`` counts values, not
+bytes (the reference rejects a tensor whose values do not fill whole bytes,
+so FP4 needs an even count and FP6 a multiple of four). The packing is
+``mf.pack``'s: one little-endian bit stream, first value in the lowest bits,
+which for F4 is torch's ``float4_e2m1fn_x2`` layout (first value in the low
+nibble; torch's shape counts bytes, so its last dimension is half the file's).
+The safetensors specification does not prescribe a bit order for F6.
+"""
+import ast
+import io
+import json
+import math
+import os
+import re
+import struct
+import sys
+import tokenize
+import zipfile
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import _core
+from ._cast import minifloat_dtype
+from ._core import FORMAT_NAMES, MinifloatDType
+from ._packing import pack, unpack
+
+__all__ = ["NpzArchive", "load", "load_safetensors", "save", "save_safetensors", "savez", "savez_compressed"]
+
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")  # a local file header; an empty archive
+_NPY_ALIGN = 64  # NumPy aligns the data of a .npy file to 64 bytes
+_NPY_MAX_HEADER = 10000  # np.load's default max_header_size: longer headers are not parsed
+_MARKER = re.compile(r"#\s*minifloat-dtype:\s*(\S+)\s*")
+_MMAP_MODES = (None, "r", "r+", "c")
+
+
+# --------------------------------------------------------------------------
+# Shared helpers
+# --------------------------------------------------------------------------
+
+def _is_path(file):
+    return isinstance(file, (str, os.PathLike))
+
+
+def _bits(dtype):
+    return _core.format_info(dtype.name)["bits"]
+
+
+def _code_type(dtype):
+    """The unsigned integer type holding one code of a minifloat format."""
+    return np.dtype(np.uint16) if dtype.itemsize == 2 else np.dtype(np.uint8)
+
+
+def _as_array(obj, what):
+    """`obj` as an array that can be written without pickle, or a clear error."""
+    if isinstance(obj, np.ndarray):
+        arr = obj
+    elif isinstance(obj, np.generic):
+        arr = np.asarray(obj)
+    else:
+        raise TypeError(f"{what} must be a NumPy array, not {type(obj).__name__}; "
+                        "convert it with np.asarray(...) first")
+    dtype = arr.dtype
+    if isinstance(dtype, MinifloatDType):
+        return arr
+    if dtype.hasobject:
+        raise ValueError(f"{what} has dtype {dtype}, which only pickle can store; "
+                         "minifloat's files never contain pickles")
+    if not getattr(type(dtype), "_legacy", True):
+        raise ValueError(f"{what} has dtype {dtype}, a NumPy dtype the .npy format can only "
+                         "store by pickle")
+    return arr
+
+
+def _file_codes(arr):
+    """The codes of a minifloat array as the file stores them: u1/<u2, the
+    bits above the format's width zero, in the array's own memory order."""
+    dtype = arr.dtype
+    codes = arr.view(_code_type(dtype))
+    bits = _bits(dtype)
+    if bits < 8:
+        codes = codes & np.uint8((1 << bits) - 1)
+    if dtype.itemsize == 2 and sys.byteorder != "little":
+        codes = codes.astype("<u2")
+    return codes
+
+
+def _write_contiguous(fp, data):
+    """Write the bytes of a C-contiguous array."""
+    if not data.size:
+        return
+    if isinstance(fp, (io.FileIO, io.BufferedWriter, io.BufferedRandom)):
+        data.tofile(fp)  # a real file: NumPy writes it directly, as np.save does
+    else:
+        fp.write(memoryview(data.reshape(-1).view(np.uint8)))
+
+
+def _read_exact(fp, nbytes, what):
+    """`nbytes` bytes from `fp` as a new uint8 array, or ValueError if the file ends first."""
+    out = np.empty(nbytes, np.uint8)
+    view = memoryview(out)
+    done = 0
+    while done < nbytes:
+        if hasattr(fp, "readinto"):
+            got = fp.readinto(view[done:])
+        else:
+            chunk = fp.read(nbytes - done)
+            got = len(chunk)
+            view[done:done + got] = chunk
+        if not got:
+            raise ValueError(f"the file ends inside {what}: {nbytes} bytes expected, "
+                             f"{done} found (truncated file?)")
+        done += got
+    return out
+
+
+class _Opened:
+    """A context giving a binary file object: `file` itself (left open) or the
+    path opened in `mode` (closed on exit)."""
+
+    def __init__(self, file, mode, what):
+        if _is_path(file):
+            self._own = open(os.fspath(file), mode)
+            self.fp = self._own
+        else:
+            needed = ("write",) if "w" in mode else ("read", "seek")
+            if not all(hasattr(file, attr) for attr in needed):
+                raise TypeError(f"{what} needs a path (str or os.PathLike) or a binary file "
+                                f"object with {' and '.join(needed)}, not {type(file).__name__}")
+            self._own = None
+            self.fp = file
+
+    def __enter__(self):
+        return self.fp
+
+    def __exit__(self, *exc):
+        if self._own is not None:
+            self._own.close()
+
+
+# --------------------------------------------------------------------------
+# .npy
+# --------------------------------------------------------------------------
+
+def _npy_header(descr, fortran_order, shape, format_name):
+    """The magic string, header length and header of a .npy file whose
+    dictionary is followed by the minifloat-dtype comment."""
+    text = (f"{{'descr': {descr!r}, 'fortran_order': {fortran_order!r}, "
+            f"'shape': {tuple(int(n) for n in shape)!r}, }} # minifloat-dtype: {format_name}")
+    for version, length_format in (((1, 0), "<H"), ((2, 0), "<I")):
+        prefix = len(_NPY_MAGIC) + 2 + struct.calcsize(length_format)
+        padding = -(prefix + len(text) + 1) % _NPY_ALIGN
+        length = len(text) + padding + 1
+        if length < 1 << (8 * struct.calcsize(length_format)):
+            return (_NPY_MAGIC + bytes(version) + struct.pack(length_format, length)
+                    + (text + " " * padding + "\n").encode("latin1"))
+    raise ValueError(f"a .npy header for shape {shape} would be too long")
+
+
+def _write_npy(fp, arr):
+    """Write `arr` (already checked by _as_array) as a .npy file."""
+    if not isinstance(arr.dtype, MinifloatDType):
+        np.lib.format.write_array(fp, arr, allow_pickle=False)
+        return
+    codes = _file_codes(arr)
+    fortran = bool(codes.flags.f_contiguous and not codes.flags.c_contiguous)
+    fp.write(_npy_header(codes.dtype.str, fortran, codes.shape, arr.dtype.name))
+    # Fortran order is written as the C-ordered transpose, as np.save does.
+    _write_contiguous(fp, codes.T if fortran else np.ascontiguousarray(codes))
+
+
+def _marker_of(header_text):
+    """The format named by a minifloat-dtype comment in a .npy header, or None."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(header_text).readline))
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    for token in tokens:
+        if token.type == tokenize.COMMENT:
+            found = _MARKER.fullmatch(token.string)
+            if found:
+                return found.group(1)
+    return None
+
+
+def _peek_npy(fp):
+    """(descr, format name or None) from the header of the .npy stream at
+    fp's position, which is restored. Anything unusual gives (None, None) and
+    is left to NumPy's reader, which reports it."""
+    start = fp.tell()
+    try:
+        prefix = fp.read(len(_NPY_MAGIC) + 2)
+        if len(prefix) < len(_NPY_MAGIC) + 2 or not prefix.startswith(_NPY_MAGIC):
+            return None, None
+        major = prefix[len(_NPY_MAGIC)]
+        if major not in (1, 2, 3):
+            return None, None
+        length_format = "<H" if major == 1 else "<I"
+        raw = fp.read(struct.calcsize(length_format))
+        if len(raw) < struct.calcsize(length_format):
+            return None, None
+        (length,) = struct.unpack(length_format, raw)
+        if length > _NPY_MAX_HEADER:
+            return None, None
+        header = fp.read(length)
+        try:
+            text = header.decode("utf8" if major == 3 else "latin1")
+            fields = ast.literal_eval(text)
+        except (UnicodeDecodeError, SyntaxError, ValueError, MemoryError, RecursionError):
+            return None, None
+        descr = fields.get("descr") if isinstance(fields, dict) else None
+        return descr, _marker_of(text)
+    finally:
+        fp.seek(start)
+
+
+def _format_named(name, where):
+    if name not in FORMAT_NAMES:
+        raise ValueError(f"{where} was written for the minifloat format {name!r}, which this "
+                         f"version of minifloat does not have (it has {', '.join(FORMAT_NAMES)}); "
+                         "np.load(..., allow_pickle=False) reads its codes")
+    return np.dtype(getattr(_core, name))
+
+
+def _view_codes(codes, dtype, where, check_codes):
+    """The codes of an array read from a file viewed as minifloat `dtype`."""
+    code_type = _code_type(dtype)
+    if codes.dtype.kind != "u" or codes.dtype.itemsize != code_type.itemsize:
+        raise ValueError(f"{where} holds {codes.dtype} data; {dtype.name} needs its codes as "
+                         f"{code_type} (one per element)")
+    if not codes.dtype.isnative:
+        if isinstance(codes, np.memmap):
+            raise ValueError(f"{where} holds byte-swapped codes ({codes.dtype.str}), which cannot "
+                             f"be memory-mapped as {dtype.name}; load it without mmap_mode")
+        codes = codes.astype(codes.dtype.newbyteorder("="))
+    bits = _bits(dtype)
+    if check_codes and bits < 8 and codes.size:
+        top = int(codes.max())
+        if top >> bits:
+            raise ValueError(f"{where} holds the code {top:#x}, which does not fit in "
+                             f"{dtype.name}'s {bits} bits: not a {dtype.name} file")
+    return codes.view(dtype)
+
+
+def _restore(codes, descr, marker, dtype, where, check_codes):
+    """What mf.load returns for an array NumPy read from a .npy stream."""
+    target = None
+    if marker is not None:
+        target = _format_named(marker, where)
+        if dtype is not None and dtype != target:
+            raise ValueError(f"{where} holds {target.name} codes, not dtype={dtype.name}")
+        if descr != _code_type(target).newbyteorder("<").str:
+            raise ValueError(f"{where} says it holds {target.name} codes, but its data are "
+                             f"{descr!r} (corrupt file?)")
+    elif dtype is not None:
+        target = dtype
+    if target is None:
+        return codes
+    if not isinstance(codes, np.ndarray):
+        raise ValueError(f"{where} holds {type(codes).__name__}, not an array of codes")
+    return _view_codes(codes, target, where, check_codes)
+
+
+def save(file, arr):
+    """Save an array to a .npy file without pickle.
+
+    A minifloat array is stored as its element codes (uint8, or uint16 for
+    bfloat16) with the format's name in a header comment: ``np.load(file,
+    allow_pickle=False)`` reads the codes, ``mf.load(file)`` the array, bit
+    for bit. Other arrays are written as ``np.save(file, arr,
+    allow_pickle=False)`` writes them. `file` is a path (".npy" is appended
+    when missing, as np.save does) or a binary file object.
+    """
+    arr = _as_array(arr, "mf.save's array")
+    if _is_path(file):
+        file = os.fspath(file)
+        if not file.endswith(".npy"):
+            file += ".npy"
+    with _Opened(file, "wb", "mf.save") as fp:
+        _write_npy(fp, arr)
+
+
+def _sniff(fp, where):
+    """'npy' or 'npz' for the stream at fp's position (restored)."""
+    start = fp.tell()
+    head = fp.read(16)
+    fp.seek(start)
+    if head.startswith(_NPY_MAGIC):
+        return "npy"
+    if head.startswith(_ZIP_MAGICS):
+        return "npz"
+    if len(head) < len(_NPY_MAGIC):
+        raise ValueError(f"{where} is empty or truncated ({len(head)} bytes): not a .npy or .npz file")
+    if head[:1] == b"\x80":
+        raise ValueError(f"{where} looks like a pickle; mf.load never unpickles (np.load with "
+                         "allow_pickle=True does, for files you trust)")
+    if head[8:9] == b"{":
+        raise ValueError(f"{where} is not a .npy or .npz file; if it is a safetensors file, "
+                         "read it with mf.load_safetensors")
+    raise ValueError(f"{where} is not a .npy or .npz file (it starts with {head[:8]!r})")
+
+
+def load(file, mmap_mode=None, *, dtype=None):
+    """Load an array from a .npy file, or the arrays of an .npz archive.
+
+    Arrays written by ``mf.save``/``mf.savez`` come back with their minifloat
+    dtype, bit for bit; other arrays come back as ``np.load(file,
+    allow_pickle=False)`` gives them. Nothing is ever unpickled.
+
+    mmap_mode: None, "r", "r+" or "c", as for np.load (a .npy path only).
+    dtype: a minifloat dtype whose codes a plain .npy file holds (an unsigned
+    integer array of the format's item size); for an .npz archive, a dict
+    {name: dtype}. A file that names its format must name this one.
+
+    An .npz archive gives an ``NpzArchive``: a read-only mapping that reads
+    each array when it is looked up; close it (or use ``with``) when done.
+    """
+    if mmap_mode not in _MMAP_MODES:
+        raise ValueError(f"mmap_mode must be one of {_MMAP_MODES}, not {mmap_mode!r}")
+    where = repr(os.fspath(file)) if _is_path(file) else "the file"
+    with _Opened(file, "rb", "mf.load") as fp:
+        kind = _sniff(fp, where)
+        descr, marker = _peek_npy(fp) if kind == "npy" else (None, None)
+    if kind == "npz":
+        if dtype is not None and not isinstance(dtype, Mapping):
+            raise TypeError("for an .npz archive, dtype must be a dict {name: minifloat dtype}")
+        dtypes = {str(name): minifloat_dtype(value, "mf.load")
+                  for name, value in (dtype or {}).items()}
+        # The archive opens the path itself so that a damaged one does not
+        # leave it open (np.load does when zipfile refuses the file).
+        own = open(os.fspath(file), "rb") if _is_path(file) else None
+        try:
+            npz = np.load(file if own is None else own, allow_pickle=False)
+        except zipfile.BadZipFile as error:
+            if own is not None:
+                own.close()
+            raise ValueError(f"{where} is a damaged .npz archive ({error})") from None
+        except BaseException:
+            if own is not None:
+                own.close()
+            raise
+        return NpzArchive(npz, dtypes, own)
+    if dtype is not None:
+        dtype = minifloat_dtype(dtype, "mf.load")
+    codes = np.load(file, mmap_mode=mmap_mode, allow_pickle=False)
+    # A memory map is not scanned: the high bits of a sub-byte code are
+    # ignored by every operation anyway.
+    return _restore(codes, descr, marker, dtype, where, check_codes=mmap_mode is None)
+
+
+# --------------------------------------------------------------------------
+# .npz
+# --------------------------------------------------------------------------
+
+class NpzArchive(Mapping):
+    """The arrays of an .npz archive, read when looked up, with the minifloat
+    dtypes recorded by mf.savez restored. Wraps NumPy's NpzFile (``.npz``)."""
+
+    def __init__(self, npz, dtypes=None, own=None):
+        self.npz = npz
+        self._own = own
+        self.files = list(npz.files)
+        self._dtypes = dict(dtypes or {})
+        unknown = sorted(set(self._dtypes) - set(self.files))
+        if unknown:
+            self.close()
+            raise ValueError(f"dtype names arrays the archive does not have: {unknown} "
+                             f"(it has {self.files})")
+
+    def _member(self, key):
+        names = self.npz.zip.namelist()
+        if key in names:
+            return key
+        return key + ".npy"
+
+    def __getitem__(self, key):
+        name = key[:-4] if key not in self.files and key.endswith(".npy") else key
+        try:
+            value = self.npz[key]  # NumPy's reader: KeyError for a missing name
+            if not isinstance(value, np.ndarray):
+                return value  # a member that is not a .npy file: its bytes, as NpzFile gives them
+            with self.npz.zip.open(self._member(key)) as stream:
+                descr, marker = _peek_npy(stream)
+        except zipfile.BadZipFile as error:
+            raise ValueError(f"archive member {name!r} is damaged ({error})") from None
+        return _restore(value, descr, marker, self._dtypes.get(name),
+                        f"archive member {name!r}", check_codes=True)
+
+    def __iter__(self):
+        return iter(self.files)
+
+    def __len__(self):
+        return len(self.files)
+
+    def __contains__(self, key):
+        return key in self.files or key in self.npz.zip.namelist()
+
+    def close(self):
+        self.npz.close()
+        if self._own is not None:
+            self._own.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __repr__(self):
+        return f"<minifloat NpzArchive of {self.files}>"
+
+
+def _savez(file, args, kwds, compress, what):
+    arrays = {}
+    for name, value in kwds.items():
+        arrays[name] = value
+    for index, value in enumerate(args):
+        name = f"arr_{index}"
+        if name in arrays:
+            raise ValueError(f"{what}: the positional array {index} and the keyword {name!r} "
+                             f"would both be stored as {name!r}")
+        arrays[name] = value
+    checked = {name: _as_array(value, f"{what}'s array {name!r}") for name, value in arrays.items()}
+    if _is_path(file):
+        file = os.fspath(file)
+        if not file.endswith(".npz"):
+            file += ".npz"
+    elif not hasattr(file, "write"):
+        raise TypeError(f"{what} needs a path (str or os.PathLike) or a binary file object, "
+                        f"not {type(file).__name__}")
+    method = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+    with zipfile.ZipFile(file, mode="w", compression=method, allowZip64=True) as archive:
+        for name, arr in checked.items():
+            with archive.open(name + ".npy", mode="w", force_zip64=True) as member:
+                _write_npy(member, arr)
+
+
+def savez(file, *args, **kwds):
+    """Save several arrays in an uncompressed .npz archive without pickle.
+
+    Arrays are named as np.savez names them (keywords, then ``arr_0``,
+    ``arr_1``... for positional ones); minifloat arrays are stored as by
+    mf.save, so ``np.load(file, allow_pickle=False)`` opens the archive and
+    ``mf.load(file)`` restores their dtypes. ".npz" is appended to a path
+    that lacks it.
+    """
+    _savez(file, args, kwds, False, "mf.savez")
+
+
+def savez_compressed(file, *args, **kwds):
+    """mf.savez with the members deflate-compressed."""
+    _savez(file, args, kwds, True, "mf.savez_compressed")
+
+
+# --------------------------------------------------------------------------
+# safetensors
+# --------------------------------------------------------------------------
+
+# minifloat format -> safetensors dtype name (the reference's Dtype enum).
+_SAFETENSORS_NAME = {
+    "float8_e4m3fn": "F8_E4M3",
+    "float8_e5m2": "F8_E5M2",
+    "float8_e4m3fnuz": "F8_E4M3FNUZ",
+    "float8_e5m2fnuz": "F8_E5M2FNUZ",
+    "float8_e8m0fnu": "F8_E8M0",
+    "float6_e2m3fn": "F6_E2M3",
+    "float6_e3m2fn": "F6_E3M2",
+    "float4_e2m1fn": "F4",
+    "bfloat16": "BF16",
+}
+# safetensors dtype name -> NumPy dtype (as stored: little-endian).
+_SAFETENSORS_NUMPY = {
+    "BOOL": np.dtype("?"),
+    "U8": np.dtype("u1"), "I8": np.dtype("i1"),
+    "U16": np.dtype("<u2"), "I16": np.dtype("<i2"),
+    "U32": np.dtype("<u4"), "I32": np.dtype("<i4"),
+    "U64": np.dtype("<u8"), "I64": np.dtype("<i8"),
+    "F16": np.dtype("<f2"), "F32": np.dtype("<f4"), "F64": np.dtype("<f8"),
+    "C64": np.dtype("<c8"),
+}
+_NUMPY_SAFETENSORS = {dtype.newbyteorder("="): name for name, dtype in _SAFETENSORS_NUMPY.items()}
+_SAFETENSORS_FORMAT = {st_name: name for name, st_name in _SAFETENSORS_NAME.items()}
+_SAFETENSORS_MAX_HEADER = 100_000_000  # the reference refuses longer headers
+_METADATA_KEY = "__metadata__"
+
+
+def _safetensors_format(name):
+    return np.dtype(getattr(_core, name))
+
+
+def _safetensors_layout(dtype, what):
+    """(safetensors dtype name, bits per element) of an array's dtype."""
+    if isinstance(dtype, MinifloatDType):
+        name = _SAFETENSORS_NAME.get(dtype.name)
+        if name is None:
+            raise ValueError(f"{what} is {dtype.name}, which the safetensors format has no dtype "
+                             f"for; it can store {', '.join(_SAFETENSORS_NAME)} (and NumPy's "
+                             "bool, integer, float16/32/64 and complex64 arrays)")
+        return name, _bits(dtype)
+    name = _NUMPY_SAFETENSORS.get(dtype.newbyteorder("="))
+    if name is None:
+        raise ValueError(f"{what} has dtype {dtype}, which the safetensors format has no dtype "
+                         "for; it stores bool, int8..int64, uint8..uint64, float16/32/64, "
+                         f"complex64 and the minifloat formats {', '.join(_SAFETENSORS_NAME)}")
+    return name, dtype.itemsize * 8
+
+
+def _safetensors_bytes(arr):
+    """The little-endian data of an array as safetensors stores it (C order)."""
+    dtype = arr.dtype
+    if isinstance(dtype, MinifloatDType):
+        if _bits(dtype) < 8:
+            return pack(arr)
+        codes = np.ascontiguousarray(arr).view(_code_type(dtype))
+        return codes.astype(codes.dtype.newbyteorder("<"), copy=False)
+    return np.ascontiguousarray(arr, dtype=dtype.newbyteorder("<") if dtype.itemsize > 1 else dtype)
+
+
+def save_safetensors(file, tensors, metadata=None):
+    """Write a dict of arrays to a safetensors file.
+
+    tensors: {name: array}, minifloat arrays of the formats the safetensors
+    format names (F8_E4M3, F8_E5M2, F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, F6_E2M3,
+    F6_E3M2, F4, BF16) and NumPy bool, integer, float16/32/64 and complex64
+    arrays. metadata: an optional dict of str -> str (``__metadata__``).
+    `file` is a path or a binary file object. FP4/FP6 tensors are stored
+    packed, so their sizes must fill whole bytes (FP4: an even number of
+    values, FP6: a multiple of four).
+    """
+    if not isinstance(tensors, Mapping):
+        raise TypeError(f"mf.save_safetensors needs a dict of name -> array, "
+                        f"not {type(tensors).__name__}")
+    if metadata is not None:
+        if not isinstance(metadata, Mapping) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
+            raise TypeError("safetensors metadata must be a dict of str -> str")
+        metadata = dict(metadata)
+    entries = []
+    for name, value in tensors.items():
+        if not isinstance(name, str):
+            raise TypeError(f"tensor names must be str, not {type(name).__name__} ({name!r})")
+        if name == _METADATA_KEY:
+            raise ValueError(f"{_METADATA_KEY!r} is reserved for the metadata; "
+                             "pass metadata=... instead")
+        what = f"tensor {name!r}"
+        arr = _as_array(value, what)
+        st_name, bits = _safetensors_layout(arr.dtype, what)
+        if arr.size * bits % 8:
+            raise ValueError(f"{what} has {arr.size} {arr.dtype.name} values ({arr.size * bits} "
+                             "bits): safetensors stores packed FP4/FP6 tensors only in whole "
+                             "bytes (FP4: an even count, FP6: a multiple of 4)")
+        entries.append((name, arr, st_name, bits))
+    # Wider types first (then by name), so that every tensor's data start at a
+    # multiple of its item size (the reference writer sorts by dtype for this).
+    entries.sort(key=lambda entry: (-entry[3], entry[0]))
+    header = {}
+    if metadata is not None:
+        header[_METADATA_KEY] = metadata
+    offset = 0
+    for name, arr, st_name, bits in entries:
+        nbytes = arr.size * bits // 8
+        header[name] = {"dtype": st_name, "shape": [int(n) for n in arr.shape],
+                        "data_offsets": [offset, offset + nbytes]}
+        offset += nbytes
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    with _Opened(file, "wb", "mf.save_safetensors") as fp:
+        fp.write(struct.pack("<Q", len(text)))
+        fp.write(text)
+        for _, arr, _, _ in entries:
+            _write_contiguous(fp, _safetensors_bytes(arr))
+
+
+def _unique_keys(pairs):
+    result = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"the safetensors header names {key!r} twice")
+        result[key] = value
+    return result
+
+
+def _is_count(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _parse_safetensors_header(text, data_size, where):
+    """[(name, dtype name, shape, begin, end)] in header order, and the metadata."""
+    try:
+        header = json.loads(text.decode("utf-8"), object_pairs_hook=_unique_keys)
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{where}: the safetensors header is not UTF-8 ({error})") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where}: the safetensors header is not valid JSON ({error})") from None
+    if not isinstance(header, dict):
+        raise ValueError(f"{where}: the safetensors header is not a JSON object")
+    metadata = header.pop(_METADATA_KEY, None)
+    if metadata is not None and not (isinstance(metadata, dict) and all(
+            isinstance(v, str) for v in metadata.values())):
+        raise ValueError(f"{where}: {_METADATA_KEY} must map str to str")
+    known = [*_SAFETENSORS_NUMPY, *_SAFETENSORS_FORMAT]
+    tensors = []
+    for name, info in header.items():
+        what = f"{where}: tensor {name!r}"
+        if not isinstance(info, dict) or not {"dtype", "shape", "data_offsets"} <= info.keys():
+            raise ValueError(f"{what} needs dtype, shape and data_offsets")
+        st_name, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+        if st_name not in known:
+            raise ValueError(f"{what} has the dtype {st_name!r}, which minifloat does not read "
+                             f"(it reads {', '.join(known)})")
+        if not isinstance(shape, list) or not all(_is_count(n) for n in shape):
+            raise ValueError(f"{what} has the shape {shape!r}, not a list of sizes")
+        if not (isinstance(offsets, list) and len(offsets) == 2 and all(map(_is_count, offsets))
+                and offsets[0] <= offsets[1]):
+            raise ValueError(f"{what} has the data_offsets {offsets!r}, not [begin, end]")
+        if st_name in _SAFETENSORS_NUMPY:
+            bits = _SAFETENSORS_NUMPY[st_name].itemsize * 8
+        else:
+            bits = _bits(_safetensors_format(_SAFETENSORS_FORMAT[st_name]))
+        count_bits = math.prod(shape) * bits
+        if count_bits % 8:
+            raise ValueError(f"{what}: {math.prod(shape)} {st_name} values do not fill whole bytes")
+        if offsets[1] - offsets[0] != count_bits // 8:
+            raise ValueError(f"{what}: shape {shape} of {st_name} takes {count_bits // 8} bytes, "
+                             f"but data_offsets {offsets} span {offsets[1] - offsets[0]}")
+        tensors.append((name, st_name, tuple(shape), offsets[0], offsets[1]))
+    covered = 0
+    for name, _, _, begin, end in sorted(tensors, key=lambda t: (t[3], t[4])):
+        if begin != covered:
+            raise ValueError(f"{where}: tensor {name!r} starts at byte {begin} of the data, but the "
+                             f"tensors before it end at {covered} (holes or overlaps)")
+        covered = end
+    if covered != data_size:
+        raise ValueError(f"{where}: the data section has {data_size} bytes, but the tensors "
+                         f"cover {covered} (truncated or corrupt file?)")
+    return tensors, metadata
+
+
+def load_safetensors(file, *, return_metadata=False):
+    """Read a safetensors file into a dict of NumPy arrays.
+
+    F8_E4M3, F8_E5M2, F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, F6_E2M3, F6_E3M2, F4
+    and BF16 tensors come back as minifloat arrays, the others as NumPy's own
+    types. The file is checked as the reference reader checks it (header
+    length, JSON, offsets covering the data without holes). With
+    ``return_metadata=True`` returns ``(tensors, metadata)``, metadata being
+    the ``__metadata__`` dict or None.
+    """
+    where = repr(os.fspath(file)) if _is_path(file) else "the file"
+    with _Opened(file, "rb", "mf.load_safetensors") as fp:
+        start = fp.tell()
+        size = fp.seek(0, io.SEEK_END) - start
+        fp.seek(start)
+        if size < 8:
+            raise ValueError(f"{where} has {size} bytes: a safetensors file starts with an 8-byte "
+                             "header length")
+        (length,) = struct.unpack("<Q", fp.read(8))
+        if length > _SAFETENSORS_MAX_HEADER:
+            raise ValueError(f"{where}: the safetensors header length {length} is beyond the "
+                             f"{_SAFETENSORS_MAX_HEADER} bytes readers accept (not a safetensors file?)")
+        if 8 + length > size:
+            raise ValueError(f"{where}: the safetensors header length {length} runs beyond the end "
+                             f"of the file ({size} bytes; truncated file?)")
+        text = fp.read(length)
+        entries, metadata = _parse_safetensors_header(text, size - 8 - length, where)
+        data_start = start + 8 + length
+        tensors = {}
+        for name, st_name, shape, begin, end in entries:
+            fp.seek(data_start + begin)
+            raw = _read_exact(fp, end - begin, f"tensor {name!r}")
+            if st_name in _SAFETENSORS_NUMPY:
+                stored = _SAFETENSORS_NUMPY[st_name]
+                arr = raw.view(stored).astype(stored.newbyteorder("="), copy=False)
+            else:
+                dtype = _safetensors_format(_SAFETENSORS_FORMAT[st_name])
+                if _bits(dtype) < 8:
+                    arr = unpack(raw, dtype, shape)
+                else:
+                    codes = raw.view(_code_type(dtype).newbyteorder("<"))
+                    arr = codes.astype(codes.dtype.newbyteorder("="), copy=False).view(dtype)
+            tensors[name] = arr.reshape(shape)
+    return (tensors, metadata) if return_metadata else tensors

@@ -1,0 +1,96 @@
+"""Zero-copy exchange with ml_dtypes (and so with JAX and ONNX).
+
+ml_dtypes stores every format it shares with minifloat in the same bits
+(bfloat16 in two bytes, the others in one byte, FP6/FP4 in the low bits),
+so moving an array between the two is a view: the same memory read under
+the other library's dtype. ``astype`` between the two libraries' dtypes
+works too (casts registered when minifloat is imported), but makes a copy.
+"""
+import sys
+
+import numpy as np
+
+from . import _core
+from ._core import MinifloatDType
+
+
+def _ml_dtypes(what):
+    """The ml_dtypes module, or TypeError saying `what` needs it."""
+    first_import = "ml_dtypes" not in sys.modules  # MINIFLOAT_NO_ML_DTYPES=1 was set
+    try:
+        import ml_dtypes
+    except ImportError as error:
+        raise TypeError(f"{what} needs ml_dtypes, which is not installed (pip install ml_dtypes)") from error
+    if first_import:
+        # importing ml_dtypes takes the format names in np.sctypeDict; the
+        # user imported minifloat, not ml_dtypes, so minifloat keeps them
+        from . import claim_dtype_names
+
+        claim_dtype_names()
+    return ml_dtypes
+
+
+def ml_dtypes_format(dtype):
+    """The name of the minifloat format an ml_dtypes dtype holds, or None
+    (for any other dtype; never imports ml_dtypes)."""
+    ml_dtypes = sys.modules.get("ml_dtypes")
+    if ml_dtypes is None or isinstance(dtype, MinifloatDType):
+        return None
+    name = dtype.name
+    if name in _core.FORMAT_NAMES and getattr(ml_dtypes, name, None) is dtype.type:
+        return name
+    return None
+
+
+def _as_array(x, what, want):
+    """`x` as an ndarray (itself when it is one) and whether it was a scalar."""
+    if isinstance(x, np.ndarray):
+        return x, False
+    if isinstance(x, np.generic):
+        return np.asarray(x), True
+    if hasattr(x, "__array__") or hasattr(x, "__array_interface__") or hasattr(x, "__dlpack__"):
+        return np.asarray(x), False  # e.g. a JAX array: a view where its producer allows
+    raise TypeError(f"{what} needs {want}, not {type(x).__name__}")
+
+
+def to_ml_dtypes(x):
+    """The same memory as an ml_dtypes array (or scalar) of the same format.
+
+    ``np.shares_memory(mf.to_ml_dtypes(a), a)`` is True; writes through
+    either are seen by both. Use it to hand minifloat data to JAX
+    (``jnp.asarray``) or ONNX (``onnx.numpy_helper.from_array``).
+    """
+    arr, scalar = _as_array(x, "mf.to_ml_dtypes", "a minifloat array or scalar")
+    if not isinstance(arr.dtype, MinifloatDType):
+        raise TypeError(f"mf.to_ml_dtypes needs a minifloat array or scalar, not {arr.dtype}")
+    ml_dtypes = _ml_dtypes("mf.to_ml_dtypes")
+    name = arr.dtype.name
+    ml_type = getattr(ml_dtypes, name, None)
+    if ml_type is None:
+        raise TypeError(f"ml_dtypes {ml_dtypes.__version__} has no {name}")
+    view = arr.view(ml_type)
+    return view[()] if scalar else view
+
+
+def from_ml_dtypes(x):
+    """The same memory as a minifloat array (or scalar) of the same format.
+
+    Takes ml_dtypes arrays and scalars, and anything NumPy reads as one
+    (a JAX array on the CPU, for instance).
+    """
+    arr, scalar = _as_array(x, "mf.from_ml_dtypes", "an ml_dtypes array or scalar")
+    name = ml_dtypes_format(arr.dtype)
+    if name is None:
+        if isinstance(arr.dtype, MinifloatDType):
+            raise TypeError(f"mf.from_ml_dtypes needs an ml_dtypes array; this one is already minifloat's {arr.dtype}")
+        raise TypeError(f"mf.from_ml_dtypes needs an ml_dtypes float array or scalar of a format minifloat has "
+                        f"({', '.join(_core.FORMAT_NAMES)}), not {arr.dtype}")
+    view = arr.view(getattr(_core, name))
+    return view[()] if scalar else view
+
+
+def as_minifloat_view(arr):
+    """`arr` viewed as the minifloat format when it is an ml_dtypes array of
+    one, else `arr` itself (mf.cast reads ml_dtypes codes this way)."""
+    name = ml_dtypes_format(arr.dtype)
+    return arr if name is None else arr.view(getattr(_core, name))

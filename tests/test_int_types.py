@@ -1,0 +1,258 @@
+"""Sub-byte integers (issue 19) against an exact reference in Python ints:
+every value for unary operations and casts, every pair for binary ones."""
+import itertools
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+import minifloat as mf
+
+TYPES = {"int1": (1, True), "int2": (2, True), "int4": (4, True),
+         "uint1": (1, False), "uint2": (2, False), "uint4": (4, False)}
+
+
+def limits(name):
+    bits, signed = TYPES[name]
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+
+
+def wrap(v, name):
+    bits, signed = TYPES[name]
+    v &= (1 << bits) - 1
+    if signed and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def values(name):
+    lo, hi = limits(name)
+    return list(range(lo, hi + 1))
+
+
+def typ(name):
+    return getattr(mf, name)
+
+
+@pytest.fixture(params=list(TYPES))
+def name(request):
+    return request.param
+
+
+def test_dtype_identity(name):
+    t = typ(name)
+    dt = np.dtype(t)
+    bits, signed = TYPES[name]
+    assert dt.kind == ("i" if signed else "u")
+    assert issubclass(t, np.signedinteger if signed else np.unsignedinteger)
+    assert dt.itemsize == 1 and dt.name == name
+    assert np.dtype(name) == dt and np.dtype(dt.str) == dt and np.dtype(dt.char) == dt
+    assert pickle.loads(pickle.dumps(dt)) == dt
+    assert pickle.loads(pickle.dumps(t(1 if name != "int1" else -1))) == t(1 if name != "int1" else -1)
+    lo, hi = limits(name)
+    assert (np.iinfo(t).min, np.iinfo(t).max, np.iinfo(t).bits) == (lo, hi, bits)
+    assert (mf.iinfo(name).min, mf.iinfo(name).max) == (lo, hi)
+    assert np.iinfo(np.int8).max == 127
+
+
+def test_storage_is_sign_extended(name):
+    vals = values(name)
+    arr = np.array(vals, dtype=typ(name))
+    raw = arr.view(np.uint8).tolist()
+    assert raw == [v & 0xFF for v in vals]
+    assert [int(x) for x in arr] == vals
+
+
+def test_python_int_out_of_range_raises(name):
+    lo, hi = limits(name)
+    with pytest.raises(OverflowError):
+        np.array([hi + 1], dtype=typ(name))
+    with pytest.raises(OverflowError):
+        typ(name)(lo - 1)
+    arr = np.array(values(name), dtype=typ(name))
+    with pytest.raises(OverflowError):
+        arr + (hi + 1)
+    assert (arr + 0).dtype == np.dtype(typ(name))
+
+
+def test_integer_casts_wrap(name):
+    src = np.arange(-300, 300, dtype=np.int64)
+    for numpy_type in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.bool_):
+        s = src.astype(numpy_type)
+        got = s.astype(typ(name))
+        assert [int(x) for x in got] == [wrap(int(v), name) for v in s.tolist()]
+    arr = np.array(values(name), dtype=typ(name))
+    for numpy_type in (np.int8, np.int16, np.int64, np.uint64, np.float16, np.float32, np.float64, np.longdouble):
+        out = arr.astype(numpy_type)
+        expected = [numpy_type(v) for v in values(name)] if np.dtype(numpy_type).kind != "u" else \
+            [numpy_type(v % (1 << (8 * np.dtype(numpy_type).itemsize))) for v in values(name)]
+        assert out.tolist() == [e.item() for e in expected]
+    assert arr.astype(bool).tolist() == [v != 0 for v in values(name)]
+
+
+def test_between_integer_types(name):
+    arr = np.array(values(name), dtype=typ(name))
+    for other in TYPES:
+        assert [int(x) for x in arr.astype(typ(other))] == [wrap(v, other) for v in values(name)]
+
+
+def test_float_casts_truncate_and_warn(name):
+    lo, hi = limits(name)
+    xs = [x / 4 for x in range(4 * (lo - 2), 4 * (hi + 3))]
+    for ftype in (np.float16, np.float32, np.float64):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = np.array(xs, dtype=ftype).astype(typ(name))
+        expected = [math.trunc(x) if lo <= math.trunc(x) <= hi else 0 for x in xs]
+        assert [int(v) for v in got] == expected
+        assert any("invalid value" in str(w.message) for w in caught)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            inside = [x for x in xs if lo <= math.trunc(x) <= hi]
+            np.array(inside, dtype=ftype).astype(typ(name))
+    with pytest.warns(RuntimeWarning, match="invalid value"):
+        got = np.array([np.nan, np.inf, -np.inf]).astype(typ(name))
+    assert [int(v) for v in got] == [0, 0, 0]
+
+
+def test_float_format_casts(name):
+    arr = np.array(values(name), dtype=typ(name))
+    for fmt in ("float8_e4m3fn", "float8_e5m2", "bfloat16", "float4_e2m1fn"):
+        ft = getattr(mf, fmt)
+        with np.errstate(all="ignore"):  # 7 and 15 overflow FP4, as from float64
+            via_float64 = np.array(values(name), dtype=np.float64).astype(ft)
+        assert arr.astype(ft).view(np.uint8).tolist() == via_float64.view(np.uint8).tolist()
+        with np.errstate(all="ignore"):
+            back = via_float64.astype(typ(name))
+        lo, hi = limits(name)
+        exp = [math.trunc(float(v)) if lo <= math.trunc(float(v)) <= hi else 0 for v in via_float64.astype(np.float64)]
+        assert [int(v) for v in back] == exp
+
+
+def test_text_and_object_casts(name):
+    arr = np.array(values(name), dtype=typ(name))
+    assert arr.astype(str).tolist() == [str(v) for v in values(name)]
+    assert arr.astype(np.bytes_).tolist() == [str(v).encode() for v in values(name)]
+    assert [int(v) for v in np.array([str(v) for v in values(name)]).astype(typ(name))] == values(name)
+    assert [int(v) for v in arr.astype(object)] == values(name)
+    with pytest.raises(ValueError):
+        np.array(["x"]).astype(typ(name))
+
+
+def ref_binary(op, a, b, name):
+    """(result, flag) of NumPy's int8 rules, in the type's width."""
+    if op in ("floor_divide", "remainder", "fmod"):
+        if b == 0:
+            return 0
+        if op == "floor_divide":
+            return wrap(a // b, name)
+        if op == "remainder":
+            return wrap(a - b * (a // b), name)
+        return wrap(int(math.fmod(a, b)), name)
+    if op == "left_shift":
+        return wrap(a << b, name) if 0 <= b < 8 else 0
+    if op == "right_shift":
+        return wrap(a >> b, name) if 0 <= b < 8 else (-1 if a < 0 else 0)
+    f = {"add": lambda: a + b, "subtract": lambda: a - b, "multiply": lambda: a * b,
+         "bitwise_and": lambda: a & b, "bitwise_or": lambda: a | b, "bitwise_xor": lambda: a ^ b,
+         "minimum": lambda: min(a, b), "maximum": lambda: max(a, b)}[op]
+    return wrap(f(), name)
+
+
+BINARY = ["add", "subtract", "multiply", "bitwise_and", "bitwise_or", "bitwise_xor", "minimum",
+          "maximum", "floor_divide", "remainder", "fmod", "left_shift", "right_shift"]
+
+
+@pytest.mark.parametrize("op", BINARY)
+def test_binary_every_pair(name, op):
+    pairs = list(itertools.product(values(name), repeat=2))
+    a = np.array([p[0] for p in pairs], dtype=typ(name))
+    b = np.array([p[1] for p in pairs], dtype=typ(name))
+    with np.errstate(all="ignore"):
+        got = getattr(np, op)(a, b)
+    assert got.dtype == np.dtype(typ(name))
+    assert [int(v) for v in got] == [ref_binary(op, x, y, name) for x, y in pairs]
+
+
+def test_comparisons_and_divmod_every_pair(name):
+    pairs = list(itertools.product(values(name), repeat=2))
+    a = np.array([p[0] for p in pairs], dtype=typ(name))
+    b = np.array([p[1] for p in pairs], dtype=typ(name))
+    import operator
+    for op, f in [(np.equal, operator.eq), (np.not_equal, operator.ne), (np.less, operator.lt),
+                  (np.less_equal, operator.le), (np.greater, operator.gt), (np.greater_equal, operator.ge)]:
+        assert op(a, b).tolist() == [f(x, y) for x, y in pairs]
+    with np.errstate(all="ignore"):
+        q, r = np.divmod(a, b)
+        t = np.true_divide(a, b)
+    assert [int(v) for v in q] == [ref_binary("floor_divide", x, y, name) for x, y in pairs]
+    assert [int(v) for v in r] == [ref_binary("remainder", x, y, name) for x, y in pairs]
+    assert t.dtype == np.float64
+    for (x, y), v in zip(pairs, t.tolist()):
+        if y != 0:
+            assert v == x / y
+
+
+def test_division_by_zero_warns_like_int8(name):
+    a = np.ones(2000, dtype=typ(name)) if name != "int1" else np.full(2000, -1, dtype=typ(name))
+    z = np.zeros(2000, dtype=typ(name))
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        assert not np.floor_divide(a, z).any()
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        assert not np.remainder(a, z).any()
+
+
+def test_unary_every_value(name):
+    arr = np.array(values(name), dtype=typ(name))
+    vs = values(name)
+    assert [int(v) for v in np.negative(arr)] == [wrap(-v, name) for v in vs]
+    assert [int(v) for v in np.abs(arr)] == [wrap(abs(v), name) for v in vs]
+    assert [int(v) for v in np.sign(arr)] == [(v > 0) - (v < 0) for v in vs]
+    assert [int(v) for v in np.invert(arr)] == [wrap(~v, name) for v in vs]
+    assert [int(v) for v in np.square(arr)] == [wrap(v * v, name) for v in vs]
+    assert np.logical_not(arr).tolist() == [v == 0 for v in vs]
+
+
+def test_promotion_by_exact_range():
+    assert np.result_type(mf.int4, np.int8) == np.int8
+    assert np.result_type(mf.int4, mf.uint4) == np.int8
+    assert np.result_type(mf.uint4, mf.float8_e4m3fn) == np.float16
+    assert np.result_type(mf.int2, mf.uint1) == np.dtype(mf.int2)
+    assert np.result_type(mf.int1, mf.uint1) == np.dtype(mf.int2)
+    assert np.result_type(mf.int4, np.uint8) == np.int16
+    assert np.result_type(mf.uint2, np.uint8) == np.uint8
+    assert np.result_type(mf.int4, np.float32) == np.float32
+    assert np.can_cast(mf.int4, np.int8) and not np.can_cast(np.int8, mf.int4)
+    assert np.can_cast(mf.uint4, mf.int4, "same_kind") and not np.can_cast(mf.uint4, mf.int4)
+    assert not np.can_cast(np.float32, mf.int4, "same_kind")
+    a = np.array([7], dtype=mf.int4)
+    assert (a + np.array([1], np.int8)).dtype == np.int8
+    assert (a + np.array([1], np.int8)).tolist() == [8]
+    assert (a + 1.5).dtype == np.float64
+
+
+def test_sort_unique_matmul(name):
+    vs = values(name)
+    rng = np.random.default_rng(0)
+    raw = rng.choice(vs, 500)
+    arr = raw.astype(typ(name))
+    assert [int(v) for v in np.sort(arr)] == sorted(raw.tolist())
+    assert [int(v) for v in arr[np.argsort(arr, kind="stable")]] == sorted(raw.tolist())
+    assert [int(v) for v in np.unique(arr)] == sorted(set(raw.tolist()))
+    assert int(arr.max()) == max(raw.tolist()) and int(arr.min()) == min(raw.tolist())
+    m = rng.choice(vs, (5, 7)); n = rng.choice(vs, (7, 3))
+    got = m.astype(typ(name)) @ n.astype(typ(name))
+    assert got.dtype == np.int32
+    assert got.tolist() == (m.astype(np.int64) @ n.astype(np.int64)).tolist()
+
+
+def test_scalars(name):
+    t = typ(name)
+    lo, hi = limits(name)
+    assert int(t(hi)) == hi and int(t(lo)) == lo and hash(t(hi)) == hash(hi)
+    assert t(hi) + t(0) == hi
+    assert type(t(hi) + t(0)) is t
+    assert int(t(float(hi) + 0.75)) == hi
+    assert str(t(lo)) == str(lo)
