@@ -969,3 +969,46 @@ def test_stochastic_kernels_agree_with_the_reference(mf, name, source):
                 assert_codes(got, exp, x, f"{name} saturate={sat} avx512={enabled}")
         finally:
             mf._core._set_avx512_kernels(previous)
+
+
+def grouped_inputs(name, dtype, seed):
+    """Runs of 256 values (the AVX-512 stochastic kernels pick one rule per
+    run of 256 from its smallest and largest magnitude) of each kind: all in
+    the normal range up to max, some below it (subnormal range, zeros), some
+    beyond max or not finite, and a mixed run; then a ragged tail."""
+    x = random_samples(name, dtype, 40_000)
+    fi = R.finfo_expected(name)
+    with np.errstate(invalid="ignore"):  # signaling NaNs among the patterns
+        a = np.abs(x.astype(np.float64))
+        normal = x[(a >= float(fi["tiny"])) & (a <= float(fi["max"]))]
+        below = x[a <= float(fi["max"])]
+        beyond = x[~(a <= float(fi["max"]))]
+    rng = np.random.default_rng(seed)
+    pick = lambda pool, n: rng.choice(pool, n)  # noqa: E731
+    runs = [
+        pick(normal, 256),
+        np.concatenate([pick(normal, 255), [dtype(fi["max"])]]),  # max itself is normal
+        pick(below, 256),
+        np.concatenate([pick(normal, 250), pick(beyond, 6)]),
+        pick(x, 256 + 37),
+    ]
+    return np.concatenate(runs).astype(dtype)
+
+
+@ALL
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_stochastic_runs_of_each_kind_with_every_kernel_set(mf, name, dtype):
+    T = getattr(mf, name)
+    seed = seed_of("runs", name, np.dtype(dtype).name)
+    x = grouped_inputs(name, dtype, seed)
+    for sat in (False, True):
+        exp = expected(name, x, "stochastic", sat, seed)
+        for kernel_set in mf._core._cpu_kernel_sets() + ["portable"]:
+            avx512, avx2 = kernel_set == "avx512", kernel_set in ("avx512", "avx2")
+            previous = mf._core._set_avx512_kernels(avx512), mf._core._set_avx2_kernels(avx2)
+            try:
+                got = mcast(mf, x, T, rounding="stochastic", saturate=sat, rng=seed)
+            finally:
+                mf._core._set_avx512_kernels(previous[0])
+                mf._core._set_avx2_kernels(previous[1])
+            assert_codes(got, exp, x, f"{name} {np.dtype(dtype).name} saturate={sat} {kernel_set}")
