@@ -302,7 +302,8 @@ def test_empty_and_scalar_inputs(mf):
 def test_repr_and_nbytes(mf):
     q = mf.quant.quantize(np.ones((256, 256), np.float32), mf.float8_e4m3fn, granularity="block")
     assert q.nbytes == 256 * 256 + 4 * 4
-    assert "block_shape=(128, 128)" in repr(q) and "float8_e4m3fn" in repr(q)
+    assert "block_shape=(128, 128)" in repr(q) and "float8_e4m3fn" in repr(q) and "scheme='scaled'" in repr(q)
+    assert q.scheme == "scaled" and q.zero_points is None and q.options == {"margin": 0, "pow2_scales": False}
     assert q.dtype == np.dtype(mf.float8_e4m3fn) and q.shape == (256, 256)
 
 
@@ -339,3 +340,81 @@ def test_errors(mf):
         mf.quant.quantize(np.float32(1), mf.float8_e4m3fn, granularity="channel")
     with pytest.raises(TypeError):
         mf.quant.quantize(x, mf.float8_e4m3fn, "tensor")  # keyword-only
+    with pytest.raises(TypeError, match="margin and pow2_scales, not zero_point"):
+        mf.quant.quantize(x, mf.float8_e4m3fn, zero_point=True)
+    with pytest.raises(TypeError, match="minifloat dtype"):
+        mf.quant.quantize(x, "not a dtype")
+
+
+# --------------------------------------------------------------------------
+# groupings and schemes: one more recipe is one register_scheme call
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("granularity,kw", GRANULARITY_CASES,
+                         ids=[f"{g}-{'-'.join(map(str, k.values()))}" for g, k in GRANULARITY_CASES])
+def test_groups_reduce_and_expand_follow_the_groups(mf, granularity, kw):
+    x = sample(seed_of("groups", granularity, kw), (9, 14))
+    axis = kw.get("axis", 0) % 2 if granularity == "channel" else None
+    blocks = kw.get("block_shape", (128, 128)) if granularity == "block" else None
+    blocks = (blocks,) if isinstance(blocks, int) else blocks
+    g = mf.quant.Groups(x.shape, granularity, axis, blocks)
+    expected = groups(x.shape, granularity, kw.get("axis", 0), kw.get("block_shape", (128, 128)))
+    low = g.reduce(x, np.minimum, np.float32(np.inf))
+    assert low.shape == g.shape and len(expected) == low.size
+    for key, index in expected.items():
+        assert low[key] == x[index].min()
+    ids = np.zeros(g.shape, np.int64)
+    for n, key in enumerate(expected):
+        ids[key] = n
+    spread = g.expand(ids)
+    for n, (key, index) in enumerate(expected.items()):
+        assert (spread[index] == n).all() and (spread == n).sum() == len(index[0])
+
+
+class HalfSteps:
+    """A test scheme: int8 steps from a per-group zero point, the group's
+    midpoint rounded to float32, of a power-of-two scale, the smallest at
+    least (max - min) / 128 (so every operation below is exact)."""
+
+    name = "test-affine-int8"
+
+    def accepts(self, dtype):
+        return dtype == np.int8
+
+    def quantize(self, x32, dtype, groups, *, offset=0):
+        high = groups.reduce(x32, np.maximum, np.float32(-np.inf)).astype(np.float64)
+        low = groups.reduce(x32, np.minimum, np.float32(np.inf)).astype(np.float64)
+        zero = ((high + low) / 2).astype(np.float32)
+        m, e = np.frexp(np.where(high > low, high - low, 1.0))
+        scales = np.ldexp(1.0, np.where(m == 0.5, e - 1, e) - 7).astype(np.float32)
+        steps = (x32 - groups.expand(zero).astype(np.float64)) / groups.expand(scales)
+        return np.rint(steps).astype(np.int8) + np.int8(offset), scales, zero, {"offset": offset}
+
+    def dequantize(self, q, dtype):
+        zero = q.groups.expand(q.zero_points).astype(np.float64)
+        steps = q.data.astype(np.float64) - q.options["offset"]
+        return (steps * q.scale_per_element() + zero).astype(dtype)
+
+
+def test_a_registered_scheme_quantizes_its_dtypes_with_every_grouping(mf, monkeypatch):
+    monkeypatch.setattr(mf.quant, "_SCHEMES", list(mf.quant._SCHEMES))
+    assert mf.quant.register_scheme(HalfSteps()).name == "test-affine-int8"
+    assert mf.quant.schemes() == ["test-affine-int8", "scaled"]
+    x = sample(seed_of("affine"), (6, 10), spread=2)
+    for granularity, kw in GRANULARITY_CASES:
+        q = mf.quant.quantize(x, np.int8, granularity=granularity, offset=1, **kw)
+        assert q.scheme == "test-affine-int8" and q.data.dtype == np.int8 and q.options == {"offset": 1}
+        assert q.zero_points.shape == q.scales.shape == q.groups.shape
+        for key, index in groups(x.shape, granularity, **kw).items():
+            lo, hi = min(map(frac, x[index])), max(map(frac, x[index]))
+            zero, scale = frac(q.zero_points[key]), frac(q.scales[key])
+            assert zero == frac(f32_round((lo + hi) / 2)) and scale == TWO ** ceil_log2((hi - lo) / 128)
+            steps = [R.round_half_even((frac(v) - zero) / scale) + 1 for v in x[index]]
+            assert q.data[index].tolist() == steps
+            d = q.dequantize(np.float64)[index]
+            assert [frac(v) for v in d] == [(s - 1) * scale + zero for s in steps]
+    # minifloat formats still take the built-in scheme
+    assert mf.quant.quantize(x, mf.float8_e4m3fn).scheme == "scaled"
+    with pytest.raises(TypeError, match="a 'dequantize' attribute"):
+        mf.quant.register_scheme(type("Broken", (), {"name": "b", "accepts": 0, "quantize": 0})())

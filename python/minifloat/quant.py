@@ -1,10 +1,9 @@
-"""Scaling recipes: a tensor quantized into a minifloat format with float32
-scales, one scale per group of elements.
+"""Scaling recipes: a tensor quantized with one scale per group of elements.
 
-``quantize(x, dtype, granularity=...)`` cuts `x` into groups, gives each
-group one float32 scale and stores x / scale in `dtype` with a saturating
-cast; ``QuantizedArray.dequantize()`` multiplies back. The recipes differ
-only in the groups:
+``quantize(x, dtype, granularity=...)`` cuts `x` into groups (the
+*grouping*) and hands each group to the *scheme* that claims `dtype` (the
+rule that turns a group's values into elements and per-group parameters).
+``QuantizedArray.dequantize()`` turns them back into values. Groupings:
 
 * ``"tensor"``: the whole tensor (scales has shape ()).
 * ``"channel"``: one group per index along `axis`, the channel axis (scales
@@ -16,7 +15,10 @@ only in the groups:
   DeepSeek-V3 weight recipe; (1, 128) its per-token-group activation one.
   scales has one entry per tile: ceil(n / b) along each blocked axis.
 
-Rules (every group alike):
+Schemes are registered with ``register_scheme``; the first whose
+``accepts(dtype)`` is true quantizes. Built in: ``"scaled"`` for every
+minifloat format but float8_e8m0fnu, float32 scales and saturating casts,
+options ``margin`` and ``pow2_scales``. Its rules (every group alike):
 
 * The input is converted to float32 first (rounded once, nearest even), as
   ``mf.mx`` does; amax is the largest magnitude of the group's float32
@@ -31,7 +33,9 @@ Rules (every group alike):
   leaves amax / scale a little above max). margin > 0 leaves headroom
   (scaled values reach max * 2**-margin).
 * An all-zero group (or an empty tensor) has scale 1.0 and zero elements
-  (keeping the sign of zero where the format has -0).
+  (keeping the sign of zero where the format has -0). (MX's all-zero block
+  gets E8M0's smallest scale 2**-127 instead: float32 scales need no such
+  choice.)
 * A group holding a NaN or an infinity has scale NaN and its elements are
   the format's NaN, or +0 where the format has no NaN: it dequantizes to NaN
   (as an MX block with a NaN or inf does).
@@ -39,6 +43,13 @@ Rules (every group alike):
   (float64: exact; other dtypes: the exact value rounded once).
 
 float8_e8m0fnu cannot hold data (no zero, no sign): use it for scales.
+
+A scheme is an object with ``name``, ``accepts(dtype) -> bool``,
+``quantize(x32, dtype, groups, **options) -> (data, scales, zero_points,
+options)`` and ``dequantize(q, dtype) -> array``; ``groups`` (a
+``Groups``) reduces values per group (``groups.reduce``) and spreads
+per-group parameters back over the elements (``groups.expand``), so a scheme
+never deals with the grouping itself.
 """
 import math
 import numbers
@@ -48,7 +59,8 @@ import numpy as np
 from . import _core
 from ._cast import cast, minifloat_dtype
 
-__all__ = ["GRANULARITIES", "QuantizedArray", "quantize"]
+__all__ = ["GRANULARITIES", "Groups", "QuantizedArray", "ScaledScheme", "quantize", "register_scheme",
+           "schemes"]
 
 GRANULARITIES = ("tensor", "channel", "block")
 _F32_TINY = np.float32(2.0**-149)
@@ -56,20 +68,23 @@ _F32_MAX = np.finfo(np.float32).max
 
 
 class QuantizedArray:
-    """``data`` (the elements, x's shape, in ``dtype``) and float32
-    ``scales`` (see the module docstring for their shapes), with the recipe
-    that made them."""
+    """``data`` (the elements, x's shape, in ``dtype``), float32 ``scales``
+    (see the module docstring for their shapes), ``zero_points`` (the same
+    shape as scales, or None for schemes without one), with the grouping,
+    the scheme's name and its options that made them."""
 
-    __slots__ = ("data", "scales", "granularity", "axis", "block_shape", "margin", "pow2_scales")
+    __slots__ = ("data", "scales", "zero_points", "granularity", "axis", "block_shape", "scheme", "options")
 
-    def __init__(self, data, scales, granularity, axis=None, block_shape=None, margin=0, pow2_scales=False):
+    def __init__(self, data, scales, granularity, axis=None, block_shape=None, *, zero_points=None,
+                 scheme="scaled", options=None):
         self.data = data
         self.scales = scales
+        self.zero_points = zero_points
         self.granularity = granularity
         self.axis = axis
         self.block_shape = block_shape
-        self.margin = margin
-        self.pow2_scales = pow2_scales
+        self.scheme = scheme
+        self.options = {} if options is None else dict(options)
 
     @property
     def dtype(self):
@@ -81,85 +96,130 @@ class QuantizedArray:
 
     @property
     def nbytes(self):
-        return self.data.nbytes + self.scales.nbytes
+        zero_bytes = 0 if self.zero_points is None else self.zero_points.nbytes
+        return self.data.nbytes + self.scales.nbytes + zero_bytes
+
+    @property
+    def groups(self):
+        """The grouping (a ``Groups``) of this array."""
+        return Groups(self.data.shape, self.granularity, self.axis, self.block_shape)
 
     def __repr__(self):
         detail = {"tensor": "", "channel": f", axis={self.axis}", "block": f", block_shape={self.block_shape}"}
-        return (f"QuantizedArray(granularity={self.granularity!r}{detail[self.granularity]}, "
-                f"dtype={self.data.dtype}, shape={self.data.shape}, scales={self.scales.shape})")
+        options = "".join(f", {k}={v!r}" for k, v in self.options.items())
+        return (f"QuantizedArray(scheme={self.scheme!r}, granularity={self.granularity!r}"
+                f"{detail.get(self.granularity, '')}, dtype={self.data.dtype}, shape={self.data.shape}, "
+                f"scales={self.scales.shape}{options})")
 
     def scale_per_element(self):
         """The scales broadcast (tensor, channel) or repeated (block) to the
         data's shape, as float32."""
-        return _scale_per_element(self.scales, self.data.shape, self.granularity, self.axis, self.block_shape)
+        return self.groups.expand(self.scales)
 
     def dequantize(self, dtype=np.float32):
-        """element * scale rounded once into `dtype` (float32 by default;
-        float64 holds it exactly)."""
-        dtype = np.dtype(dtype)
-        scales = self.scale_per_element()
+        """The represented values rounded once into `dtype` (float32 by
+        default; for the built-in scheme float64 holds them exactly)."""
+        return _scheme_named(self.scheme).dequantize(self, np.dtype(dtype))
+
+
+class Groups:
+    """How a tensor of `shape` is cut into groups (see the module
+    docstring): ``shape`` (of the per-group parameters), ``reduce`` and
+    ``expand``."""
+
+    def __init__(self, shape, granularity, axis=None, block_shape=None):
+        self.data_shape = tuple(shape)
+        self.granularity = granularity
+        self.axis = axis
+        self.block_shape = block_shape
+        if granularity == "block":
+            ndim = len(self.data_shape)
+            self.blocks = (1,) * (ndim - len(block_shape)) + tuple(block_shape)
+            self.counts = tuple(-(-n // b) for n, b in zip(self.data_shape, self.blocks))
+
+    @property
+    def shape(self):
+        """The shape of per-group parameters (scales)."""
+        if self.granularity == "tensor":
+            return ()
+        if self.granularity == "channel":
+            return (self.data_shape[self.axis],)
+        return self.counts
+
+    def reduce(self, values, ufunc, fill):
+        """``ufunc.reduce`` over each group of `values` (the data's shape),
+        shaped as ``shape``; `fill` is the ufunc's identity (pads partial
+        tiles, stands for empty groups)."""
+        values = np.asarray(values)
+        if self.granularity == "tensor":
+            return ufunc.reduce(values, axis=None, initial=fill) if values.size else np.asarray(fill, values.dtype)
+        if self.granularity == "channel":
+            others = tuple(a for a in range(values.ndim) if a != self.axis)
+            return ufunc.reduce(values, axis=others, initial=fill)
+        padded = [c * b for c, b in zip(self.counts, self.blocks)]
+        pad = [(0, p - n) for p, n in zip(padded, self.data_shape)]
+        tiled = [d for c, b in zip(self.counts, self.blocks) for d in (c, b)]
+        inside = tuple(range(1, 2 * values.ndim, 2))
+        return ufunc.reduce(np.pad(values, pad, constant_values=fill).reshape(tiled), axis=inside, initial=fill)
+
+    def expand(self, params):
+        """Per-group `params` (shaped as ``shape``) spread over the data's
+        shape (a broadcast view for tensor and channel)."""
+        params = np.asarray(params)
+        if self.granularity == "tensor":
+            return np.broadcast_to(params, self.data_shape)
+        if self.granularity == "channel":
+            view = [1] * len(self.data_shape)
+            view[self.axis] = self.data_shape[self.axis]
+            return np.broadcast_to(params.reshape(view), self.data_shape)
+        expanded = params
+        for a, (size, step) in enumerate(zip(self.data_shape, self.blocks)):
+            if step != 1:
+                expanded = np.repeat(expanded, step, axis=a)[(slice(None),) * a + (slice(0, size),)]
+        return expanded
+
+
+class ScaledScheme:
+    """The built-in scheme: minifloat elements, float32 scales, saturating
+    casts (the rules in the module docstring)."""
+
+    name = "scaled"
+
+    def accepts(self, dtype):
+        return isinstance(dtype, _core.MinifloatDType)
+
+    def quantize(self, x32, dtype, groups, *, margin=0, pow2_scales=False, **unknown):
+        if unknown:
+            raise TypeError(f"mf.quant.quantize into {dtype.name} takes the options margin and pow2_scales, "
+                            f"not {', '.join(unknown)}")
+        info = _core.format_info(dtype.name)
+        if not info["is_signed"]:
+            raise ValueError(f"{dtype.name} has no zero or sign and cannot hold data; use it for scales")
+        if not isinstance(margin, numbers.Integral) or isinstance(margin, bool) or not -128 <= margin <= 128:
+            raise ValueError(f"margin must be an integer in [-128, 128], not {margin!r}")
+        margin, pow2_scales = int(margin), bool(pow2_scales)
+        non_finite = ~np.isfinite(x32)
+        amax = groups.reduce(np.where(non_finite, np.float32(0), np.abs(x32)), np.maximum, np.float32(0))
+        any_non_finite = groups.reduce(non_finite, np.logical_or, False)
+        scales = _scales(amax, any_non_finite, float(np.finfo(dtype).max), margin, pow2_scales)
+        per_element = groups.expand(scales).astype(np.float64)
+        bad = np.isnan(per_element)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # x / scale rounded to float64 (53 >= 2 * 24 + 2 bits: rounding
+            # a quotient of 24-bit numbers there first, then to <= 24 bits,
+            # equals rounding it once)
+            quotient = x32.astype(np.float64) / per_element
+        data = cast(np.where(bad, 0.0, quotient), dtype, saturate=True)
+        if bad.any():
+            data[bad] = np.array(np.nan).astype(dtype) if info["has_nan"] else np.zeros((), dtype)
+        return data, scales, None, {"margin": margin, "pow2_scales": pow2_scales}
+
+    def dequantize(self, q, dtype):
+        scales = q.scale_per_element()
         if dtype == np.float32:
-            return self.data.astype(np.float32) * scales  # the product of an element and a float32, rounded once
-        exact = self.data.astype(np.float64) * scales.astype(np.float64)  # <= 8 + 24 significant bits: exact
+            return q.data.astype(np.float32) * scales  # an element times a float32, rounded once
+        exact = q.data.astype(np.float64) * scales.astype(np.float64)  # <= 8 + 24 significant bits: exact
         return exact if dtype == np.float64 else exact.astype(dtype)
-
-
-def _scale_per_element(scales, shape, granularity, axis, block_shape):
-    if granularity == "tensor":
-        return np.broadcast_to(scales, shape)
-    if granularity == "channel":
-        view = [1] * len(shape)
-        view[axis] = shape[axis]
-        return np.broadcast_to(scales.reshape(view), shape)
-    expanded = scales
-    for a, (size, step) in enumerate(zip(shape, _full_block_shape(shape, block_shape))):
-        if step != 1:
-            expanded = np.repeat(expanded, step, axis=a)[(slice(None),) * a + (slice(0, size),)]
-    return expanded
-
-
-def _full_block_shape(shape, block_shape):
-    """One block size per axis: 1 on the leading axes."""
-    return (1,) * (len(shape) - len(block_shape)) + tuple(block_shape)
-
-
-def _checked_block_shape(block_shape, ndim):
-    if isinstance(block_shape, numbers.Integral) and not isinstance(block_shape, bool):
-        block_shape = (block_shape,)
-    try:
-        block_shape = tuple(block_shape)
-    except TypeError:
-        raise TypeError(f"block_shape must be a tuple of positive integers, not {block_shape!r}") from None
-    if not block_shape or not all(isinstance(b, numbers.Integral) and not isinstance(b, bool) and b > 0
-                                  for b in block_shape):
-        raise ValueError(f"block_shape must be a tuple of positive integers, not {block_shape!r}")
-    if len(block_shape) > ndim:
-        raise ValueError(f"block_shape {block_shape} has {len(block_shape)} entries but x has {ndim} "
-                         f"dimension{'s' if ndim != 1 else ''}")
-    return tuple(int(b) for b in block_shape)
-
-
-def _group_maxima(x32, granularity, axis, block_shape):
-    """(amax, non_finite) per group, shaped as the scales."""
-    magnitude = np.abs(x32)
-    non_finite = ~np.isfinite(x32)
-    if granularity == "tensor":
-        if x32.size == 0:
-            return np.float32(0), np.False_
-        return magnitude.max(where=~non_finite, initial=np.float32(0)), non_finite.any()
-    if granularity == "channel":
-        others = tuple(a for a in range(x32.ndim) if a != axis)
-        return (magnitude.max(axis=others, where=~non_finite, initial=np.float32(0)),
-                non_finite.any(axis=others))
-    blocks = _full_block_shape(x32.shape, block_shape)
-    counts = [-(-size // step) for size, step in zip(x32.shape, blocks)]
-    padded_shape = [c * step for c, step in zip(counts, blocks)]
-    pad = [(0, p - size) for p, size in zip(padded_shape, x32.shape)]
-    magnitude = np.pad(np.where(non_finite, np.float32(0), magnitude), pad)
-    non_finite = np.pad(non_finite, pad)
-    tiled = [d for c, step in zip(counts, blocks) for d in (c, step)]
-    inside = tuple(range(1, 2 * x32.ndim, 2))
-    return magnitude.reshape(tiled).max(axis=inside), non_finite.reshape(tiled).any(axis=inside)
 
 
 def _scales(amax, non_finite, max_value, margin, pow2_scales):
@@ -185,19 +245,69 @@ def _scales(amax, non_finite, max_value, margin, pow2_scales):
     return np.where(non_finite, np.float32(np.nan), scales).astype(np.float32)
 
 
-def quantize(x, dtype, *, granularity="tensor", axis=0, block_shape=(128, 128), margin=0, pow2_scales=False):
-    """Quantize `x` into the minifloat format `dtype` with float32 scales per
-    tensor, per channel along `axis`, or per tile of `block_shape` (see the
-    module docstring for the rules). Returns a QuantizedArray."""
-    target = minifloat_dtype(dtype, "mf.quant.quantize")
-    info = _core.format_info(target.name)
-    if not info["is_signed"]:
-        raise ValueError(f"{target.name} has no zero or sign and cannot hold data; use it for scales")
+_SCHEMES = [ScaledScheme()]
+
+
+def register_scheme(scheme):
+    """Adds a quantization scheme (see the module docstring), tried before
+    the ones registered earlier; replaces one of the same name."""
+    for attribute in ("name", "accepts", "quantize", "dequantize"):
+        if not hasattr(scheme, attribute):
+            raise TypeError(f"a quantization scheme needs a {attribute!r} attribute")
+    _SCHEMES[:] = [s for s in _SCHEMES if s.name != scheme.name]
+    _SCHEMES.insert(0, scheme)
+    return scheme
+
+
+def schemes():
+    """The registered schemes' names, in the order they are tried."""
+    return [s.name for s in _SCHEMES]
+
+
+def _scheme_named(name):
+    for scheme in _SCHEMES:
+        if scheme.name == name:
+            return scheme
+    raise ValueError(f"no quantization scheme named {name!r} (registered: {', '.join(schemes())})")
+
+
+def _scheme_for(dtype):
+    try:
+        resolved = np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(f"mf.quant.quantize needs a minifloat dtype, not {dtype!r}") from error
+    for scheme in _SCHEMES:
+        if scheme.accepts(resolved):
+            return scheme, resolved
+    minifloat_dtype(resolved, "mf.quant.quantize")  # raises its TypeError (with the ml_dtypes hint)
+    raise TypeError(f"mf.quant.quantize needs a minifloat dtype, not {resolved}")
+
+
+def _checked_block_shape(block_shape, ndim):
+    if isinstance(block_shape, numbers.Integral) and not isinstance(block_shape, bool):
+        block_shape = (block_shape,)
+    try:
+        block_shape = tuple(block_shape)
+    except TypeError:
+        raise TypeError(f"block_shape must be a tuple of positive integers, not {block_shape!r}") from None
+    if not block_shape or not all(isinstance(b, numbers.Integral) and not isinstance(b, bool) and b > 0
+                                  for b in block_shape):
+        raise ValueError(f"block_shape must be a tuple of positive integers, not {block_shape!r}")
+    if len(block_shape) > ndim:
+        raise ValueError(f"block_shape {block_shape} has {len(block_shape)} entries but x has {ndim} "
+                         f"dimension{'s' if ndim != 1 else ''}")
+    return tuple(int(b) for b in block_shape)
+
+
+def quantize(x, dtype, *, granularity="tensor", axis=0, block_shape=(128, 128), **options):
+    """Quantize `x` into `dtype` with one scale per tensor, per channel
+    along `axis`, or per tile of `block_shape`, by the scheme that takes
+    `dtype` (built in, for minifloat formats: options ``margin=0`` and
+    ``pow2_scales=False``; see the module docstring for the rules). Returns
+    a QuantizedArray."""
+    scheme, target = _scheme_for(dtype)
     if granularity not in GRANULARITIES:
         raise ValueError(f"granularity must be one of {', '.join(map(repr, GRANULARITIES))}, not {granularity!r}")
-    if not isinstance(margin, numbers.Integral) or isinstance(margin, bool) or not -128 <= margin <= 128:
-        raise ValueError(f"margin must be an integer in [-128, 128], not {margin!r}")
-    margin = int(margin)
     arr = np.asarray(x)
     if arr.dtype.kind not in "biuf" and not isinstance(arr.dtype, _core.MinifloatDType):
         raise TypeError(f"mf.quant.quantize needs real numbers, not {arr.dtype}")
@@ -209,14 +319,7 @@ def quantize(x, dtype, *, granularity="tensor", axis=0, block_shape=(128, 128), 
         kept_axis = np.lib.array_utils.normalize_axis_index(axis, x32.ndim)
     elif granularity == "block":
         kept_blocks = _checked_block_shape(block_shape, x32.ndim)
-    max_value = float(np.finfo(target).max)
-    amax, non_finite = _group_maxima(x32, granularity, kept_axis, kept_blocks)
-    scales = _scales(amax, non_finite, max_value, margin, bool(pow2_scales))
-    per_element = _scale_per_element(scales, x32.shape, granularity, kept_axis, kept_blocks).astype(np.float64)
-    bad = np.isnan(per_element)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        quotient = x32.astype(np.float64) / per_element  # rounded to float64: then once into `dtype` (see above)
-    data = cast(np.where(bad, 0.0, quotient), target, saturate=True)
-    if bad.any():
-        data[bad] = np.array(np.nan).astype(target) if info["has_nan"] else np.zeros((), target)
-    return QuantizedArray(data, scales, granularity, kept_axis, kept_blocks, margin, bool(pow2_scales))
+    groups = Groups(x32.shape, granularity, kept_axis, kept_blocks)
+    data, scales, zero_points, kept_options = scheme.quantize(x32, target, groups, **options)
+    return QuantizedArray(data, scales, granularity, kept_axis, kept_blocks, zero_points=zero_points,
+                          scheme=scheme.name, options=kept_options)
