@@ -860,3 +860,31 @@ def test_matmul_errors(mf):
         mf.mx.dot(a, b)
     with pytest.raises(ValueError, match="lengths"):
         mf.mx.dot(quantize(mf, np.ones(64, np.float32), "mxint8"), quantize(mf, np.ones(32, np.float32), "mxint8"))
+
+
+def test_blocks_longer_than_the_axis_and_edited_attributes(mf):
+    """A block longer than the axis is one block of it (dequantize, matmul,
+    dot hand the kernels the axis's length); an MXArray whose block_size or
+    scales were edited into disagreement raises ValueError, never reads past
+    its scales."""
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((3, 40)).astype(np.float32)
+    b = rng.standard_normal((40, 2)).astype(np.float32)
+    huge = 2**62
+    qa, qb = quantize(mf, a, "mxfp8_e4m3", block_size=huge), quantize(mf, b, "mxint8", axis=0, block_size=huge)
+    same_a, same_b = quantize(mf, a, "mxfp8_e4m3", block_size=40), quantize(mf, b, "mxint8", axis=0, block_size=40)
+    assert qa.scales.shape == (3, 1) and (R.codes_of(qa.scales) == R.codes_of(same_a.scales)).all()
+    assert (qa.dequantize() == same_a.dequantize()).all() and (qb.dequantize() == same_b.dequantize()).all()
+    got = mf.mx.matmul(qa, qb)
+    assert (got == mf.mx.matmul(same_a, same_b)).all() and (got == matmul_reference(same_a, same_b)).all()
+    assert mf.mx.dot(quantize(mf, a[0], "mxfp4_e2m1", block_size=huge),
+                     quantize(mf, b[:, 0], "mxfp4_e2m1", block_size=huge)) == \
+        mf.mx.dot(quantize(mf, a[0], "mxfp4_e2m1", block_size=40), quantize(mf, b[:, 0], "mxfp4_e2m1", block_size=40))
+    edited = quantize(mf, a, "mxfp8_e4m3", block_size=8)
+    edited.block_size = 4
+    with pytest.raises(ValueError, match="5 scales along axis 1 for 10 blocks"):
+        edited.dequantize()
+    for bad in (0, -3, 2.5, True):
+        edited.block_size = bad
+        with pytest.raises(ValueError, match="positive integer"):
+            edited.dequantize()
