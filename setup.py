@@ -3,11 +3,14 @@
 Three things beyond a plain setuptools build:
 
 - the C++ files compile in parallel (NPY_NUM_BUILD_JOBS, else `build_ext -j N`,
-  else one job per CPU), each announced as "[3/43] compiling csrc/x.cpp"
+  else one job per CPU), each announced as "[3/53] compiling csrc/numpy/x.cpp"
   (shown by `pip install -v`; the whole build takes 2-3 minutes on 2 cores);
+  an object newer than its source and every header is kept, so an
+  interrupted build resumes;
 - a change of compiler or flags rebuilds every file: the flags' hash is kept
-  in the build directory next to the objects, and a different hash forces the
-  rebuild that setuptools' timestamp check alone would skip;
+  in the build directory next to the objects, rewritten when it changes, and
+  everything older than it is rebuilt (setuptools' timestamp check alone
+  would keep objects and the module built with the old flags);
 - the compiler options live in the functions below, one place to extend.
 """
 import hashlib
@@ -23,6 +26,7 @@ import numpy
 from pybind11.setup_helpers import Pybind11Extension
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
+from setuptools.modified import newer_group
 
 # Environment variables that change what the compiler or linker does.
 FLAG_VARIABLES = ("CC", "CXX", "CFLAGS", "CPPFLAGS", "CXXFLAGS", "LDFLAGS", "LDSHARED",
@@ -90,23 +94,23 @@ class BuildExt(build_ext):
             with open(stamp) as fh:
                 previous = fh.read().strip()
         except OSError:
-            previous = None  # first build here, or objects of unknown flags
-        forced = self.force
+            previous = None  # first build here
         if previous != digest:
             if previous is not None:
                 print("minifloat: compiler or flags changed since the last build: rebuilding "
                       "every file", flush=True)
-            self.force = True  # setuptools skips the build when the sources are older
-        original = self.compiler.compile
+            # Written now, its time marks the change: every object and the
+            # module older than it are rebuilt, even if this build is cut short.
+            os.makedirs(self.build_temp, exist_ok=True)
+            with open(stamp, "w") as fh:
+                fh.write(digest + "\n")
+        depends, original = ext.depends, self.compiler.compile
+        ext.depends = [*depends, stamp]
         self.compiler.compile = self._progress_compile(original)
         try:
             super().build_extension(ext)
         finally:
-            self.compiler.compile = original
-            self.force = forced
-        os.makedirs(self.build_temp, exist_ok=True)
-        with open(stamp, "w") as fh:
-            fh.write(digest + "\n")
+            ext.depends, self.compiler.compile = depends, original
 
     def _progress_compile(self, compile_files):
         """compile() one source at a time on a thread pool, announcing each file."""
@@ -115,29 +119,43 @@ class BuildExt(build_ext):
         def compile_each(sources, output_dir=None, **kwargs):
             if getattr(self.compiler, "initialized", True) is False:
                 self.compiler.initialize()  # MSVC: find the tools once, not in every thread
-            for obj in self.compiler.object_filenames(sources, output_dir=output_dir or ""):
+            objects = self.compiler.object_filenames(sources, output_dir=output_dir or "")
+            for obj in objects:
                 os.makedirs(os.path.dirname(obj) or ".", exist_ok=True)
-            total, done, lock = len(sources), [0], threading.Lock()
+            # An object newer than its source, every header and the flags'
+            # stamp is kept: an interrupted build resumes where it stopped.
+            depends = list(kwargs.get("depends") or [])
+            todo = [source for source, obj in zip(sources, objects)
+                    if self.force or newer_group([source, *depends], obj, missing="newer")]
+            total, done, lock = len(todo), [0], threading.Lock()
+            kept = f"; {len(sources) - total} up to date" if total < len(sources) else ""
             print(f"minifloat: compiling {total} files with {jobs} parallel jobs "
-                  "(2-3 minutes on 2 cores)", flush=True)
+                  f"(2-3 minutes for all on 2 cores){kept}", flush=True)
 
             def one(source):
                 with lock:
                     done[0] += 1
                     print(f"[{done[0]}/{total}] compiling {source}", flush=True)
-                return compile_files([source], output_dir=output_dir, **kwargs)
+                compile_files([source], output_dir=output_dir, **kwargs)
 
             with ThreadPoolExecutor(max_workers=jobs) as pool:
-                return [obj for objects in pool.map(one, sources) for obj in objects]
+                list(pool.map(one, todo))
+            return objects
 
         return compile_each
 
 
+# csrc/ is organized by layer (csrc/README.md); every folder is on the include
+# path, so a file names the headers it uses by their file names alone.
+sources = sorted(glob("csrc/**/*.cpp", recursive=True))
+headers = sorted(glob("csrc/**/*.h", recursive=True))
+header_folders = sorted({os.path.dirname(h) for h in headers})
+
 ext = Pybind11Extension(
     "minifloat._core",
-    sorted(glob("csrc/*.cpp")),
-    depends=sorted(glob("csrc/*.h")),  # a header change rebuilds everything
-    include_dirs=[numpy.get_include(), "csrc"],
+    sources,
+    depends=headers,  # a header change rebuilds everything
+    include_dirs=[numpy.get_include(), *header_folders],
     cxx_std=17,
     extra_compile_args=compile_args(),
     define_macros=define_macros(),

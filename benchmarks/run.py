@@ -1012,9 +1012,13 @@ def cpu_name():
     """The CPU's model name as lscpu (or /proc/cpuinfo) gives it."""
     try:
         out = subprocess.run(["lscpu"], capture_output=True, text=True, timeout=10).stdout
-        for line in out.splitlines():
-            if line.strip().startswith("Model name:"):
-                return line.split(":", 1)[1].strip()
+        fields = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
+        fields = {k.strip(): v.strip() for k, v in fields.items()}
+        if "Model name" in fields:
+            details = [f"{k.lower()} {fields[k]}" for k in ("CPU family", "Model") if k in fields]
+            if "Hypervisor vendor" in fields:
+                details.append(f"{fields['Hypervisor vendor']} VM")
+            return fields["Model name"] + (f" ({', '.join(details)})" if details else "")
     except (OSError, subprocess.SubprocessError):
         pass
     try:

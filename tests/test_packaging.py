@@ -10,6 +10,7 @@ import subprocess
 import sys
 import sysconfig
 import textwrap
+import time
 
 import pytest
 
@@ -19,21 +20,25 @@ TOOLS = os.path.join(ROOT, "tests", "tools")
 TINY_SOURCE = r"""
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#ifndef TINY_FLAG
-#define TINY_FLAG 0
-#endif
+int tiny_flag(void);
 static struct PyModuleDef tiny_module = {PyModuleDef_HEAD_INIT, "tiny", NULL, -1, NULL};
 PyMODINIT_FUNC PyInit_tiny(void) {
     PyObject* m = PyModule_Create(&tiny_module);
-    if (m != NULL && PyModule_AddIntConstant(m, "flag", TINY_FLAG) < 0) {
+    if (m != NULL && PyModule_AddIntConstant(m, "flag", tiny_flag()) < 0) {
         Py_DECREF(m);
         return NULL;
     }
     return m;
 }
 """
+TINY_FLAG_SOURCE = r"""
+#ifndef TINY_FLAG
+#define TINY_FLAG 0
+#endif
+int tiny_flag(void) { return TINY_FLAG; }
+"""
 
-# Builds tiny.c in the current directory with setup.py's BuildExt, the way
+# Builds tiny.c and tiny_flag.c in the current directory with setup.py's BuildExt, the way
 # `python setup.py build_ext` does, and prints tiny.flag.
 TINY_BUILD = textwrap.dedent("""
     import importlib.util, sys
@@ -41,7 +46,7 @@ TINY_BUILD = textwrap.dedent("""
     project = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(project)  # not __main__: defines, does not build
     from setuptools import Extension, setup
-    setup(name="tiny", ext_modules=[Extension("tiny", ["tiny.c"])],
+    setup(name="tiny", ext_modules=[Extension("tiny", ["tiny.c", "tiny_flag.c"])],
           cmdclass={"build_ext": project.BuildExt},
           script_args=["build_ext", "--inplace", "--build-temp", "tmp"])
     sys.path.insert(0, ".")
@@ -62,6 +67,7 @@ def tiny_project(tmp_path):
     if not _has_c_compiler() or sys.platform == "win32":
         pytest.skip("needs a Unix C compiler")
     (tmp_path / "tiny.c").write_text(TINY_SOURCE)
+    (tmp_path / "tiny_flag.c").write_text(TINY_FLAG_SOURCE)
     (tmp_path / "build_tiny.py").write_text(TINY_BUILD)
 
     def build(**flags):
@@ -77,16 +83,35 @@ def tiny_project(tmp_path):
 
 def test_each_file_is_announced_and_new_flags_rebuild(tiny_project):
     first = tiny_project()
-    assert "[1/1] compiling tiny.c" in first and "tiny.flag = 0" in first
+    assert "[1/2] compiling tiny.c" in first and "[2/2] compiling tiny_flag.c" in first
+    assert "tiny.flag = 0" in first
     again = tiny_project()
     assert "compiling" not in again and "tiny.flag = 0" in again  # nothing changed
     # the sources are older than the module: only the flags' hash can tell
     for variable, value in (("CFLAGS", 7), ("CPPFLAGS", 8)):
         changed = tiny_project(**{variable: f"-DTINY_FLAG={value}"})
-        assert "flags changed" in changed and "[1/1] compiling tiny.c" in changed
+        assert "flags changed" in changed and "[2/2] compiling" in changed
         assert f"tiny.flag = {value}" in changed
     assert "compiling" not in tiny_project(CPPFLAGS="-DTINY_FLAG=8")
     assert "tiny.flag = 0" in tiny_project()  # and back
+
+
+def test_only_stale_objects_are_compiled(tiny_project, tmp_path):
+    tiny_project()
+    source = tmp_path / "tiny_flag.c"
+    source.write_text(source.read_text().replace("#define TINY_FLAG 0", "#define TINY_FLAG 3"))
+    later = time.time() + 60  # unmistakably newer than its object and the module
+    os.utime(source, (later, later))
+    out = tiny_project()
+    assert "[1/1] compiling tiny_flag.c" in out and "1 up to date" in out and "tiny.flag = 3" in out
+
+
+def test_objects_of_an_interrupted_build_with_other_flags_are_not_kept(tiny_project, tmp_path):
+    tiny_project(CFLAGS="-DTINY_FLAG=5")  # as if a build with new flags stopped after compiling
+    stamp = next((tmp_path / "tmp").glob("*.flags-sha256"))
+    stamp.write_text("a build with other flags began here\n")  # ... and the flags changed again
+    out = tiny_project(CFLAGS="-DTINY_FLAG=5")
+    assert "[2/2] compiling" in out and "tiny.flag = 5" in out
 
 
 def test_metadata():

@@ -54,6 +54,10 @@ def _finish(result, result_dtype, out):
         # arithmetic passes on depends on the order it met them in)
         result = np.where(np.isnan(result), np.float32(np.nan), result)
     if out is not None:
+        if out.shape != result.shape:
+            # NumPy's functions never broadcast a result into `out`
+            raise ValueError(f"out has shape {out.shape} but the result has shape {result.shape}: "
+                             f"pass an out array of the result's shape")
         np.copyto(out, result, casting="unsafe")
         return out
     rounded = result.astype(result_dtype)

@@ -14,7 +14,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="${1:-$(mktemp -d "${TMPDIR:-/tmp}/minifloat-sdist.XXXXXX")}"
-python="${PYTHON:-python3}"
+python="$(command -v "${PYTHON:-python3}")"  # absolute: PATH changes below
 mkdir -p "$work"
 echo "== work directory: $work"
 
@@ -31,7 +31,7 @@ echo "sdist: $(basename "$sdist"), $(stat -c %s "$sdist") bytes"
 echo "== contents"
 tar -tzf "$sdist" | sed 's|^[^/]*/||' | sort > "$work/sdist-files.txt"
 for needed in README.md LICENSE pyproject.toml setup.py MANIFEST.in .ci/run \
-              csrc/format_table.h csrc/module.cpp python/minifloat/__init__.py python/minifloat/py.typed \
+              csrc/format/format_table.h csrc/module/module.cpp csrc/README.md python/minifloat/__init__.py python/minifloat/py.typed \
               tests/conftest.py tests/reference.py tests/ufunc_reference.py tests/test_casts.py \
               tests/tools/check_sdist.sh benchmarks/run.py benchmarks/memory_floor.c benchmarks/README.md; do
     grep -qx "$needed" "$work/sdist-files.txt" || { echo "the sdist lacks $needed"; exit 1; }

@@ -3,7 +3,7 @@
 # repair it with auditwheel to the lowest manylinux policy its symbols allow,
 # install it with its test extra in a fresh virtual environment whose PATH
 # holds no working compiler (and CC=false CXX=false), then run the tests from
-# outside the source tree against it.
+# outside the source tree against it (the tests of the copy it was built from).
 #
 #   tests/tools/check_wheel.sh [WORKDIR]
 #
@@ -17,7 +17,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="${1:-$(mktemp -d "${TMPDIR:-/tmp}/minifloat-wheel.XXXXXX")}"
-python="${PYTHON:-python3}"
+python="$(command -v "${PYTHON:-python3}")"  # absolute: PATH changes below
 mkdir -p "$work"
 echo "== work directory: $work"
 
@@ -71,7 +71,7 @@ assert minifloat.__file__.startswith(sys.prefix), f"imported {minifloat.__file__
 print("minifloat", minifloat.__version__, "from", minifloat.__file__, "kernels:", minifloat._core._active_kernels())
 EOF
 # shellcheck disable=SC2086
-"$venv_python" -m pytest "$root/tests" -q -p no:cacheprovider ${PYTEST_ARGS:-} > "$work/pytest.log" 2>&1 \
+"$venv_python" -m pytest "$work/tree/tests" -q -p no:cacheprovider ${PYTEST_ARGS:-} > "$work/pytest.log" 2>&1 \
     || { tail -40 "$work/pytest.log"; exit 1; }
 tail -1 "$work/pytest.log"
 echo "== wheel check passed ($policy)"

@@ -36,7 +36,7 @@
 // The hand-written AVX-512 and AVX2 kernels (x86-64 intrinsics with
 // per-function target attributes) are built with GCC or Clang on x86-64.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define MINIFLOAT_HAVE_AVX512_KERNELS 1
+#define MINIFLOAT_HAVE_X86_KERNELS 1
 #endif
 
 namespace minifloat {

@@ -2,7 +2,7 @@
 
 #include "simd_dispatch.h"
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
 
 namespace minifloat {

@@ -1,5 +1,5 @@
 // The vector pieces of the AVX-512 float32 -> 8-bit encoder, shared by the
-// cast kernels (encode_avx512.cpp) and the fused 8-bit arithmetic
+// cast kernels (codec_avx512.cpp) and the fused 8-bit arithmetic
 // (arith_avx512.cpp): per-mode constants, 16 codes from 16 float32 bit
 // patterns, the overflow/inf/NaN fix-up, and packing 64 codes. Include only
 // from x86-64 GCC/Clang translation units.
@@ -7,7 +7,7 @@
 
 #include <immintrin.h>
 
-#include "encode_fast.h"
+#include "fast_encoder_constants.h"
 
 namespace minifloat {
 namespace avx512_encoder {

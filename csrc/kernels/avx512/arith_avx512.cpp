@@ -3,11 +3,11 @@
 
 #include "simd_dispatch.h"
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
 
 #include "byte_lookup_avx512.h"
-#include "encode_avx512_vectors.h"
+#include "codec_avx512_vectors.h"
 
 namespace minifloat {
 

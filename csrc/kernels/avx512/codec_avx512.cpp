@@ -3,18 +3,18 @@
 // the FPU's (with embedded rounding) for subnormal ones, mask registers for
 // the selects and two byte permutes to pack 64 codes (the compiler's
 // generic packing takes five times as many instructions).
-#include "encode_fast.h"
+#include "codec_avx512.h"
 
 #include "cache_line.h"
 #include "memory_streams.h"
 #include "simd_dispatch.h"
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include <type_traits>
 
 #include "avx512_intrinsics.h"
 
-#include "encode_avx512_vectors.h"
+#include "codec_avx512_vectors.h"
 
 namespace minifloat {
 
@@ -61,7 +61,7 @@ MINIFLOAT_AVX512 inline __m512i encode16_e8m0_nearest(const double* in, __mmask1
 }
 
 // 16 float32 bit patterns from 16 floats or from 16 doubles rounded to odd
-// (see encode_fast.h).
+// (see codec_avx512.h).
 MINIFLOAT_AVX512 inline __m512i load16(const float* in, __mmask16 lanes) {
     return _mm512_maskz_loadu_epi32(lanes, in);
 }
@@ -166,9 +166,10 @@ MINIFLOAT_AVX512 inline void encode_step64(const Vectors& v, __m512i pattern, co
 // UpperHalves: doubles by their upper halves, `high` their constants (see
 // upper_half_vectors); otherwise float32 bit patterns (doubles rounded to
 // odd on the way) and `high` unused.
+// The whole block in one rounding mode, fixed at compile time.
 template <bool ExponentOnly, Rounding Mode, bool UpperHalves, class Source>
-MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, const FastConstants<uint32_t, float>* high,
-                                   const Source* in, uint8_t* out, size_t n, uint32_t& flags) {
+MINIFLOAT_AVX512 bool encode_in_mode(const FastConstants<uint32_t, float>& k, const FastConstants<uint32_t, float>* high,
+                                     const Source* in, uint8_t* out, size_t n, uint32_t& flags) {
     Vectors v;
     if constexpr (UpperHalves) {
         v = upper_half_vectors<Mode>(*high, k);
@@ -205,20 +206,21 @@ MINIFLOAT_AVX512 bool encode_block(const FastConstants<uint32_t, float>& k, cons
     return true;
 }
 
+// The block in `mode`: picks encode_in_mode's instantiation for it.
 template <class Source>
-MINIFLOAT_AVX512 bool encode_block_any(const FastConstants<uint32_t, float>& k, const FastConstants<uint32_t, float>* high,
-                                       bool exponent_only, Rounding mode, const Source* in, uint8_t* out, size_t n,
-                                       uint32_t& flags) {
+MINIFLOAT_AVX512 bool encode_choosing_mode(const FastConstants<uint32_t, float>& k, const FastConstants<uint32_t, float>* high,
+                                           bool exponent_only, Rounding mode, const Source* in, uint8_t* out, size_t n,
+                                           uint32_t& flags) {
     // doubles by their upper halves where the format's constants allow (on
     // an AMD Zen 4: float64 -> float8_e4m3fn 1.23 -> 0.91 ms; narrowing each
     // double to float32 rounded to odd took three operations per 8 values more)
     return with_deterministic_mode(mode, [&](auto mode_constant) {
         constexpr Rounding M = decltype(mode_constant)::value;
-        if (exponent_only) return encode_block<true, M, false>(k, high, in, out, n, flags);
+        if (exponent_only) return encode_in_mode<true, M, false>(k, high, in, out, n, flags);
         if constexpr (std::is_same_v<Source, double>) {
-            if (high != nullptr) return encode_block<false, M, true>(k, high, in, out, n, flags);
+            if (high != nullptr) return encode_in_mode<false, M, true>(k, high, in, out, n, flags);
         }
-        return encode_block<false, M, false>(k, high, in, out, n, flags);
+        return encode_in_mode<false, M, false>(k, high, in, out, n, flags);
     });
 }
 
@@ -256,7 +258,7 @@ template <class Source>
 bool encode_u8_block_avx512(const FastConstants<uint32_t, float>& k, const FastConstants<uint32_t, float>* high,
                             bool exponent_only, Rounding mode, const Source* in, uint8_t* out, size_t n,
                             uint32_t& flags) {
-    return avx512_vbmi_usable() && encode_block_any(k, high, exponent_only, mode, in, out, n, flags);
+    return avx512_vbmi_usable() && encode_choosing_mode(k, high, exponent_only, mode, in, out, n, flags);
 }
 
 bool round_to_odd_f32_avx512(const double* in, float* out, size_t n) {

@@ -8,7 +8,7 @@
 #include "memory_streams.h"
 #include "simd_dispatch.h"
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 
 #include "codec_avx2_vectors.h"
 
@@ -156,9 +156,10 @@ MINIFLOAT_AVX2_INLINE void encode_groups(const EncodeVectors& v, const Source* i
     }
 }
 
+// The whole block in one rounding mode, fixed at compile time.
 template <bool ExponentOnly, Rounding Mode, class Source>
-MINIFLOAT_AVX2_CODEC bool encode_block(const EncodePlan& plan, const Source* in, uint8_t* out, size_t n,
-                                       uint32_t& flags) {
+MINIFLOAT_AVX2_CODEC bool encode_in_mode(const EncodePlan& plan, const Source* in, uint8_t* out, size_t n,
+                                         uint32_t& flags) {
     EncodeVectors v;
     if constexpr (std::is_same_v<Source, double>) {
         v = upper_half_vectors<Mode>(plan.fast64_high, plan.fast32);
@@ -192,13 +193,14 @@ MINIFLOAT_AVX2_CODEC bool encode_block(const EncodePlan& plan, const Source* in,
     return true;
 }
 
+// The block in `mode`: picks encode_in_mode's instantiation for it.
 template <class Source>
-MINIFLOAT_AVX2_CODEC bool encode_any(const EncodePlan& plan, Rounding mode, const Source* in, uint8_t* out, size_t n,
-                                     uint32_t& flags) {
+MINIFLOAT_AVX2_CODEC bool encode_choosing_mode(const EncodePlan& plan, Rounding mode, const Source* in, uint8_t* out, size_t n,
+                                               uint32_t& flags) {
     return with_deterministic_mode(mode, [&](auto mode_constant) {
         constexpr Rounding M = decltype(mode_constant)::value;
-        return plan.exponent_only ? encode_block<true, M>(plan, in, out, n, flags)
-                                  : encode_block<false, M>(plan, in, out, n, flags);
+        return plan.exponent_only ? encode_in_mode<true, M>(plan, in, out, n, flags)
+                                  : encode_in_mode<false, M>(plan, in, out, n, flags);
     });
 }
 
@@ -265,7 +267,7 @@ bool encode_u8_block_avx2(const EncodePlan& plan, Rounding mode, const Source* i
                           uint32_t& flags) {
     if (!avx2_usable()) return false;
     if (std::is_same_v<Source, double> && !plan.exponent_only && !plan.fast64_high_usable) return false;
-    return encode_any(plan, mode, in, out, n, flags);
+    return encode_choosing_mode(plan, mode, in, out, n, flags);
 }
 
 bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>& k, const float* in, uint16_t* out, size_t n,

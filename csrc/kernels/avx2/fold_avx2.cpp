@@ -5,7 +5,7 @@
 
 #include "simd_dispatch.h"
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "codec_avx2_vectors.h"
 
 namespace minifloat {

@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
 
 #include "avx2_pack.h"

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "convert_kernels.h"
-#include "encode_fast.h"
+#include "fast_encoder_constants.h"
 #include "rounding.h"
 
 namespace minifloat {

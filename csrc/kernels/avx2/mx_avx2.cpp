@@ -4,7 +4,7 @@
 
 #include "simd_dispatch.h"
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx2_pack.h"
 
 namespace minifloat {

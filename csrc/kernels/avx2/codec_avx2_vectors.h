@@ -1,5 +1,5 @@
 // The vector pieces of the AVX2 8-bit codec (the cast kernels of
-// encode_avx2.cpp): 8 codes from 8 float32 bit patterns (or float64 upper
+// codec_avx2.cpp): 8 codes from 8 float32 bit patterns (or float64 upper
 // halves) for every deterministic rounding mode, the overflow/inf/NaN
 // fix-up, 8 float32 bit patterns from 8 codes. AVX2 has no mask registers
 // or embedded rounding, so selects are blends and the subnormal range is
@@ -11,7 +11,7 @@
 
 #include "avx2_pack.h"
 #include "convert_kernels.h"
-#include "encode_fast.h"
+#include "fast_encoder_constants.h"
 
 namespace minifloat {
 namespace avx2_codec {

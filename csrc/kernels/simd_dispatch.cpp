@@ -33,7 +33,7 @@ bool avx2_kernels_enabled() { return avx2_enabled_flag().load(std::memory_order_
 
 void set_avx2_kernels_enabled(bool enabled) { avx2_enabled_flag().store(enabled, std::memory_order_relaxed); }
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 bool cpu_has_avx512_bw() {
     static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                             __builtin_cpu_supports("avx512vl");

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "encode_fast.h"
+#include "fast_encoder_constants.h"
 #include "format.h"
 #include "rounding.h"
 

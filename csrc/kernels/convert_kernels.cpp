@@ -8,7 +8,7 @@
 
 #include "codec.h"
 #include "codec_avx2.h"
-#include "encode_fast.h"
+#include "codec_avx512.h"
 #include "fp_status.h"
 #include "lookup_kernels.h"
 
@@ -337,7 +337,7 @@ MINIFLOAT_KERNEL_INLINE bool encode_block_fast(const FastConstants<typename Ieee
 }
 
 // The hand-written block encoders into 8-bit codes, best first (see
-// encode_fast.h and codec_avx2.h; float32, float64 or bfloat16 sources);
+// codec_avx512.h and codec_avx2.h; float32, float64 or bfloat16 sources);
 // false: the caller runs the portable kernel.
 template <class Source>
 MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const EncodePlan& plan, Rounding mode, const Source* in,
@@ -613,7 +613,7 @@ static bool any_finite_beyond_f32(const double* in, size_t n) {
 }
 
 // float64 sources: with AVX-512, round to odd into float32 first (one
-// rounding is preserved, see encode_fast.h) and reuse the float32 kernels.
+// rounding is preserved, see codec_avx512.h) and reuse the float32 kernels.
 static uint32_t encode_f64_via_f32(const EncodePlan& plan, Rounding mode, const double* in, void* out,
                             size_t n, bool* handled) {
     constexpr size_t kChunk = 1024;

@@ -6,7 +6,7 @@
 
 #include "simd_dispatch.h"
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include <immintrin.h>
 #endif
 
@@ -64,7 +64,7 @@ bool make_signed_key_rule(const Format& f, const uint8_t* keys256, SignedKeyRule
     return true;
 }
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 
 namespace {
 
