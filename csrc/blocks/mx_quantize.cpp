@@ -176,8 +176,13 @@ py::object mx_dequantize(py::handle data_obj, py::handle scales_obj, int element
     PyArrayObject* data = require_code_array(data_obj, "data");
     PyArrayObject* scales = require_code_array(scales_obj, "scales");
     if (block_size <= 0 || outer < 0 || count < 0 || inner < 0) throw py::value_error("bad block layout");
+    // the sizes below must not wrap around (they are checked against the arrays')
+    npy_intp elements = 0;
+    if (__builtin_mul_overflow(outer, count, &elements) || __builtin_mul_overflow(elements, inner, &elements)) {
+        throw py::value_error("the block layout has more elements than an array can hold");
+    }
     const BlockLayout layout{static_cast<size_t>(outer), static_cast<size_t>(count), static_cast<size_t>(inner),
-                             static_cast<size_t>(block_size)};
+                             static_cast<size_t>(block_within(block_size, count))};
     if (static_cast<size_t>(PyArray_SIZE(data)) != layout.size() ||
         static_cast<size_t>(PyArray_SIZE(scales)) != layout.outer * layout.blocks() * layout.inner) {
         throw py::value_error("data and scales do not match the block layout");
@@ -222,7 +227,8 @@ py::object mx_matmul_codes(py::handle a_codes, py::handle a_scales, int a_elemen
     }
     if (block_size <= 0) throw py::value_error("block_size must be positive");
     const npy_intp m = PyArray_DIM(ac, 0), k = PyArray_DIM(ac, 1), n = PyArray_DIM(bc, 1);
-    const npy_intp blocks = (k + block_size - 1) / block_size;
+    block_size = block_within(block_size, k);
+    const npy_intp blocks = block_count(k, block_size);
     if (PyArray_DIM(bc, 0) != k || PyArray_DIM(as, 0) != m || PyArray_DIM(as, 1) != blocks ||
         PyArray_DIM(bs, 0) != blocks || PyArray_DIM(bs, 1) != n) {
         throw py::value_error("the operands' shapes and scales do not match");
