@@ -12,7 +12,7 @@
 #include "memory_streams.h"
 #include "simd_dispatch.h"
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
 #endif
 
@@ -65,7 +65,7 @@ MINIFLOAT_KERNEL_INLINE void scale_blocks(const Real* __restrict in, Real* __res
     }
 }
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 // Blocks of a multiple of 16 float32 (8 float64) values with AVX-512: a
 // broadcast scale per block. (GCC vectorizes the portable loop for blocks of
 // 16 across blocks, with permutes: twice as slow.)

@@ -15,7 +15,7 @@
 #include "fp_status.h"
 #include "simd_dispatch.h"
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
 #endif
 
@@ -117,7 +117,7 @@ void matmul_portable(const Prepared& p, float* out) {
     }
 }
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 #define MINIFLOAT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
 
 // Rows [r0, r0 + Rows) times one panel; block sums and accumulators stay in

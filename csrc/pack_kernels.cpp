@@ -8,7 +8,7 @@
 
 #include "simd_dispatch.h"
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
 #endif
 
@@ -67,7 +67,7 @@ void unpack_any(const uint8_t* packed, size_t count, int bits, uint8_t* codes) {
     }
 }
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 #define MINIFLOAT_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
 // Bytes 0, 1, 2 of each dword, in order (48 of 64 bytes).
