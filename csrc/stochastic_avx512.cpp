@@ -6,7 +6,7 @@
 #include "fp_status.h"
 #include "simd_dispatch.h"
 
-#ifdef MINIFLOAT_HAVE_AVX512_KERNELS
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
 
 namespace minifloat {
@@ -77,7 +77,7 @@ Constants make_constants(const EncodePlan& p) {
 }
 
 struct Lanes32 {
-    __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_shift, sign_bit;
+    __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_bit;
     __m512i exponent_mask, scale_base, code_shift, two_pow_32;
     bool zero_drops_sign;
 };
@@ -94,7 +94,6 @@ MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
     k.normal_from = v(c.normal_from);
     k.max_bits = v(c.max_bits);
     k.span = v(c.span);
-    k.sign_shift = v(c.sign_shift);
     k.sign_bit = v(c.sign_bit);
     k.exponent_mask = v(c.exponent_mask);
     k.scale_base = v(c.scale_base);
@@ -141,7 +140,9 @@ template <GroupKind Kind>
 MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __m512i u, __mmask16 lanes,
                                         __m512i& codes) {
     const __m512i a = _mm512_and_si512(u, k.abs_mask);
-    const __m512i sign = _mm512_srlv_epi32(u, k.sign_shift);
+    // the sign by a compare and a masked or, not a shift: shifts and the
+    // hash's multiplies share one port, the kernels' bottleneck
+    const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
     bool normal = Kind == GroupKind::normal;
     if constexpr (Kind == GroupKind::any) {
         normal = (_mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, k.normal_from), k.span) & lanes) == lanes;
@@ -151,29 +152,34 @@ MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __
         // (a + (~d >> (32 - fraction_shift))) >> fraction_shift, rebiased
         const __m512i sum = _mm512_add_epi32(a, _mm512_srlv_epi32(complement, k.carry_shift));
         const __m512i magnitude = _mm512_sub_epi32(_mm512_srlv_epi32(sum, k.fraction_shift), k.rebias);
-        codes = _mm512_ternarylogic_epi32(magnitude, sign, k.sign_bit, 0xF8);
+        codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
         return true;
     }
     const __m512i magnitude = any_magnitudes(k, a, complement);
-    codes = _mm512_ternarylogic_epi32(magnitude, sign, k.sign_bit, 0xF8);
+    codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
     if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
     return true;
 }
 
-// Which rule a whole group of kGroup values takes, from the smallest and
-// largest magnitude (vector min/max: no mask-register traffic).
+// Which rule a whole group of kGroup values takes: normal when the largest
+// |x| - normal_from (unsigned: below normal_from wraps around) is inside
+// the normal span, else by the largest magnitude (a second pass, over L1,
+// only for groups that are not normal: one max per vector in the common
+// case, no mask-register traffic).
 MINIFLOAT_AVX512_DQ inline GroupKind scan_group(const Lanes32& k, const float* in) {
-    __m512i low = _mm512_set1_epi32(-1), high = _mm512_setzero_si512();
+    __m512i high = _mm512_setzero_si512();
     for (size_t i = 0; i < kGroup; i += 16) {
         const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask);
-        low = _mm512_min_epu32(low, a);
-        high = _mm512_max_epu32(high, a);
+        high = _mm512_max_epu32(high, _mm512_sub_epi32(a, k.normal_from));
     }
-    const uint32_t smallest = _mm512_reduce_min_epu32(low), largest = _mm512_reduce_max_epu32(high);
-    const uint32_t normal_from = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.normal_from)));
+    const uint32_t span = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.span)));
+    if (_mm512_reduce_max_epu32(high) < span) return GroupKind::normal;
+    high = _mm512_setzero_si512();
+    for (size_t i = 0; i < kGroup; i += 16) {
+        high = _mm512_max_epu32(high, _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask));
+    }
     const uint32_t max_bits = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.max_bits)));
-    if (largest > max_bits) return GroupKind::any;
-    return smallest >= normal_from ? GroupKind::normal : GroupKind::below_max;
+    return _mm512_reduce_max_epu32(high) > max_bits ? GroupKind::any : GroupKind::below_max;
 }
 
 template <int OutBytes>
@@ -291,8 +297,8 @@ struct Lanes64 {
     __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_shift, sign_bit;
     __m512i exponent_mask, scale_base, two_pow_32;
     // the same rules on the upper 32 bits of 16 values (run_group64):
-    // fraction_shift - 32, the sign's shift, the code's sign bit, rebias
-    __m512i high_fraction_shift, high_sign_shift, sign_bit32, rebias32;
+    // fraction_shift - 32, the code's sign bit, rebias
+    __m512i high_fraction_shift, sign_bit32, rebias32;
     bool zero_drops_sign;
 };
 
@@ -314,7 +320,6 @@ MINIFLOAT_AVX512_DQ Lanes64 make_lanes64(const EncodePlan& p) {
     k.scale_base = v64(c.scale_base);
     k.two_pow_32 = _mm512_castpd_si512(_mm512_set1_pd(4294967296.0));
     k.high_fraction_shift = v(c.fraction_shift - 32);  // fraction_shift >= 52 - 7
-    k.high_sign_shift = v(c.sign_shift - 32);
     k.sign_bit32 = v(c.sign_bit);
     k.rebias32 = v(c.rebias);
     k.zero_drops_sign = c.zero_drops_sign;
@@ -438,8 +443,8 @@ MINIFLOAT_AVX512_DQ inline void run_group64(const Lanes64& k, CounterLanes& coun
             magnitude = _mm512_permutex2var_epi32(m0, low_halves, m1);
             top = _mm512_permutex2var_epi32(u0, high_halves, u1);
         }
-        const __m512i sign = _mm512_srlv_epi32(top, k.high_sign_shift);
-        __m512i codes = _mm512_ternarylogic_epi32(magnitude, sign, k.sign_bit32, 0xF8);
+        const __mmask16 negative = _mm512_cmplt_epi32_mask(top, _mm512_setzero_si512());  // as in codes16
+        __m512i codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit32);
         if constexpr (Kind == GroupKind::below_max) {
             if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
         }
