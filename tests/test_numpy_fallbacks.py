@@ -324,3 +324,17 @@ def test_text_readers_refuse_junk_as_for_float16():
     for dt in (np.float16, mf.float8_e4m3fn, mf.bfloat16):
         with pytest.raises(ValueError, match="unmatched data"):
             np.fromstring("1 2 x 3", dtype=dt, sep=" ")
+
+
+def test_histogram_range_of_minifloat_scalars():
+    """range=(a.min(), a.max()) holds minifloat scalars (matplotlib's hist
+    passes them): binned as their exact values."""
+    a, _ = sample("float8_e4m3fn")
+    wide = a.astype(np.float32)
+    lo, hi = a.min(), a.max()
+    counts, edges = np.histogram(a, bins=5, range=(lo, hi))
+    expected_counts, expected_edges = np.histogram(wide, bins=5, range=(float(lo), float(hi)))
+    assert np.array_equal(counts, expected_counts) and np.array_equal(edges, expected_edges)
+    assert np.array_equal(np.histogram(a, 5, (lo, hi))[0], expected_counts)
+    h, _, _ = np.histogram2d(a, a, bins=2, range=[(lo, hi), (lo, hi)])
+    assert np.array_equal(h, np.histogram2d(wide, wide, bins=2, range=[(float(lo), float(hi))] * 2)[0])

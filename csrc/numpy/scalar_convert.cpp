@@ -429,4 +429,27 @@ PyObject* scalar_repr_object(const FormatRuntime& rt, uint32_t code) {
     return PyUnicode_FromString(text);
 }
 
+bool weak_comparison_operand(const FormatRuntime& rt, PyObject* number, double* value, uint32_t* flags) {
+    // inf and NaN compare as themselves, also in formats without them
+    if (PyFloat_Check(number) && !std::isfinite(PyFloat_AS_DOUBLE(number))) {
+        *value = PyFloat_AS_DOUBLE(number);
+        return true;
+    }
+    uint32_t code = 0, conversion_flags = 0;
+    if (!code_from_object(rt, rt.default_specials, number, &code, &conversion_flags)) return false;
+    if (!rt.format.has_inf && (conversion_flags & kFlagOverflow) != 0) {
+        PyObject* zero = PyLong_FromLong(0);
+        if (zero == nullptr) return false;
+        const int negative = PyObject_RichCompareBool(number, zero, Py_LT);
+        Py_DECREF(zero);
+        if (negative < 0) return false;
+        *value = negative ? -HUGE_VAL : HUGE_VAL;
+        *flags |= kFlagOverflow;
+        return true;
+    }
+    *value = rt.decode_f64[code];
+    *flags |= conversion_flags;
+    return true;
+}
+
 }  // namespace minifloat

@@ -14,6 +14,16 @@ bool code_from_object(const FormatRuntime& rt, const SpecialCodes& specials, PyO
                       uint32_t* code, uint32_t* flags, Rounding mode = Rounding::nearest_even,
                       uint64_t random = 0);
 
+// A Python number (float, int or bool) as the weak operand (NEP 50) of a
+// comparison with format `rt`: its value rounded into the format, as NumPy's
+// float16 does, except where float16 would round it to an infinity (it is
+// infinite, or beyond the range) and the format has none: then it is that
+// infinity (+-inf) instead of the format's overflow result (NaN or the
+// largest value), so `x < 1000` and `x < inf` are True for a float8_e4m3fn
+// x as for a float16 one. A NaN is NaN (also in formats without one). `flags` gets the conversion's FP flags (overflow
+// for a finite number beyond the range, as float16's cast reports).
+bool weak_comparison_operand(const FormatRuntime& rt, PyObject* number, double* value, uint32_t* flags);
+
 // Rounds the decimal text `text` (ASCII, Python float syntax) once.
 bool code_from_text(const FormatRuntime& rt, const SpecialCodes& specials, PyObject* text,
                     uint32_t* code, uint32_t* flags);

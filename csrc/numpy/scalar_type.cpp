@@ -220,12 +220,10 @@ PyObject* scalar_richcompare(PyObject* self, PyObject* other, int op) {
         theirs = value_of(other);
     } else if ((PyFloat_CheckExact(other) || PyLong_CheckExact(other) || PyBool_Check(other)) &&
                rt.format.is_signed) {
-        uint32_t code = 0, flags = 0;
-        if (!code_from_object(rt, rt.default_specials, other, &code, &flags) ||
-            report_scalar_fp_flags("cast", flags) < 0) {
+        uint32_t flags = 0;
+        if (!weak_comparison_operand(rt, other, &theirs, &flags) || report_scalar_fp_flags("cast", flags) < 0) {
             return nullptr;
         }
-        theirs = rt.decode_f64[code];
     } else if (PyArray_Check(other) || PyList_Check(other) || PyTuple_Check(other) ||
                PyArray_IsScalar(other, Generic) || PyComplex_Check(other) || PyUnicode_Check(other) ||
                PyBytes_Check(other)) {

@@ -10,6 +10,7 @@
 
 #include "cast_specs.h"
 #include "promoter_registration.h"
+#include "python_number_comparisons.h"
 #include "registry.h"
 #include "ufunc_accumulate.h"
 #include "ufunc_linalg.h"
@@ -213,6 +214,9 @@ int register_linalg() {
 
 int init_ufuncs() {
     if (register_elementwise() < 0) return -1;
+    for (int i = 0; i < kFormatCount; i++) {
+        if (add_python_number_comparisons(i) < 0) return -1;
+    }
     return register_linalg();
 }
 

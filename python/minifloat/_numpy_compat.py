@@ -281,10 +281,26 @@ def _histogram_wrapper(original):
             a = _widen(a)
         if weights is not None:
             kwargs["weights"] = _widen(weights)
+        # range=(lo, hi) from a.min()/a.max() holds minifloat scalars, which
+        # NumPy's bin arithmetic would pass to ufuncs as dtype= instances
+        if "range" in kwargs:
+            kwargs["range"] = _widen_scalars(kwargs["range"])
+        if len(args) >= 2:
+            args = (args[0], _widen_scalars(args[1]), *args[2:])
         return original(a, *args, **kwargs)
 
     histogram.__wrapped_by_minifloat__ = True
     return histogram
+
+
+def _widen_scalars(value):
+    """Minifloat scalars in `value` (a number or nested sequence) as Python
+    floats (exact); everything else unchanged."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_widen_scalars(v) for v in value)
+    if isinstance(getattr(value, "dtype", None), MinifloatDType) and np.ndim(value) == 0:
+        return float(value)
+    return value
 
 
 def _widen(x):
