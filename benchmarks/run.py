@@ -541,11 +541,21 @@ GROUPS = [
 ]
 
 
+def _quant_cases():
+    """benchmarks/quant_cases.py (issue 17), importable however run.py was loaded."""
+    sys.path.insert(0, HERE) if HERE not in sys.path else None
+    import quant_cases
+    return quant_cases
+
+
 def _int_cases():
     """benchmarks/int_cases.py (issue 19), importable however run.py was loaded."""
     sys.path.insert(0, HERE) if HERE not in sys.path else None
     import int_cases
     return int_cases
+
+
+GROUPS += _quant_cases().groups(Group, Ref)
 
 
 def build_cases(data, torch, groups=None):

@@ -44,7 +44,7 @@ from ._core import (
     float8_e8m0fnu,
     floating,
 )
-from . import _numpy_compat, _printing, mx
+from . import _numpy_compat, _printing, mx, quant
 from ._cast import cast
 from ._dlpack import from_dlpack, to_dlpack
 from ._io import NpzArchive, load, load_safetensors, save, save_safetensors, savez, savez_compressed
@@ -82,6 +82,7 @@ __all__ = [
     "load_safetensors",
     "mx",
     "pack",
+    "quant",
     "save",
     "save_safetensors",
     "savez",
