@@ -50,7 +50,7 @@ from ._dlpack import from_dlpack, to_dlpack
 from ._io import NpzArchive, load, load_safetensors, save, save_safetensors, savez, savez_compressed
 from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._packing import pack, unpack
-from ._affine import AffineQuantizedArray, quantize_affine  # noqa: F401  (issue 19; mf.quant.quantize_affine at the quant merge)
+from .quant import AffineQuantizedArray, quantize_affine  # noqa: F401  (also mf.quant.quantize_affine)
 from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, int1, int2, int4, pack, uint1, uint2, uint4, unpack  # noqa: F401,F811  (issue 19: pack/unpack take the integer types too)
 
 __version__ = "0.1.0"

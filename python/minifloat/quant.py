@@ -59,7 +59,8 @@ import numpy as np
 from . import _core
 from ._cast import cast, minifloat_dtype
 
-__all__ = ["GRANULARITIES", "Groups", "QuantizedArray", "ScaledScheme", "quantize", "register_scheme",
+__all__ = ["AffineQuantizedArray", "GRANULARITIES", "Groups", "QuantizedArray", "ScaledScheme", "quantize",
+           "quantize_affine", "register_scheme",
            "schemes"]
 
 GRANULARITIES = ("tensor", "channel", "block")
@@ -323,3 +324,8 @@ def quantize(x, dtype, *, granularity="tensor", axis=0, block_shape=(128, 128), 
     data, scales, zero_points, kept_options = scheme.quantize(x32, target, groups, **options)
     return QuantizedArray(data, scales, granularity, kept_axis, kept_blocks, zero_points=zero_points,
                           scheme=scheme.name, options=kept_options)
+
+
+# Integer weights with a scale and zero point per group (GPTQ/AWQ): the
+# recipe of the sub-byte integer types, in its own module.
+from ._affine import AffineQuantizedArray, quantize_affine  # noqa: E402

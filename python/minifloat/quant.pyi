@@ -91,3 +91,5 @@ def quantize(
     pow2_scales: bool = ...,
     **options: Any,
 ) -> QuantizedArray: ...
+
+from ._affine import AffineQuantizedArray as AffineQuantizedArray, quantize_affine as quantize_affine
