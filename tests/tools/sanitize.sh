@@ -90,9 +90,12 @@ fi
 
 STAMP="$SAN_FLAGS $OPT $(gcc --version | head -1)"
 if [ "$(cat "$WORK/flags" 2>/dev/null)" != "$STAMP" ]; then
-    rm -f "$SRC"/python/minifloat/_core*.so "$WORK"/lib/minifloat/_core*.so
+    rm -rf "$WORK/temp"  # objects of other flags
     echo "$STAMP" > "$WORK/flags"
 fi
+# The module is always linked again (cheap; the objects are kept): a kept
+# module could miss sources that were added or moved since it was linked.
+rm -f "$SRC"/python/minifloat/_core*.so "$WORK"/lib/minifloat/_core*.so
 
 # ---- build ----
 start=$(date +%s)
