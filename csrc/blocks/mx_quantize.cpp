@@ -188,6 +188,14 @@ py::object mx_dequantize(py::handle data_obj, py::handle scales_obj, int element
         throw py::value_error("data and scales do not match the block layout");
     }
     const FormatRuntime& scale = format_at(scale_index, "scale");
+    // the codes are read one byte each: a 16-bit format would read past them
+    if (scale.format.storage_bytes != 1) {
+        throw py::value_error(std::string("MX scales must be an 8-bit format, not ") + kFormatTable[scale_index].name);
+    }
+    if (element_index >= 0 && format_at(element_index, "element").format.storage_bytes != 1) {
+        throw py::value_error(std::string("MX elements must be an 8-bit or narrower format, not ") +
+                              kFormatTable[element_index].name);
+    }
     const ElementDecoding element{element_index < 0 ? nullptr : &format_at(element_index, "element").decode_plan};
     const double unit = element_index < 0 ? 1.0 / 64.0 : 1.0;  // MXINT8 counts 2^-6 steps
     PyObject* result = PyArray_SimpleNew(PyArray_NDIM(data), PyArray_DIMS(data), float64 ? NPY_FLOAT64 : NPY_FLOAT32);

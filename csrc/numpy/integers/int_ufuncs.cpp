@@ -63,7 +63,8 @@ uint8_t binary_element(uint8_t a_byte, uint8_t b_byte) {
         case Binary::maximum: return static_cast<uint8_t>(a > b ? a : b);
         // shifts by the byte's width or more (or negative) give 0 / the sign
         case Binary::left_shift:
-            return T::wrap(static_cast<uint8_t>((b < 0 || b >= 8) ? 0 : static_cast<int>(a) << b));
+            // shifted as unsigned: a negative value's left shift is undefined before C++20
+            return T::wrap(static_cast<uint8_t>((b < 0 || b >= 8) ? 0u : static_cast<unsigned>(a) << b));
         case Binary::right_shift:
             return T::wrap(static_cast<uint8_t>((b < 0 || b >= 8) ? (a < 0 ? -1 : 0) : a >> b));
     }
