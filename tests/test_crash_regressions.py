@@ -293,6 +293,8 @@ def test_mx_block_size_beyond_the_data(mf, fmt):
     assert mf.mx.quantize(np.ones((3, 0), np.float32), fmt).dequantize().shape == (3, 0)
 
 
+@pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
+                    reason="AddressSanitizer's shadow memory needs more address space than the limit allows")
 def test_mx_block_size_under_an_address_space_limit():
     result = run("""
     import resource
