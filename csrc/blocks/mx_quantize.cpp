@@ -167,6 +167,19 @@ const FormatRuntime& format_at(int index, const char* what) {
     return runtime(index);
 }
 
+// How MX element codes (one byte each) decode: int8 for a negative index,
+// else the format's plan. A 16-bit format is refused: its decoder would read
+// two bytes per code, past the array.
+ElementDecoding byte_element_decoding(int element_index) {
+    if (element_index < 0) return ElementDecoding{nullptr};
+    const FormatRuntime& rt = format_at(element_index, "element");
+    if (rt.format.storage_bytes != 1) {
+        throw py::value_error(std::string("MX elements must be an 8-bit or narrower format, not ") +
+                              kFormatTable[element_index].name);
+    }
+    return ElementDecoding{&rt.decode_plan};
+}
+
 // MXArray.dequantize: element codes (element_index < 0: int8 in 2^-6
 // units) in the layout (outer, count, inner), blocks of block_size along
 // count, scale codes of format scale_index; float32 or float64 out.
@@ -192,11 +205,7 @@ py::object mx_dequantize(py::handle data_obj, py::handle scales_obj, int element
     if (scale.format.storage_bytes != 1) {
         throw py::value_error(std::string("MX scales must be an 8-bit format, not ") + kFormatTable[scale_index].name);
     }
-    if (element_index >= 0 && format_at(element_index, "element").format.storage_bytes != 1) {
-        throw py::value_error(std::string("MX elements must be an 8-bit or narrower format, not ") +
-                              kFormatTable[element_index].name);
-    }
-    const ElementDecoding element{element_index < 0 ? nullptr : &format_at(element_index, "element").decode_plan};
+    const ElementDecoding element = byte_element_decoding(element_index);
     const double unit = element_index < 0 ? 1.0 / 64.0 : 1.0;  // MXINT8 counts 2^-6 steps
     PyObject* result = PyArray_SimpleNew(PyArray_NDIM(data), PyArray_DIMS(data), float64 ? NPY_FLOAT64 : NPY_FLOAT32);
     if (result == nullptr) throw py::error_already_set();
@@ -242,9 +251,9 @@ py::object mx_matmul_codes(py::handle a_codes, py::handle a_scales, int a_elemen
         throw py::value_error("the operands' shapes and scales do not match");
     }
     const MxOperand a{static_cast<const uint8_t*>(PyArray_DATA(ac)), static_cast<const uint8_t*>(PyArray_DATA(as)),
-                      ElementDecoding{a_element < 0 ? nullptr : &format_at(a_element, "element").decode_plan}};
+                      byte_element_decoding(a_element)};
     const MxOperand b{static_cast<const uint8_t*>(PyArray_DATA(bc)), static_cast<const uint8_t*>(PyArray_DATA(bs)),
-                      ElementDecoding{b_element < 0 ? nullptr : &format_at(b_element, "element").decode_plan}};
+                      byte_element_decoding(b_element)};
     npy_intp dims[2] = {m, n};
     PyObject* result = PyArray_SimpleNew(2, dims, NPY_FLOAT32);
     if (result == nullptr) throw py::error_already_set();
