@@ -16,8 +16,6 @@ namespace py = pybind11;
 
 namespace minifloat {
 
-namespace {
-
 Rounding parse_rounding(const std::string& name) {
     if (name == "nearest_even" || name == "nearest") return Rounding::nearest_even;
     if (name == "nearest_away") return Rounding::nearest_away;
@@ -37,6 +35,8 @@ PyArrayObject* require_contiguous(py::handle obj, const char* what) {
     }
     return array;
 }
+
+namespace {
 
 // Element-by-element exact rounding for sources the bulk kernels do not
 // take (int64/uint64 beyond 2^53, long double).

@@ -8,6 +8,7 @@
 
 #include "numpy_api.h"
 
+#include "cast_array.h"
 #include "convert_kernels.h"
 #include "counter_random.h"
 #include "pack_kernels.h"
@@ -21,28 +22,9 @@ namespace minifloat {
 
 namespace {
 
-Rounding rounding_named(const std::string& name) {
-    if (name == "nearest_even" || name == "nearest") return Rounding::nearest_even;
-    if (name == "nearest_away") return Rounding::nearest_away;
-    if (name == "toward_zero") return Rounding::toward_zero;
-    if (name == "up") return Rounding::up;
-    if (name == "down") return Rounding::down;
-    if (name == "stochastic") return Rounding::stochastic;
-    throw py::value_error("rounding must be one of 'nearest_even', 'nearest_away', 'toward_zero', "
-                          "'up', 'down', 'stochastic' (or 'nearest'), not '" + name + "'");
-}
-
-PyArrayObject* contiguous_array(py::handle obj, const char* what) {
-    if (!PyArray_Check(obj.ptr())) throw py::type_error(std::string(what) + " must be a NumPy array");
-    PyArrayObject* a = reinterpret_cast<PyArrayObject*>(obj.ptr());
-    if (!PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) || !PyArray_ISNOTSWAPPED(a)) {
-        throw py::value_error(std::string(what) + " must be a C-contiguous, aligned, native array");
-    }
-    return a;
-}
 
 PyArrayObject* float_source(py::handle obj) {
-    PyArrayObject* a = contiguous_array(obj, "source");
+    PyArrayObject* a = require_contiguous(obj, "source");
     const int type = PyArray_TYPE(a);
     if (type != NPY_FLOAT32 && type != NPY_FLOAT64) throw py::type_error("source must be float32 or float64");
     return a;
@@ -128,7 +110,7 @@ py::object encode_packed(py::handle source, const std::string& format_name, bool
                          const std::string& rounding_name, uint64_t key) {
     PyArrayObject* src = float_source(source);
     const FormatRuntime& rt = runtime_named(format_name);
-    const Rounding mode = rounding_named(rounding_name);
+    const Rounding mode = parse_rounding(rounding_name);
     const EncodePlan& plan = saturate ? rt.saturating_plan : rt.default_plan;
     const size_t n = static_cast<size_t>(PyArray_SIZE(src));
     const int bits = rt.format.bits;
@@ -160,7 +142,7 @@ py::object encode_packed(py::handle source, const std::string& format_name, bool
 
 // mf.pack of a C-contiguous array of a format of 1-byte storage.
 py::object pack_array(py::handle codes_obj, int bits) {
-    PyArrayObject* a = contiguous_array(codes_obj, "codes");
+    PyArrayObject* a = require_contiguous(codes_obj, "codes");
     if (PyArray_ITEMSIZE(a) != 1) throw py::type_error("codes must have one byte per element");
     if (bits < 1 || bits > 8) throw py::value_error("bits must be between 1 and 8");
     const size_t n = static_cast<size_t>(PyArray_SIZE(a));
@@ -176,7 +158,7 @@ py::object pack_array(py::handle codes_obj, int bits) {
 
 // mf.unpack's codes: `count` codes from a 1-D uint8 buffer.
 py::object unpack_array(py::handle packed_obj, npy_intp count, int bits) {
-    PyArrayObject* a = contiguous_array(packed_obj, "buffer");
+    PyArrayObject* a = require_contiguous(packed_obj, "buffer");
     if (PyArray_TYPE(a) != NPY_UINT8) throw py::type_error("buffer must be uint8");
     if (bits < 1 || bits > 8) throw py::value_error("bits must be between 1 and 8");
     if (count < 0) throw py::value_error("count must not be negative");

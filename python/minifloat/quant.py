@@ -281,7 +281,8 @@ def _scheme_for(dtype):
         if scheme.accepts(resolved):
             return scheme, resolved
     minifloat_dtype(resolved, "mf.quant.quantize")  # raises its TypeError (with the ml_dtypes hint)
-    raise TypeError(f"mf.quant.quantize needs a minifloat dtype, not {resolved}")
+    raise TypeError(f"mf.quant.quantize needs a minifloat float format, not {resolved} "
+                    f"(integer types: mf.quant.quantize_affine)")
 
 
 def _checked_block_shape(block_shape, ndim):
