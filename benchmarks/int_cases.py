@@ -20,6 +20,8 @@ def add_int_cases(add, Ref, mf_dtype, n, ml_dtype=None):
         "floor_divide": lambda x, y: (lambda: x // y),
         "less": lambda x, y: (lambda: x < y),
         "maximum": lambda x, y: (lambda: np.maximum(x, y)),
+        "negative": lambda x, y: (lambda: np.negative(x)),
+        "sum": lambda x, y: (lambda: np.sum(x)),  # int64 accumulator for both
     }
     for name in ("int4", "uint4"):
         lo, hi = (-8, 7) if name == "int4" else (0, 15)
@@ -46,3 +48,14 @@ def add_int_cases(add, Ref, mf_dtype, n, ml_dtype=None):
 
         add(f"float32 -> {name}", from_float32,
             Ref("ref", "np f32->int8", float32_to_int8, WITHIN_1_5X))
+
+        def from_int32(name=name, lo=lo, hi=hi):
+            x = _codes(n, lo, hi, 3).astype(np.int32)
+            return lambda: x.astype(mf_dtype(name))
+
+        def int32_to_int8(lo=lo, hi=hi):
+            x = _codes(n, lo, hi, 3).astype(np.int32)
+            return lambda: x.astype(np.int8)
+
+        add(f"int32 -> {name}", from_int32,
+            Ref("ref", "np i32->int8", int32_to_int8, WITHIN_1_5X))

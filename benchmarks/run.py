@@ -538,9 +538,14 @@ GROUPS = [
     Group(11, "everyday float8_e4m3fn operations", "reported: ml_dtypes, no target", everyday_cases),
     Group(12, "sub-byte integers", "NumPy's int8/uint8 on the same bytes / minifloat >= 0.67x "
           "(minifloat at most 1.5x)", lambda add, data, torch: _int_cases().add_int_cases(add, Ref, mf_dtype, data.n)),
-    Group(13, "a format made by mf.float_format", "the built-in of the same shape / minifloat >= 0.67x "
-          "(at most 1.5x)", lambda add, data, torch: _user_format_cases().user_format_cases(add, Ref, data)),
 ]
+
+
+def _quant_cases():
+    """benchmarks/quant_cases.py (issue 17), importable however run.py was loaded."""
+    sys.path.insert(0, HERE) if HERE not in sys.path else None
+    import quant_cases
+    return quant_cases
 
 
 def _int_cases():
@@ -555,6 +560,11 @@ def _user_format_cases():
     sys.path.insert(0, HERE) if HERE not in sys.path else None
     import user_format_cases
     return user_format_cases
+
+
+GROUPS += _quant_cases().groups(Group, Ref)
+GROUPS.append(Group(17, "a format made by mf.float_format", "the built-in of the same shape / minifloat >= 0.67x "
+                    "(at most 1.5x)", lambda add, data, torch: _user_format_cases().user_format_cases(add, Ref, data)))
 
 
 def build_cases(data, torch, groups=None):

@@ -1,4 +1,4 @@
-"""Benchmark group 13: a format made at run time (mf.float_format) against a
+"""Benchmark group 17: a format made at run time (mf.float_format) against a
 built-in 8-bit format of the same shape.
 
 A user-defined format goes through the same table-driven kernels as the

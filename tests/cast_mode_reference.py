@@ -490,3 +490,41 @@ def mx_quantize(x, fmt, axis=-1, block_size=None, scale_mode="floor", tensor_sca
         axis=ax,
         block_size=block_size,
     )
+
+
+# Stochastic rounding's draws (the rule mf.cast documents), written out here
+# independently: the key is one random_raw() value of the generator, h_j the
+# j-th output of SplitMix64 seeded with it, element i's 32-bit draw the low
+# (even i) or high (odd i) half of h_{i // 2}; element i rounds away from
+# zero iff draw < floor(f * 2**32).
+GAMMA = 0x9E3779B97F4A7C15
+MASK64 = (1 << 64) - 1
+
+
+def splitmix64(key, count):
+    """h_0 .. h_{count-1} of SplitMix64 seeded with `key` (Python integers)."""
+    out = []
+    state = key
+    for _ in range(count):
+        state = (state + GAMMA) & MASK64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        out.append(z ^ (z >> 31))
+    return out
+
+
+def draws32_for(seed, n):
+    """The 32-bit draws d_0 .. d_{n-1} of mf.cast(..., rng=seed)."""
+    key = int(np.random.default_rng(seed).bit_generator.random_raw())
+    words = []
+    for h in splitmix64(key, (n + 1) // 2):
+        words += [h & 0xFFFFFFFF, h >> 32]
+    return np.array(words[:n], dtype=np.uint64)
+
+
+def draws_for(seed, n):
+    """The draws in the reference's 64-bit form (up iff draw < floor(f * 2**64)):
+    d * 2**32 + 2**32 - 1 is below floor(f * 2**64) exactly when
+    d < floor(f * 2**32)."""
+    return (draws32_for(seed, n) << np.uint64(32)) | np.uint64(0xFFFFFFFF)

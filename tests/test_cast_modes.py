@@ -28,8 +28,20 @@ def seed_of(*parts):
     return zlib.crc32("/".join(map(str, parts)).encode())
 
 
-def draws_for(seed, n):
-    return np.random.default_rng(seed).bit_generator.random_raw(n)
+# Stochastic rounding's draws (the rule mf.cast documents) are written out
+# in issue5_reference (splitmix64, draws32_for, draws_for).
+splitmix64, draws32_for, draws_for = I.splitmix64, I.draws32_for, I.draws_for
+
+
+def test_reference_splitmix64_known_outputs():
+    """The generator is SplitMix64: its published first outputs for seed 0
+    (and the widening keeps the 32-bit rule, checked on a boundary)."""
+    assert [hex(h) for h in splitmix64(0, 4)] == ["0xe220a8397b1dcdaf", "0x6e789e6aa1b965f4",
+                                                  "0x6c45d188009454f", "0xf88bb8a8724c81ec"]
+    d = 12345
+    wide = (d << 32) | 0xFFFFFFFF
+    for f in (Fraction(d, 2**32), Fraction(d + 1, 2**32), Fraction(2 * d + 1, 2**33)):
+        assert (wide < I.stochastic_threshold(f)) == (d < math.floor(f * 2**32))
 
 
 def mcast(mf, x, T, **kw):
@@ -509,75 +521,68 @@ def test_longdouble_single_rounding_examples(mf):
 
 def test_stochastic_hand_thresholds(mf):
     """float8_e4m3fn, x = 1 + f/8 lies a fraction f of the way from 1.0
-    (0x38) to 1.125 (0x39): it goes up iff its draw < floor(f * 2**64)."""
+    (0x38) to 1.125 (0x39): it goes up iff its 32-bit draw < floor(f * 2**32)."""
     n = 4000
     seed = 1234
-    d = draws_for(seed, n)
+    d = draws32_for(seed, n)
     for f in (Fraction(1, 2), Fraction(1, 4), Fraction(3, 4), Fraction(1, 1024)):
         x = np.full(n, float(1 + f / 8))
         got = codes(mf.cast(x, mf.float8_e4m3fn, rounding="stochastic", rng=seed))
-        thr = np.uint64(int(f * 2**64))
+        thr = np.uint64(math.floor(f * 2**32))
         exp = np.where(d < thr, 0x39, 0x38)
         assert_codes(got, exp, x, f"f={f}")
         neg = codes(mf.cast(-x, mf.float8_e4m3fn, rounding="stochastic", rng=seed))
         assert_codes(neg, exp | 0x80, -x, f"f=-{f}")
+        x32 = x.astype(np.float32)
+        assert_codes(mf.cast(x32, mf.float8_e4m3fn, rounding="stochastic", rng=seed), exp, x32, f"f32 f={f}")
 
 
-def test_stochastic_threshold_uses_every_bit_of_the_fraction(mf):
-    """x is built from its own draw so that floor(f * 2**64) lands just above
-    (or at/below) the draw: a threshold computed in low precision, or with <=
-    instead of <, gets about half of these wrong."""
+def test_stochastic_threshold_is_floor_of_f_times_2_32(mf):
+    """x is built from its own draw d: f = (d + 1) / 2**32 goes up (d < d + 1);
+    f = d / 2**32 + 2**-45 stays down (floor(f * 2**32) = d, and d < d is
+    false): a threshold rounded instead of floored, one with <= instead of <,
+    or fewer than 32 bits gets some of these wrong. float64 x = 1 + f/8."""
     n = 3000
     seed = 77
-    d = draws_for(seed, n)
-    # float64: f on a 2**-49 grid, x = 1 + f/8 exact (52 fraction bits)
-    q = d >> np.uint64(15)  # f * 2**49 would be d / 2**15
+    d = draws32_for(seed, n)
     up = np.arange(n) % 2 == 0
-    k = np.where(up, q + np.uint64(1), q)  # up: threshold k * 2**15 > d
-    f = np.ldexp(k.astype(np.float64), -49)  # k < 2**49: exact
-    x = 1 + f / 8
-    exp = np.where(up | (f >= 1), 0x39, 0x38)
+    f = np.where(up, (d + np.uint64(1)).astype(np.float64) * 2.0**-32, d.astype(np.float64) * 2.0**-32 + 2.0**-45)
+    x = 1 + f / 8  # exact: f has at most 45 fraction bits
+    exp = np.where(up & (f < 1), 0x39, 0x38)
+    exp = np.where(f >= 1, 0x39, exp)
     got = codes(mf.cast(x, mf.float8_e4m3fn, rounding="stochastic", rng=seed))
     assert_codes(got, exp, x, "float64 near-threshold")
-    ref = I.cast_array("float8_e4m3fn", x, "stochastic", draws=d)[0]
+    ref = I.cast_array("float8_e4m3fn", x, "stochastic", draws=draws_for(seed, n))[0]
     assert (ref == exp).all()
 
 
 def test_stochastic_threshold_is_strict_less_than(mf):
-    """float8_e8m0fnu, x = 1 + f: the threshold is floor(f * 2**64).  Where a
-    draw d is a multiple of 2**12, x = 1 + d / 2**64 is a float64 whose
-    threshold is exactly d: d < d is false, so x rounds down to 1 (0x7F);
-    x = 1 + (d + 2**12) / 2**64 rounds up to 2 (0x80).  Other positions hold
-    exact values (1.0), which never change."""
+    """float8_e8m0fnu, x = 1 + f: x = 1 + d / 2**32 (threshold exactly d)
+    rounds down to 1 (0x7F); x = 1 + (d + 1) / 2**32 rounds up to 2 (0x80)."""
     seed = 2024
-    n = 150_000
-    d = draws_for(seed, n)
-    hits = np.nonzero((d & np.uint64(0xFFF)) == 0)[0]
-    assert hits.size >= 10
-    x = np.ones(n)
-    exp = np.full(n, 0x7F)
-    for j, i in enumerate(hits):
-        t = int(d[i]) + (0 if j % 2 == 0 else 1 << 12)
-        x[i] = 1 + math.ldexp(t >> 12, -52)  # exact: t / 2**64 on a 2**-52 grid
-        assert Fraction(x[i]) == 1 + Fraction(t, 2**64)
-        exp[i] = 0x7F if j % 2 == 0 else 0x80
+    n = 2000
+    d = draws32_for(seed, n)
+    even = np.arange(n) % 2 == 0
+    t = np.where(even, d, d + np.uint64(1))
+    x = 1 + t.astype(np.float64) * 2.0**-32  # exact
+    exp = np.where(even | (t >= 2**32), 0x7F, 0x80)
+    exp = np.where(t >= 2**32, 0x80, exp)
     got = codes(mf.cast(x, mf.float8_e8m0fnu, rounding="stochastic", rng=seed))
-    assert_codes(got[hits], exp[hits], x[hits], "e8m0 threshold (float64)")
-    assert (got == exp).all()
-    assert (I.cast_array("float8_e8m0fnu", x, "stochastic", draws=d)[0] == exp).all()
+    assert_codes(got, exp, x, "e8m0 threshold (float64)")
+    assert (I.cast_array("float8_e8m0fnu", x, "stochastic", draws=draws_for(seed, n))[0] == exp).all()
 
 
 @pytest.mark.skipif(not LONGDOUBLE_WIDER, reason="longdouble is float64 here")
 def test_stochastic_longdouble_fraction_is_exact(mf):
-    """float8_e8m0fnu, x = 1 + f with 63 fraction bits (longdouble): f * 2**64
-    equals an even draw exactly; then draw < threshold is false and x rounds
-    down to 1 (0x7F).  Odd draws get threshold draw + 1: up (0x80).  A
-    threshold computed from x rounded to float64 gets about half wrong."""
+    """float8_e8m0fnu, x = 1 + t / 2**64 with 63 fraction bits (longdouble):
+    t = d * 2**32 + 2**32 - 2 has floor(f * 2**32) = d: down (0x7F);
+    t = (d + 1) * 2**32: up (0x80). Rounded to float64 first, the first
+    kind would become 1 + (d + 1) / 2**32 and go up."""
     n = 2000
     seed = 99
-    d = draws_for(seed, n)
-    even = (d & np.uint64(1)) == 0
-    t = [int(v) if e else int(v) + 1 for v, e in zip(d, even)]  # even, <= 2**64
+    d = draws32_for(seed, n)
+    even = [i % 2 == 0 and int(v) < 2**32 - 1 for i, v in enumerate(d)]
+    t = [(int(v) << 32) + 2**32 - 2 if e else (int(v) + 1) << 32 for v, e in zip(d, even)]
 
     def ld(v):  # exact: two 32-bit halves, 64-bit longdouble significand
         return np.longdouble(v >> 32) * np.longdouble(2**32) + np.longdouble(v & 0xFFFFFFFF)
@@ -606,16 +611,18 @@ def test_stochastic_draws_come_from_the_bit_generator(mf, make_rng):
     rng = make_rng(11)
     twin = make_rng(11)
     twin = twin if isinstance(twin, np.random.Generator) else np.random.default_rng(twin)
-    draws = twin.bit_generator.random_raw(x.size)
+    key = int(twin.bit_generator.random_raw())
+    words = [w for h in splitmix64(key, (x.size + 1) // 2) for w in (h & 0xFFFFFFFF, h >> 32)]
+    draws = (np.array(words[: x.size], np.uint64) << np.uint64(32)) | np.uint64(0xFFFFFFFF)
     got = mcast(mf, x, mf.float8_e5m2, rounding="stochastic", rng=rng)
     assert_codes(got, I.cast_array(name, x, "stochastic", draws=draws)[0], x, name)
     if isinstance(rng, np.random.Generator):
-        # exactly x.size draws were consumed
+        # exactly one draw (the key) was consumed
         assert rng.bit_generator.random_raw(3).tolist() == twin.bit_generator.random_raw(
             3).tolist()
 
 
-def test_stochastic_draws_in_c_order_one_per_element(mf):
+def test_stochastic_draws_in_c_order_one_key_per_call(mf):
     name = "float8_e4m3fn"
     base = np.array(random_samples(name, np.float64, 600)[:600]).reshape(20, 30)
     for x in (base.T, base[::2, ::-3], base[:, 5]):
@@ -624,14 +631,14 @@ def test_stochastic_draws_in_c_order_one_per_element(mf):
         assert a.shape == x.shape
         exp = I.cast_array(name, xc, "stochastic", draws=draws_for(3, xc.size))[0]
         assert_codes(a, exp, xc, "non-contiguous")
-    # NaN, exact values and zeros consume a draw too
+    # NaN, exact values and zeros have their draws too (element i takes d_i)
     x = np.array([np.nan, 1.0, 0.0, 1.0625, -1.0625, np.inf, 1.0625])
     exp = I.cast_array(name, x, "stochastic", draws=draws_for(8, x.size))[0]
     assert_codes(mcast(mf, x, mf.float8_e4m3fn, rounding="stochastic", rng=8), exp, x, "mix")
     g = np.random.default_rng(8)
     mcast(mf, x, mf.float8_e4m3fn, rounding="stochastic", rng=g)
     t = np.random.default_rng(8)
-    t.bit_generator.random_raw(x.size)
+    t.bit_generator.random_raw(1)  # one key per call, whatever the size
     assert g.bit_generator.random_raw() == t.bit_generator.random_raw()
     # empty input consumes nothing
     g = np.random.default_rng(8)
@@ -809,8 +816,8 @@ def test_scalar_inputs_give_scalars(mf):
     assert scalar_code(mcast(mf, s, mf.float4_e2m1fn, rounding="down"),
                        mf.float4_e2m1fn) == 0x1
     r = mcast(mf, 1.0625, T, rounding="stochastic", rng=5)
-    d = draws_for(5, 1)[0]
-    assert scalar_code(r, T) == (0x39 if d < 2**63 else 0x38)
+    d = draws32_for(5, 1)[0]
+    assert scalar_code(r, T) == (0x39 if d < 2**31 else 0x38)
 
 
 def test_zero_dim_array_keeps_shape(mf):
@@ -894,3 +901,83 @@ def test_bad_rounding_is_value_error(mf, bad):
 def test_saturate_and_rounding_are_keyword_only(mf):
     with pytest.raises(TypeError):
         mf.cast(np.ones(2), mf.float8_e4m3fn, True)
+
+
+def _stochastic_mix(name, dtype, rng):
+    """Normal-range, subnormal-range, beyond-max, special and far-out values
+    of format `name`, interleaved so that vector steps mix them."""
+    info = R.finfo_expected(name)
+    mx, tiny = float(info["max"]), float(info["smallest_normal"])
+    parts = [rng.standard_normal(3000) * mx / 4, rng.standard_normal(2000) * tiny * 4,
+             rng.standard_normal(500) * mx * 1.5,
+             np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, mx, -mx]),
+             np.exp2(rng.uniform(-160, 140, 1000)) * rng.choice([-1.0, 1.0], 1000)]
+    x = np.concatenate(parts)
+    with np.errstate(over="ignore"):
+        x = x.astype(dtype)
+    blocks = np.concatenate([rng.permutation(x), x])  # shuffled, then grouped by kind
+    return blocks
+
+
+@ALL
+@pytest.mark.parametrize("source", [np.float32, np.float64])
+def test_stochastic_kernels_agree_with_the_reference(mf, name, source):
+    """The hand-written (AVX-512) and portable kernels against the reference,
+    on every kind of value, lengths not a multiple of any vector."""
+    T = getattr(mf, name)
+    rng = np.random.default_rng(seed_of("kernels", name, np.dtype(source).name))
+    x = _stochastic_mix(name, source, rng)[:12999]
+    for sat in (False, True):
+        seed = seed_of("kernels", name, sat)
+        exp = I.cast_array(name, x, "stochastic", sat, draws_for(seed, x.size))[0]
+        previous = mf._core._set_avx512_kernels(True)
+        try:
+            for enabled in (True, False):
+                mf._core._set_avx512_kernels(enabled)
+                got = mcast(mf, x, T, rounding="stochastic", saturate=sat, rng=seed)
+                assert_codes(got, exp, x, f"{name} saturate={sat} avx512={enabled}")
+        finally:
+            mf._core._set_avx512_kernels(previous)
+
+
+def grouped_inputs(name, dtype, seed):
+    """Runs of 256 values (the AVX-512 stochastic kernels pick one rule per
+    run of 256 from its smallest and largest magnitude) of each kind: all in
+    the normal range up to max, some below it (subnormal range, zeros), some
+    beyond max or not finite, and a mixed run; then a ragged tail."""
+    x = random_samples(name, dtype, 40_000)
+    fi = R.finfo_expected(name)
+    with np.errstate(invalid="ignore"):  # signaling NaNs among the patterns
+        a = np.abs(x.astype(np.float64))
+        normal = x[(a >= float(fi["tiny"])) & (a <= float(fi["max"]))]
+        below = x[a <= float(fi["max"])]
+        beyond = x[~(a <= float(fi["max"]))]
+    rng = np.random.default_rng(seed)
+    pick = lambda pool, n: rng.choice(pool, n)  # noqa: E731
+    runs = [
+        pick(normal, 256),
+        np.concatenate([pick(normal, 255), [dtype(fi["max"])]]),  # max itself is normal
+        pick(below, 256),
+        np.concatenate([pick(normal, 250), pick(beyond, 6)]),
+        pick(x, 256 + 37),
+    ]
+    return np.concatenate(runs).astype(dtype)
+
+
+@ALL
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_stochastic_runs_of_each_kind_with_every_kernel_set(mf, name, dtype):
+    T = getattr(mf, name)
+    seed = seed_of("runs", name, np.dtype(dtype).name)
+    x = grouped_inputs(name, dtype, seed)
+    for sat in (False, True):
+        exp = expected(name, x, "stochastic", sat, seed)
+        for kernel_set in mf._core._cpu_kernel_sets() + ["portable"]:
+            avx512, avx2 = kernel_set == "avx512", kernel_set in ("avx512", "avx2")
+            previous = mf._core._set_avx512_kernels(avx512), mf._core._set_avx2_kernels(avx2)
+            try:
+                got = mcast(mf, x, T, rounding="stochastic", saturate=sat, rng=seed)
+            finally:
+                mf._core._set_avx512_kernels(previous[0])
+                mf._core._set_avx2_kernels(previous[1])
+            assert_codes(got, exp, x, f"{name} {np.dtype(dtype).name} saturate={sat} {kernel_set}")

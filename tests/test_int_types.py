@@ -256,3 +256,96 @@ def test_scalars(name):
     assert type(t(hi) + t(0)) is t
     assert int(t(float(hi) + 0.75)) == hi
     assert str(t(lo)) == str(lo)
+
+
+def test_power_every_pair(name):
+    pairs = [(x, y) for x in values(name) for y in values(name) if y >= 0]
+    a = np.array([p[0] for p in pairs], dtype=typ(name))
+    b = np.array([p[1] for p in pairs], dtype=typ(name))
+    got = np.power(a, b)
+    assert got.dtype == np.dtype(typ(name))
+    assert [int(v) for v in got] == [wrap(x ** y, name) for x, y in pairs]
+    if limits(name)[1] >= 1:  # a Python int exponent
+        assert [int(v) for v in a ** 1] == [wrap(x, name) for x, _ in pairs]
+    if limits(name)[0] < 0:  # NumPy's rule for integer arrays
+        with pytest.raises(ValueError, match="negative integer powers"):
+            np.power(a, np.full(len(pairs), -1, dtype=typ(name)))
+
+
+def test_bulk_cast_kernels(name):
+    """Contiguous arrays long enough for the vectorized kernels (and their
+    tails), aligned and not, against the Python-int reference."""
+    lo, hi = limits(name)
+    rng = np.random.default_rng(23)
+    xs = np.concatenate([rng.uniform(lo - 3, hi + 3, 3000), [lo - 1, lo - 1 + 1e-6, hi + 1, hi + 1 - 1e-6,
+                                                            -0.0, np.nan, np.inf, -np.inf, 1e30, -1e30]])
+    for ftype in (np.float32, np.float64):
+        f = xs.astype(ftype)
+        for src in (f, np.frombuffer(b"\0" + f.tobytes(), dtype=ftype, offset=1)):  # unaligned too
+            with np.errstate(invalid="ignore"):
+                got = src.astype(typ(name))
+            expected = [math.trunc(v) if math.isfinite(v) and lo <= math.trunc(v) <= hi else 0 for v in src.tolist()]
+            assert [int(v) for v in got] == expected
+        with pytest.warns(RuntimeWarning, match="invalid value"):
+            f.astype(typ(name))
+    ints = rng.integers(-(1 << 40), 1 << 40, 3001)
+    for itype in (np.int32, np.uint32, np.int64, np.uint64, np.int16):
+        src = ints.astype(itype)
+        assert [int(v) for v in src.astype(typ(name))] == [wrap(int(v), name) for v in src.tolist()]
+    arr = np.array(rng.integers(lo, hi + 1, 3001), dtype=typ(name))
+    vals = [int(v) for v in arr]
+    assert arr.astype(np.int32).tolist() == vals and arr.astype(np.float32).tolist() == [float(v) for v in vals]
+    assert arr[1:].astype(np.int32).tolist() == vals[1:]
+
+
+def test_without_ml_dtypes_in_a_fresh_interpreter():
+    """ml_dtypes absent (blocked) or skipped: the integer types work, and
+    the ml_dtypes helpers say what they need."""
+    import os
+    import subprocess
+    import sys
+    code = (
+        "import sys; sys.modules['ml_dtypes'] = None\n"
+        "import numpy as np, minifloat as mf\n"
+        "a = np.array([1, -2], dtype=mf.int4)\n"
+        "assert (a + a).tolist() == [2, -4] and np.sum(a).dtype == np.int64\n"
+        "try:\n"
+        "    mf.to_ml_dtypes(a)\n"
+        "except TypeError as e:\n"
+        "    assert 'ml_dtypes' in str(e)\n"
+        "else:\n"
+        "    raise SystemExit('no TypeError')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
+    pytest.importorskip("ml_dtypes")
+    code = (
+        "import numpy as np, minifloat as mf, ml_dtypes\n"
+        "a = np.array([1, -2], dtype=mf.int4)\n"
+        "try:\n"
+        "    a.astype(ml_dtypes.int4)\n"
+        "except TypeError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise SystemExit('a cast with ml_dtypes exists although it was skipped')\n"
+        "assert [int(v) for v in mf.from_ml_dtypes(mf.to_ml_dtypes(a))] == [1, -2]\n"
+    )
+    env["MINIFLOAT_NO_ML_DTYPES"] = "1"
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
+
+
+def test_complex_casts(name):
+    vals = values(name)
+    arr = np.array(vals, dtype=typ(name))
+    lo, hi = limits(name)
+    for ctype in (np.complex64, np.complex128, np.clongdouble):
+        assert np.can_cast(typ(name), ctype)
+        got = arr.astype(ctype)
+        assert got.dtype == ctype and got.tolist() == [complex(v) for v in vals]
+        xs = [complex(x / 4, 1.5) for x in range(4 * (lo - 2), 4 * (hi + 3))]
+        with pytest.warns(np.exceptions.ComplexWarning):
+            with np.errstate(invalid="ignore"):
+                back = np.array(xs, dtype=ctype).astype(typ(name))
+        expected = [math.trunc(x.real) if lo <= math.trunc(x.real) <= hi else 0 for x in xs]
+        assert [int(v) for v in back] == expected
+    assert (arr + 1j).dtype == np.complex128

@@ -2,6 +2,7 @@
 NVFP4, checked against hand-computed blocks and against the exact reference
 in cast_mode_reference.py on Gaussian samples."""
 
+import io
 import math
 import zlib
 from fractions import Fraction
@@ -511,3 +512,379 @@ def test_many_blocks_against_reference(mf, fmt, mode, block_size):
     x[2, 30 * b:31 * b] = np.float32(2.0 ** -149)             # smallest subnormal
     q = quantize(mf, x, fmt, block_size=b, scale_mode=mode)
     check_against(q, I.mx_quantize(x, fmt, block_size=b, scale_mode=mode), fmt, f"{fmt} {mode} bs={b}")
+
+
+# --------------------------------------------------------------------------
+# dequantize: both kernel sets, every layout
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ALL_FMTS)
+@pytest.mark.parametrize("avx512", [True, False])
+def test_dequantize_layouts_and_kernels(mf, fmt, avx512):
+    """Blocks along the last, middle and first axes, whole and partial, block
+    sizes 32, 16 and 7, with zero, NaN and inf blocks; the hand-written
+    (AVX-512) and portable scaling loops: element * scale rounded once."""
+    rng = np.random.default_rng(zlib.crc32(f"deq{fmt}".encode()))
+    x = gaussian(zlib.crc32(f"deqx{fmt}".encode()), (3, 70, 37))
+    x[0, 5, :] = 0.0
+    x[1, 9, 3] = np.nan
+    x[2, 40, 30] = -np.inf
+    previous = mf._core._set_avx512_kernels(avx512)
+    try:
+        for axis in (-1, 1, 0):
+            for block_size in (32, 16, 7):
+                q = quantize(mf, x, fmt, axis=axis, block_size=block_size)
+                check_against(q, I.mx_quantize(x, fmt, axis=axis, block_size=block_size), fmt,
+                              f"axis {axis} block {block_size}")
+        whole = rng.standard_normal((4, 256)).astype(np.float32)  # rows of whole blocks: one flat pass
+        q = quantize(mf, whole, fmt, block_size=16, tensor_scale=0.75 if fmt == "nvfp4" else None)
+        check_against(q, I.mx_quantize(whole, fmt, block_size=16, tensor_scale=0.75 if fmt == "nvfp4" else None),
+                      fmt, "whole blocks")
+    finally:
+        mf._core._set_avx512_kernels(previous)
+
+
+def test_dequantize_mxint8_smallest_scale_is_exact(mf):
+    """MXINT8 at the scale 2^-127: 2^-127 * k / 64 lies in float32's
+    subnormal range, rounded once (k = 1: 2^-133, exact)."""
+    x = np.array([2.0**-133, -(2.0**-127)], np.float32)
+    q = quantize(mf, x, "mxint8", block_size=2)
+    assert scale_codes(q).tolist() == [0]
+    assert q.dequantize().tolist() == [2.0**-133, -(2.0**-127)]
+
+
+# --------------------------------------------------------------------------
+# MXArray.from_parts, pack, nbytes, save / load
+# --------------------------------------------------------------------------
+
+
+def fp4_value(code):
+    return float(R.decode("float4_e2m1fn", code))
+
+
+def test_from_parts_modelopt_nvfp4_layout(mf):
+    """An NVFP4 weight as NVIDIA ModelOpt stores it: uint8 (M, K/2), two
+    FP4 codes per byte with the first in the low nibble; float8_e4m3fn
+    scales (M, K/16) as uint8 codes; a float32 weight_scale_2. The value of
+    element (m, k) is fp4 * scale * weight_scale_2, rounded once."""
+    rng = np.random.default_rng(7)
+    m, k = 3, 64
+    codes = rng.integers(0, 16, (m, k))
+    packed = (codes[:, 0::2] | (codes[:, 1::2] << 4)).astype(np.uint8)
+    scale_codes_ = rng.integers(0x08, 0x70, (m, k // 16)).astype(np.uint8)
+    t = np.array(0.00390625 * 3, np.float32)
+    q = mf.mx.MXArray.from_parts(packed, scale_codes_, "nvfp4", axis=-1, tensor_scale=t, packed=True)
+    assert q.shape == (m, k) and q.block_size == 16 and q.tensor_scale == t
+    assert (R.codes_of(q.data) == codes).all()
+    exp = np.array([[fp4_value(codes[i, j]) * float(R.decode("float8_e4m3fn", scale_codes_[i, j // 16])) * float(t)
+                     for j in range(k)] for i in range(m)])
+    assert (q.dequantize(np.float64) == exp).all()
+    assert (q.dequantize() == exp.astype(np.float32)).all()
+    # the packed bytes come back from pack()
+    data_bytes, scale_bytes = q.pack()
+    assert bytes(data_bytes) == packed.tobytes() and bytes(scale_bytes) == scale_codes_.tobytes()
+    assert q.nbytes == packed.size + scale_codes_.size + 4
+
+
+@pytest.mark.parametrize("fmt", ALL_FMTS)
+def test_from_parts_round_trips(mf, fmt):
+    x = gaussian(zlib.crc32(f"parts{fmt}".encode()), (6, 48))
+    kw = {"tensor_scale": "auto"} if fmt == "nvfp4" else {}
+    q = quantize(mf, x, fmt, block_size=16, **kw)
+    same = lambda a, b: np.array_equal(a.view(np.uint32), b.view(np.uint32))  # noqa: E731
+    for data, scales in ((q.data, q.scales), (np.asarray(q.data).view(np.uint8), np.asarray(q.scales).view(np.uint8))):
+        r = mf.mx.MXArray.from_parts(data, scales, fmt, axis=1, block_size=16, tensor_scale=q.tensor_scale)
+        assert same(r.dequantize(), q.dequantize()) and r.data.dtype == q.data.dtype
+        assert r.scales.dtype == q.scales.dtype
+    data_bytes, scale_bytes = q.pack()
+    bits = {"mxfp8_e4m3": 8, "mxfp8_e5m2": 8, "mxfp6_e3m2": 6, "mxfp6_e2m3": 6, "mxfp4_e2m1": 4,
+            "mxint8": 8, "nvfp4": 4}[fmt]
+    assert bytes(data_bytes) == I.pack_codes(np.asarray(q.data).view(np.uint8), bits)
+    assert bytes(scale_bytes) == np.asarray(q.scales).view(np.uint8).tobytes()
+    assert q.nbytes == data_bytes.size + scale_bytes.size + (4 if q.tensor_scale is not None else 0)
+    assert data_bytes.size == -(-x.size * bits // 8)
+    r = mf.mx.MXArray.from_parts(data_bytes, scale_bytes.reshape(q.scales.shape), fmt, axis=1, block_size=16,
+                                 tensor_scale=q.tensor_scale, packed=True, shape=x.shape)
+    assert same(r.dequantize(), q.dequantize())
+    # blocks along the first axis
+    q0 = quantize(mf, x, fmt, axis=0, block_size=4, **kw)
+    r0 = mf.mx.MXArray.from_parts(q0.data, q0.scales, fmt, axis=0, block_size=4, tensor_scale=q0.tensor_scale)
+    assert same(r0.dequantize(), q0.dequantize())
+
+
+@pytest.mark.parametrize("fmt", ALL_FMTS)
+def test_save_and_load(mf, fmt, tmp_path):
+    x = gaussian(zlib.crc32(f"save{fmt}".encode()), (5, 40))
+    x[2, 3] = np.nan
+    kw = {"tensor_scale": 0.1} if fmt == "nvfp4" else {}
+    q = quantize(mf, x, fmt, axis=0, block_size=2, **kw)
+    buffer = io.BytesIO()
+    q.save(buffer)
+    buffer.seek(0)
+    with np.load(buffer, allow_pickle=False) as archive:  # pickle-free
+        assert sorted(archive.files) == ["data", "meta", "scales"]
+        assert archive["data"].dtype == np.uint8 and archive["scales"].dtype == np.uint8
+        assert archive["meta"].dtype.kind == "U"
+    buffer.seek(0)
+    r = mf.mx.MXArray.load(buffer)
+    path = tmp_path / "w.npz"
+    q.save(path)
+    r2 = mf.mx.MXArray.load(path)
+    for loaded in (r, r2):
+        assert loaded.format == fmt and loaded.shape == q.shape and loaded.axis == 0 and loaded.block_size == 2
+        assert (np.asarray(loaded.data).view(np.uint8) == np.asarray(q.data).view(np.uint8)).all()
+        assert (np.asarray(loaded.scales).view(np.uint8) == np.asarray(q.scales).view(np.uint8)).all()
+        assert loaded.tensor_scale == q.tensor_scale
+        if q.tensor_scale is not None:
+            assert type(loaded.tensor_scale) is np.float32
+
+
+def test_load_rejects_other_files(mf, tmp_path):
+    np.savez(tmp_path / "a.npz", data=np.zeros(2, np.uint8))
+    with pytest.raises(ValueError, match="not an MXArray file"):
+        mf.mx.MXArray.load(tmp_path / "a.npz")
+    np.savez(tmp_path / "b.npz", data=np.zeros(2, np.uint8), scales=np.zeros(1, np.uint8),
+             meta=np.array("{not json"))
+    with pytest.raises(ValueError, match="bad metadata"):
+        mf.mx.MXArray.load(tmp_path / "b.npz")
+    meta = '{"minifloat_mxarray": 99, "format": "mxint8", "shape": [2], "axis": 0, "block_size": 2, ' \
+           '"tensor_scale": null}'
+    np.savez(tmp_path / "c.npz", data=np.zeros(2, np.uint8), scales=np.zeros(1, np.uint8), meta=np.array(meta))
+    with pytest.raises(ValueError, match="version"):
+        mf.mx.MXArray.load(tmp_path / "c.npz")
+    meta = meta.replace("99", "1")
+    np.savez(tmp_path / "d.npz", data=np.zeros(3, np.uint8), scales=np.zeros(1, np.uint8), meta=np.array(meta))
+    with pytest.raises(ValueError, match="int8 elements"):
+        mf.mx.MXArray.load(tmp_path / "d.npz")
+    np.savez(tmp_path / "e.npz", data=np.zeros(2, np.uint8), scales=np.zeros(1, object), meta=np.array(meta))
+    with pytest.raises(ValueError):  # an object array needs pickles: refused
+        mf.mx.MXArray.load(tmp_path / "e.npz")
+
+
+def test_from_parts_errors(mf):
+    d = np.zeros((4, 64), np.uint8)
+    s = np.zeros((4, 2), np.uint8)
+    P = mf.mx.MXArray.from_parts
+    assert P(d, s, "mxfp8_e4m3").shape == (4, 64)
+    with pytest.raises(ValueError, match=r"scales must have shape \(4, 2\)"):
+        P(d, np.zeros((4, 3), np.uint8), "mxfp8_e4m3")
+    with pytest.raises(ValueError, match=r"shape \(4, 4\)"):
+        P(d, s, "mxfp8_e4m3", block_size=16)
+    with pytest.raises(ValueError, match=r"shape \(1, 64\)"):
+        P(d, s, "mxfp8_e4m3", axis=0, block_size=32)
+    with pytest.raises(TypeError, match="float8_e4m3fn values or uint8 codes"):
+        P(d.astype(np.float32), s, "mxfp8_e4m3")
+    with pytest.raises(TypeError, match="float8_e5m2 values or uint8 codes"):
+        P(d.view(mf.float8_e4m3fn), s, "mxfp8_e5m2")
+    with pytest.raises(TypeError, match="float8_e8m0fnu values or uint8 codes"):
+        P(d, s.astype(np.float32), "mxfp8_e4m3")
+    with pytest.raises(TypeError, match="float8_e4m3fn values or uint8 codes"):
+        P(d, s.view(mf.float8_e8m0fnu), "nvfp4", block_size=32)
+    with pytest.raises(ValueError, match="4 bits"):
+        P(np.full((4, 64), 17, np.uint8), s, "mxfp4_e2m1")
+    with pytest.raises(ValueError, match="fmt must be one of"):
+        P(d, s, "mxfp9")
+    with pytest.raises(ValueError, match="block_size"):
+        P(d, s, "mxfp8_e4m3", block_size=0)
+    with pytest.raises(ValueError, match="block_size"):
+        P(d, s, "mxfp8_e4m3", block_size=2.5)
+    with pytest.raises(ValueError, match="'nvfp4' only"):
+        P(d, s, "mxfp8_e4m3", tensor_scale=1.0)
+    for bad in (0.0, -1.0, np.nan, np.inf, [1.0, 2.0]):
+        with pytest.raises(ValueError, match="tensor_scale"):
+            P(d, np.zeros((4, 4), np.uint8), "nvfp4", tensor_scale=bad)
+    with pytest.raises(TypeError, match="uint8 bytes"):
+        P(d.view(mf.float8_e4m3fn), s, "mxfp4_e2m1", packed=True)
+    with pytest.raises(ValueError, match="whole 6-bit codes"):
+        P(np.zeros((4, 5), np.uint8), s, "mxfp6_e3m2", packed=True)
+    with pytest.raises(ValueError, match="bytes packed"):
+        P(np.zeros(10, np.uint8), np.zeros(1, np.uint8), "mxfp4_e2m1", packed=True, shape=(30,))
+    with pytest.raises(ValueError, match="only for packed"):
+        P(d, s, "mxfp8_e4m3", shape=(4, 64))
+    with pytest.raises(ValueError, match="at least one dimension"):
+        P(np.uint8(3), np.zeros(1, np.uint8), "mxfp8_e4m3")
+    with pytest.raises(np.exceptions.AxisError):
+        P(d, s, "mxfp8_e4m3", axis=2)
+    # packed FP4 rows: (4, 32) bytes hold (4, 64) codes
+    assert P(np.zeros((4, 32), np.uint8), s, "mxfp4_e2m1", packed=True).shape == (4, 64)
+    assert P(np.zeros((4, 48), np.uint8), s, "mxfp6_e2m3", packed=True).shape == (4, 64)
+
+
+# --------------------------------------------------------------------------
+# mf.mx.matmul / mf.mx.dot (OCP MX v1.0 section 6.2) in the documented order
+# --------------------------------------------------------------------------
+
+
+def f32_of(q):
+    """Fraction q rounded once to float32 (subnormals; overflow to inf) as a Fraction or inf."""
+    if q == 0:
+        return Fraction(0)
+    neg, a = q < 0, abs(q)
+    k = max(R.floor_log2(a), -126)
+    unit = Fraction(2) ** (k - 23)
+    r = R.round_half_even(a / unit) * unit
+    if r >= Fraction(2) ** 128:
+        return -math.inf if neg else math.inf
+    return -r if neg else r
+
+
+def element_values(q):
+    if q.format == "mxint8":
+        return [[Fraction(int(v), 64) for v in row] for row in np.atleast_2d(np.asarray(q.data))]
+    name = ELEM_DTYPE[q.format]
+    # "-0" is zero; NaN elements only occur in NaN blocks, whose results are NaN
+    value = lambda c: Fraction(0) if isinstance(R.decode(name, c), str) else R.decode(name, c)  # noqa: E731
+    return [[value(int(c)) for c in row] for row in np.atleast_2d(R.codes_of(np.asarray(q.data)))]
+
+
+def matmul_reference(qa, qb):
+    """The order mf.mx.matmul documents, in exact arithmetic with one float32
+    rounding per step."""
+    a, b = element_values(qa), element_values(qb)
+    ea = np.atleast_2d(scale_codes(qa))
+    eb = scale_codes(qb).reshape(-1, np.asarray(qb.data).reshape(len(b), -1).shape[1])
+    m, k, n = len(a), len(b), len(b[0])
+    bs = qa.block_size
+    out = np.zeros((m, n), np.float32)
+    for i in range(m):
+        for j in range(n):
+            if (ea[i] == 0xFF).any() or (eb[:, j] == 0xFF).any():
+                out[i, j] = np.nan
+                continue
+            acc = Fraction(0)
+            for kb in range(-(-k // bs)):
+                t = Fraction(0)
+                for kk in range(kb * bs, min(k, (kb + 1) * bs)):
+                    t = f32_of(t + a[i][kk] * b[kk][j])  # the block sums stay finite here
+                scaled = f32_of(t * Fraction(2) ** (int(ea[i, kb]) + int(eb[kb, j]) - 254))
+                if isinstance(acc, float) or isinstance(scaled, float):  # an infinity: IEEE addition
+                    acc = float(acc) + float(scaled)
+                else:
+                    acc = f32_of(acc + scaled)
+            out[i, j] = float(acc)
+    return out
+
+
+MATMUL_PAIRS = [("mxfp8_e4m3", "mxfp8_e4m3"), ("mxfp8_e5m2", "mxfp8_e5m2"), ("mxfp4_e2m1", "mxfp6_e2m3"),
+                ("mxint8", "mxfp6_e3m2"), ("mxfp8_e5m2", "mxint8")]
+
+
+@pytest.mark.parametrize("fa,fb", MATMUL_PAIRS)
+@pytest.mark.parametrize("avx512", [True, False])
+def test_matmul_against_reference(mf, fa, fb, avx512):
+    """Exact: element products, block sums (one FMA rounding per step),
+    2^(Ea + Eb) scaling and float32 accumulation in the stated order. Rows of
+    very different magnitudes (sums and scaled sums that round, scales
+    whose product under- or overflows float32), partial blocks, row tails
+    (not a multiple of 6) and column tails (not a multiple of 32)."""
+    rng = np.random.default_rng(zlib.crc32(f"mm{fa}{fb}".encode()))
+    m, k, n = 7, 45, 35
+    a = (rng.standard_normal((m, k)) * 2.0 ** rng.integers(-60, 60, (m, 1))).astype(np.float32)
+    b = (rng.standard_normal((k, n)) * 2.0 ** rng.integers(-60, 60, (1, n))).astype(np.float32)
+    a[0, :16] = 3e38  # scale 2^127 in a's first block of row 0 ...
+    b[:16, 0] = 3e38  # ... and of b's column 0: a product past float32 (inf)
+    a[1, :] = 1e-38
+    b[:, 1] = 1e-38   # tiny scales: their product underflows
+    qa = quantize(mf, a, fa, axis=-1, block_size=16)
+    qb = quantize(mf, b, fb, axis=0, block_size=16)
+    previous = mf._core._set_avx512_kernels(avx512)
+    try:
+        with np.errstate(over="ignore"):
+            got = mf.mx.matmul(qa, qb)
+    finally:
+        mf._core._set_avx512_kernels(previous)
+    exp = matmul_reference(qa, qb)
+    assert got.dtype == np.float32 and got.shape == (m, n)
+    ok = (got.view(np.uint32) == exp.view(np.uint32)) | (np.isnan(got) & np.isnan(exp))
+    assert ok.all(), (np.argwhere(~ok)[:5], got[~ok][:5], exp[~ok][:5])
+
+
+def test_matmul_nan_scales_and_block_sizes(mf):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 20)).astype(np.float32)
+    b = rng.standard_normal((20, 3)).astype(np.float32)
+    a[2, 5] = np.nan
+    b[11, 1] = np.inf
+    for bs in (8, 32, 1):
+        qa = quantize(mf, a, "mxfp8_e4m3", block_size=bs)
+        qb = quantize(mf, b, "mxfp8_e4m3", axis=0, block_size=bs)
+        got = mf.mx.matmul(qa, qb)
+        assert np.isnan(got[2]).all() and np.isnan(got[:, 1]).all()
+        exp = matmul_reference(qa, qb)
+        assert ((got == exp) | (np.isnan(got) & np.isnan(exp))).all(), bs
+
+
+def test_matmul_close_to_float64_product(mf):
+    """Sanity: for 512 x 512 operands the result is the float64 product of
+    the dequantized operands up to float32 accumulation error."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((64, 512)).astype(np.float32)
+    b = rng.standard_normal((512, 48)).astype(np.float32)
+    qa, qb = quantize(mf, a, "mxfp8_e4m3"), quantize(mf, b, "mxfp8_e4m3", axis=0)
+    exact = qa.dequantize(np.float64) @ qb.dequantize(np.float64)
+    bound = 512 * 2.0**-24 * (np.abs(qa.dequantize(np.float64)) @ np.abs(qb.dequantize(np.float64))) * 1.01
+    assert (np.abs(mf.mx.matmul(qa, qb) - exact) <= bound).all()
+
+
+def test_dot(mf):
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal(100).astype(np.float32), rng.standard_normal(100).astype(np.float32)
+    qx, qy = quantize(mf, x, "mxfp8_e4m3"), quantize(mf, y, "mxfp4_e2m1")
+    d = mf.mx.dot(qx, qy)
+    assert isinstance(d, np.float32)
+    qa = mf.mx.MXArray.from_parts(qx.data.reshape(1, 100), qx.scales.reshape(1, 4), "mxfp8_e4m3")
+    qb = mf.mx.MXArray.from_parts(qy.data.reshape(100, 1), qy.scales.reshape(4, 1), "mxfp4_e2m1", axis=0)
+    assert d == mf.mx.matmul(qa, qb)[0, 0] == matmul_reference(qa, qb)[0, 0]
+
+
+def test_matmul_errors(mf):
+    a = quantize(mf, np.ones((2, 64), np.float32), "mxfp8_e4m3")
+    b = quantize(mf, np.ones((64, 3), np.float32), "mxfp8_e4m3", axis=0)
+    assert mf.mx.matmul(a, b).tolist() == [[64.0] * 3] * 2
+    with pytest.raises(TypeError, match="MXArray"):
+        mf.mx.matmul(np.ones((2, 64)), b)
+    with pytest.raises(ValueError, match="nvfp4"):
+        mf.mx.matmul(quantize(mf, np.ones((2, 64), np.float32), "nvfp4"), b)
+    with pytest.raises(ValueError, match="last axis"):
+        mf.mx.matmul(quantize(mf, np.ones((64, 64), np.float32), "mxfp8_e4m3", axis=0), b)
+    with pytest.raises(ValueError, match="last axis"):
+        mf.mx.matmul(a, quantize(mf, np.ones((64, 3), np.float32), "mxfp8_e4m3"))
+    with pytest.raises(ValueError, match="block size"):
+        mf.mx.matmul(a, quantize(mf, np.ones((64, 3), np.float32), "mxfp8_e4m3", axis=0, block_size=16))
+    with pytest.raises(ValueError, match="inner sizes"):
+        mf.mx.matmul(a, quantize(mf, np.ones((32, 3), np.float32), "mxfp8_e4m3", axis=0))
+    with pytest.raises(ValueError, match="2-D"):
+        mf.mx.matmul(quantize(mf, np.ones(64, np.float32), "mxfp8_e4m3"), b)
+    with pytest.raises(ValueError, match="1-D"):
+        mf.mx.dot(a, b)
+    with pytest.raises(ValueError, match="lengths"):
+        mf.mx.dot(quantize(mf, np.ones(64, np.float32), "mxint8"), quantize(mf, np.ones(32, np.float32), "mxint8"))
+
+
+def test_blocks_longer_than_the_axis_and_edited_attributes(mf):
+    """A block longer than the axis is one block of it (dequantize, matmul,
+    dot hand the kernels the axis's length); an MXArray whose block_size or
+    scales were edited into disagreement raises ValueError, never reads past
+    its scales."""
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((3, 40)).astype(np.float32)
+    b = rng.standard_normal((40, 2)).astype(np.float32)
+    huge = 2**62
+    qa, qb = quantize(mf, a, "mxfp8_e4m3", block_size=huge), quantize(mf, b, "mxint8", axis=0, block_size=huge)
+    same_a, same_b = quantize(mf, a, "mxfp8_e4m3", block_size=40), quantize(mf, b, "mxint8", axis=0, block_size=40)
+    assert qa.scales.shape == (3, 1) and (R.codes_of(qa.scales) == R.codes_of(same_a.scales)).all()
+    assert (qa.dequantize() == same_a.dequantize()).all() and (qb.dequantize() == same_b.dequantize()).all()
+    got = mf.mx.matmul(qa, qb)
+    assert (got == mf.mx.matmul(same_a, same_b)).all() and (got == matmul_reference(same_a, same_b)).all()
+    assert mf.mx.dot(quantize(mf, a[0], "mxfp4_e2m1", block_size=huge),
+                     quantize(mf, b[:, 0], "mxfp4_e2m1", block_size=huge)) == \
+        mf.mx.dot(quantize(mf, a[0], "mxfp4_e2m1", block_size=40), quantize(mf, b[:, 0], "mxfp4_e2m1", block_size=40))
+    edited = quantize(mf, a, "mxfp8_e4m3", block_size=8)
+    edited.block_size = 4
+    with pytest.raises(ValueError, match="5 scales along axis 1 for 10 blocks"):
+        edited.dequantize()
+    for bad in (0, -3, 2.5, True):
+        edited.block_size = bad
+        with pytest.raises(ValueError, match="positive integer"):
+            edited.dequantize()

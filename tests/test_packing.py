@@ -297,3 +297,67 @@ def test_pack_of_zero_d_and_empty(mf):
         assert bytes(p) == I.pack_codes([fmt.mask & 0x35], fmt.bits)
         e = mf.pack(np.zeros((3, 0), T))
         assert e.shape == (0,) and e.dtype == np.uint8
+
+
+# --------------------------------------------------------------------------
+# The C++ kernels at vector lengths, hand-written and portable
+# --------------------------------------------------------------------------
+LONG = [63, 64, 65, 127, 128, 129, 1000, 4096, 4099, 20001]
+
+
+@ALL
+@pytest.mark.parametrize("n", LONG)
+def test_long_arrays_against_reference(mf, name, n):
+    """Lengths around the 64-code vector steps (FP6 with AVX-512 VBMI),
+    codes with junk above the format's width, both kernel sets."""
+    fmt = R.FORMATS[name]
+    codes = rand_codes(name, n, seed=n)
+    exp = I.pack_codes(codes, fmt.bits)
+    arr = arr_from_codes(mf, name, codes)
+    if fmt.bits < 8:  # set the unused high bits: pack must ignore them
+        junk = np.random.default_rng(n).integers(0, 256, n, dtype=np.uint8) & np.uint8(~fmt.mask & 0xFF)
+        arr = (arr.view(np.uint8) | junk).view(arr.dtype)
+    previous = mf._core._set_avx512_kernels(True)
+    try:
+        for enabled in (True, False):
+            mf._core._set_avx512_kernels(enabled)
+            packed = mf.pack(arr)
+            assert as_bytes(packed) == exp, (name, n, enabled)
+            back = mf.unpack(packed, getattr(mf, name), n)
+            assert (R.codes_of(back) == codes).all(), (name, n, enabled)
+    finally:
+        mf._core._set_avx512_kernels(previous)
+
+
+@ALL
+@pytest.mark.parametrize("source", [np.float32, np.float64])
+def test_cast_packed_is_pack_of_cast(mf, name, source):
+    """mf.cast(..., packed=True) (rounded and packed chunk by chunk) gives
+    the bytes mf.pack gives for mf.cast's result: every mode, saturation,
+    lengths across the 4096-value chunks."""
+    T = getattr(mf, name)
+    rng = np.random.default_rng(zlib.crc32(f"packed{name}".encode()))
+    scale = float(R.finfo_expected(name)["max"]) / 4
+    for n in (0, 1, 7, 4095, 4096, 4097, 9001):
+        with np.errstate(over="ignore"):  # float8_e8m0fnu's max / 4 is past float32: a few inf
+            x = (rng.standard_normal(n) * scale).astype(source)
+        if n > 10:
+            x[:4] = [np.nan, np.inf, -np.inf, -0.0]
+        for mode in ("nearest_even", "toward_zero", "up", "stochastic"):
+            for sat in (False, True):
+                with np.errstate(all="ignore"):
+                    got = mf.cast(x, T, rounding=mode, saturate=sat, rng=5, packed=True)
+                    exp = mf.pack(mf.cast(x, T, rounding=mode, saturate=sat, rng=5))
+                assert got.dtype == np.uint8 and got.ndim == 1
+                assert as_bytes(got) == as_bytes(exp), (name, n, mode, sat)
+
+
+def test_cast_packed_other_sources_and_shapes(mf):
+    """Integer, object and 2-D sources: packed in C order."""
+    x = np.array([[1, 2, 3], [-4, 5, 6]], np.int64)
+    got = mf.cast(x, mf.float4_e2m1fn, packed=True)
+    assert as_bytes(got) == as_bytes(mf.pack(mf.cast(x, mf.float4_e2m1fn)))
+    assert as_bytes(mf.cast([0.5, 1.0, 1.5], mf.float4_e2m1fn, packed=True)) == b"\x21\x03"
+    assert as_bytes(mf.cast(np.float64(1.0), mf.float8_e4m3fn, packed=True)) == b"\x38"
+    big = np.array([2**70, -(2**70)], dtype=object)
+    assert as_bytes(mf.cast(big, mf.float8_e5m2, saturate=True, packed=True)) == b"\x7b\xfb"

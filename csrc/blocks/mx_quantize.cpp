@@ -1,7 +1,8 @@
 // The Python side of block quantization (mf.mx): OCP Microscaling (MX v1.0
 // §6.3) with power-of-two E8M0 scales, and NVFP4 with float8_e4m3fn scales.
 // Rows of a C-contiguous float32 matrix are cut into blocks along the last
-// axis; the row kernels are in mx_kernels.cpp.
+// axis; the row kernels are in mx_kernels.cpp. Dequantization
+// (dequantize_kernels.cpp) and MX matrix products (mx_matmul.cpp) too.
 #include "mx_quantize.h"
 
 #include <algorithm>
@@ -11,7 +12,9 @@
 
 #include "numpy_api.h"
 
+#include "dequantize_kernels.h"
 #include "mx_kernels.h"
+#include "mx_matmul.h"
 #include "registry.h"
 
 namespace py = pybind11;
@@ -149,6 +152,121 @@ py::tuple nvfp4_quantize(py::handle values, npy_intp block_size, double tensor_s
     return py::make_tuple(data, scales);
 }
 
+// A C-contiguous array of 1-byte codes (any dtype of itemsize 1).
+PyArrayObject* require_code_array(py::handle obj, const char* what) {
+    if (!PyArray_Check(obj.ptr())) throw py::type_error(std::string(what) + " must be a NumPy array");
+    PyArrayObject* a = reinterpret_cast<PyArrayObject*>(obj.ptr());
+    if (PyArray_ITEMSIZE(a) != 1 || !PyArray_IS_C_CONTIGUOUS(a)) {
+        throw py::value_error(std::string(what) + " must be a C-contiguous array of 1-byte codes");
+    }
+    return a;
+}
+
+const FormatRuntime& format_at(int index, const char* what) {
+    if (index < 0 || index >= kFormatCount) throw py::value_error(std::string("unknown ") + what + " format");
+    return runtime(index);
+}
+
+// How MX element codes (one byte each) decode: int8 for a negative index,
+// else the format's plan. A 16-bit format is refused: its decoder would read
+// two bytes per code, past the array.
+ElementDecoding byte_element_decoding(int element_index) {
+    if (element_index < 0) return ElementDecoding{nullptr};
+    const FormatRuntime& rt = format_at(element_index, "element");
+    if (rt.format.storage_bytes != 1) {
+        throw py::value_error(std::string("MX elements must be an 8-bit or narrower format, not ") +
+                              kFormatTable[element_index].name);
+    }
+    return ElementDecoding{&rt.decode_plan};
+}
+
+// MXArray.dequantize: element codes (element_index < 0: int8 in 2^-6
+// units) in the layout (outer, count, inner), blocks of block_size along
+// count, scale codes of format scale_index; float32 or float64 out.
+py::object mx_dequantize(py::handle data_obj, py::handle scales_obj, int element_index, int scale_index,
+                         npy_intp block_size, npy_intp outer, npy_intp count, npy_intp inner, double tensor_scale,
+                         bool float64) {
+    PyArrayObject* data = require_code_array(data_obj, "data");
+    PyArrayObject* scales = require_code_array(scales_obj, "scales");
+    if (block_size <= 0 || outer < 0 || count < 0 || inner < 0) throw py::value_error("bad block layout");
+    // the sizes below must not wrap around (they are checked against the arrays')
+    npy_intp elements = 0;
+    if (__builtin_mul_overflow(outer, count, &elements) || __builtin_mul_overflow(elements, inner, &elements)) {
+        throw py::value_error("the block layout has more elements than an array can hold");
+    }
+    const BlockLayout layout{static_cast<size_t>(outer), static_cast<size_t>(count), static_cast<size_t>(inner),
+                             static_cast<size_t>(block_within(block_size, count))};
+    if (static_cast<size_t>(PyArray_SIZE(data)) != layout.size() ||
+        static_cast<size_t>(PyArray_SIZE(scales)) != layout.outer * layout.blocks() * layout.inner) {
+        throw py::value_error("data and scales do not match the block layout");
+    }
+    const FormatRuntime& scale = format_at(scale_index, "scale");
+    // the codes are read one byte each: a 16-bit format would read past them
+    if (scale.format.storage_bytes != 1) {
+        throw py::value_error(std::string("MX scales must be an 8-bit format, not ") + kFormatTable[scale_index].name);
+    }
+    const ElementDecoding element = byte_element_decoding(element_index);
+    const double unit = element_index < 0 ? 1.0 / 64.0 : 1.0;  // MXINT8 counts 2^-6 steps
+    PyObject* result = PyArray_SimpleNew(PyArray_NDIM(data), PyArray_DIMS(data), float64 ? NPY_FLOAT64 : NPY_FLOAT32);
+    if (result == nullptr) throw py::error_already_set();
+    py::object out = py::reinterpret_steal<py::object>(result);
+    const uint8_t* codes = static_cast<const uint8_t*>(PyArray_DATA(data));
+    const uint8_t* scale_codes = static_cast<const uint8_t*>(PyArray_DATA(scales));
+    void* out_data = PyArray_DATA(reinterpret_cast<PyArrayObject*>(result));
+    {
+        py::gil_scoped_release release;
+        if (float64) {
+            double scale_of[256];
+            for (uint32_t c = 0; c < 256; c++) scale_of[c] = scale.decode_f64[c & (scale.code_count() - 1)] * unit;
+            dequantize_f64(element, scale_of, tensor_scale, layout, codes, scale_codes, static_cast<double*>(out_data));
+        } else {
+            float scale_of[256];  // exact: 2^E * 2^-6 >= 2^-133, float8_e4m3fn values
+            for (uint32_t c = 0; c < 256; c++) {
+                scale_of[c] = static_cast<float>(scale.decode_f64[c & (scale.code_count() - 1)] * unit);
+            }
+            dequantize_f32(element, scale_of, static_cast<float>(tensor_scale), layout, codes, scale_codes,
+                           static_cast<float*>(out_data));
+        }
+    }
+    return out;
+}
+
+// mf.mx.matmul: A (M x K, blocks along K in rows) times B (K x N, blocks
+// along K in columns), E8M0 scales; element_index < 0: int8 elements.
+py::object mx_matmul_codes(py::handle a_codes, py::handle a_scales, int a_element, py::handle b_codes,
+                           py::handle b_scales, int b_element, npy_intp block_size) {
+    PyArrayObject* ac = require_code_array(a_codes, "A's codes");
+    PyArrayObject* as = require_code_array(a_scales, "A's scales");
+    PyArrayObject* bc = require_code_array(b_codes, "B's codes");
+    PyArrayObject* bs = require_code_array(b_scales, "B's scales");
+    if (PyArray_NDIM(ac) != 2 || PyArray_NDIM(as) != 2 || PyArray_NDIM(bc) != 2 || PyArray_NDIM(bs) != 2) {
+        throw py::value_error("mx_matmul takes matrices");
+    }
+    if (block_size <= 0) throw py::value_error("block_size must be positive");
+    const npy_intp m = PyArray_DIM(ac, 0), k = PyArray_DIM(ac, 1), n = PyArray_DIM(bc, 1);
+    block_size = block_within(block_size, k);
+    const npy_intp blocks = block_count(k, block_size);
+    if (PyArray_DIM(bc, 0) != k || PyArray_DIM(as, 0) != m || PyArray_DIM(as, 1) != blocks ||
+        PyArray_DIM(bs, 0) != blocks || PyArray_DIM(bs, 1) != n) {
+        throw py::value_error("the operands' shapes and scales do not match");
+    }
+    const MxOperand a{static_cast<const uint8_t*>(PyArray_DATA(ac)), static_cast<const uint8_t*>(PyArray_DATA(as)),
+                      byte_element_decoding(a_element)};
+    const MxOperand b{static_cast<const uint8_t*>(PyArray_DATA(bc)), static_cast<const uint8_t*>(PyArray_DATA(bs)),
+                      byte_element_decoding(b_element)};
+    npy_intp dims[2] = {m, n};
+    PyObject* result = PyArray_SimpleNew(2, dims, NPY_FLOAT32);
+    if (result == nullptr) throw py::error_already_set();
+    py::object out = py::reinterpret_steal<py::object>(result);
+    float* c = static_cast<float*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(result)));
+    {
+        py::gil_scoped_release release;
+        mx_matmul(a, b, static_cast<size_t>(m), static_cast<size_t>(n), static_cast<size_t>(k),
+                  static_cast<size_t>(block_size), c);
+    }
+    return out;
+}
+
 }  // namespace
 
 void register_mx_bindings(py::module_& m) {
@@ -159,6 +277,13 @@ void register_mx_bindings(py::module_& m) {
     m.def("nvfp4_quantize", &nvfp4_quantize, py::arg("values"), py::arg("block_size"),
           py::arg("tensor_scale"),
           "NVFP4 block quantization of a float32 matrix along its rows -> (elements, e4m3 scales).");
+    m.def("mx_dequantize", &mx_dequantize, py::arg("data"), py::arg("scales"), py::arg("element_index"),
+          py::arg("scale_index"), py::arg("block_size"), py::arg("outer"), py::arg("count"), py::arg("inner"),
+          py::arg("tensor_scale"), py::arg("float64"),
+          "Block-scaled element codes times their scales, as float32 or float64.");
+    m.def("mx_matmul", &mx_matmul_codes, py::arg("a_codes"), py::arg("a_scales"), py::arg("a_element"),
+          py::arg("b_codes"), py::arg("b_scales"), py::arg("b_element"), py::arg("block_size"),
+          "MX matrix product (OCP MX v1.0 6.2) in float32, in the order mx_matmul.h states.");
     m.def("format_index", [](const std::string& name) { return format_index_of_name(name.c_str()); });
 }
 

@@ -3,6 +3,7 @@
 #include "numpy_api.h"
 #include "array_functions.h"
 #include "cast_array.h"
+#include "cast_extras.h"
 #include "dlpack_interop.h"
 #include "fp_status.h"
 #include "memory_streams.h"
@@ -20,6 +21,7 @@ namespace minifloat {
 void register_bindings(py::module_& m) {
     register_cast_bindings(m);
     register_mx_bindings(m);
+    register_cast_extra_bindings(m);
     register_dlpack_bindings(m);
     register_fallback_bindings(m);
     register_user_format_bindings(m);

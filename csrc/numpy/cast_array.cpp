@@ -1,6 +1,7 @@
 #include "cast_array.h"
 
 #include <string>
+#include <vector>
 
 #include "numpy_api.h"
 
@@ -14,8 +15,6 @@
 namespace py = pybind11;
 
 namespace minifloat {
-
-namespace {
 
 Rounding parse_rounding(const std::string& name) {
     if (name == "nearest_even" || name == "nearest") return Rounding::nearest_even;
@@ -36,6 +35,8 @@ PyArrayObject* require_contiguous(py::handle obj, const char* what) {
     }
     return array;
 }
+
+namespace {
 
 // Element-by-element exact rounding for sources the bulk kernels do not
 // take (int64/uint64 beyond 2^53, long double).
@@ -151,10 +152,17 @@ py::object encode_objects(py::handle source, const std::string& format_name, boo
     const uint64_t* random = job.random;
     const npy_intp n = job.n;
     char* out_data = job.out_data;
+    // A reference to every element first: an element's __float__ may
+    // replace elements or resize the array, freeing what `items` points to.
     PyObject* const* items = static_cast<PyObject* const*>(PyArray_DATA(job.src));
+    std::vector<py::object> held;
+    held.reserve(static_cast<size_t>(n));
+    for (npy_intp i = 0; i < n; i++) {
+        held.push_back(py::reinterpret_borrow<py::object>(items[i] != nullptr ? items[i] : Py_None));
+    }
     uint32_t flags = 0;
     for (npy_intp i = 0; i < n; i++) {
-        PyObject* item = items[i] != nullptr ? items[i] : Py_None;
+        PyObject* item = held[static_cast<size_t>(i)].ptr();
         if (item == Py_None || PyComplex_Check(item) || PyArray_IsScalar(item, ComplexFloating) ||
             PyUnicode_Check(item) || PyBytes_Check(item)) {
             throw py::type_error(std::string("mf.cast needs real numbers, not '") + Py_TYPE(item)->tp_name + "'");

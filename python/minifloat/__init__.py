@@ -25,12 +25,13 @@ for _name in FORMAT_NAMES:
     globals()[type(_np.dtype(_scalar_type)).__name__] = type(_np.dtype(_scalar_type))
 del _name, _scalar_type
 
-from . import _numpy_compat, _printing, mx
+from . import _numpy_compat, _printing, mx, quant
 from ._cast import cast
 from ._dlpack import from_dlpack, to_dlpack
 from ._io import NpzArchive, load, load_safetensors, save, save_safetensors, savez, savez_compressed
 from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._packing import pack, unpack
+from .quant import AffineQuantizedArray, quantize_affine  # noqa: F401  (also mf.quant.quantize_affine)
 from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, int1, int2, int4, pack, uint1, uint2, uint4, unpack  # noqa: F401,F811  (issue 19: pack/unpack take the integer types too)
 from ._user_formats import float_format
 
@@ -52,6 +53,7 @@ __all__ = [
     "load_safetensors",
     "mx",
     "pack",
+    "quant",
     "save",
     "save_safetensors",
     "savez",

@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import mx as mx
+from . import quant as quant
 
 __version__: Final[str]
 FORMAT_NAMES: Final[tuple[str, ...]]
@@ -54,6 +55,7 @@ def cast(
     saturate: bool = False,
     rounding: Rounding = "nearest_even",
     rng: np.random.Generator | int | None = None,
+    packed: bool = False,
 ) -> Any: ...
 def pack(arr: npt.NDArray[Any]) -> npt.NDArray[np.uint8]: ...
 def unpack(buf: npt.ArrayLike, dtype: npt.DTypeLike, shape: int | tuple[int, ...]) -> npt.NDArray[Any]: ...

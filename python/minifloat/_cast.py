@@ -58,14 +58,14 @@ def _exact_source(arr):
     raise TypeError(f"mf.cast needs real numbers, not {dtype}")
 
 
-def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None):
+def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None, packed=False):
     """Round `x` once into a minifloat format.
 
     rounding: "nearest_even" (default, the same bits as ``astype``),
     "nearest_away", "toward_zero", "up" (toward +inf), "down" (toward -inf) or
-    "stochastic" (unbiased: rounds away from zero with probability equal to
-    the distance to the smaller-magnitude neighbour over the gap, drawing one
-    ``rng.bit_generator.random_raw`` value per element; ``rng`` is a NumPy
+    "stochastic" (unbiased to within 2^-32: rounds away from zero with
+    probability floor(f * 2^32) / 2^32, f the exact distance to the
+    smaller-magnitude neighbour over the gap; see below; ``rng`` is a NumPy
     Generator or a seed). "nearest" is an alias of "nearest_even"; for
     float8_e8m0fnu the nearest modes round ties up and "up"/"down" are the
     ceiling/floor power of two (ONNX Cast round_mode).
@@ -73,6 +73,25 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None):
     saturate=True: +-inf and values beyond the largest finite value become
     +-max (ONNX Cast saturate=1), NaN stays NaN where the format has one.
     saturate=False: the format's default overflow (inf, NaN or max).
+
+    packed=True: returns the rounded codes as the packed bytes ``mf.pack``
+    writes (1-D uint8, C order) instead of an array of the format; float32
+    and float64 sources are rounded and packed in one pass.
+
+    Stochastic rounding's random bits: one ``rng.bit_generator.random_raw()``
+    value is the key K (the caller's generator advances by exactly that one
+    draw; an empty array draws nothing), and the bits come from SplitMix64's
+    counter form::
+
+        h_j = mix64(K + (j + 1) * 0x9E3779B97F4A7C15)          (mod 2**64)
+        mix64(z): z ^= z >> 30; z *= 0xBF58476D1CE4E5B9
+                  z ^= z >> 27; z *= 0x94D049BB133111EB; z ^= z >> 31
+
+    (h_j is the j-th output of SplitMix64 seeded with K). Element i of `x` in
+    C order takes the 32-bit draw d_i = bits 0..31 of h_{i // 2} for even i,
+    bits 32..63 for odd i, and rounds to the larger-magnitude neighbour iff
+    d_i < floor(f_i * 2**32). Every element consumes its draw, NaN and exact
+    values too; exact values never move.
     """
     target = minifloat_dtype(dtype, "mf.cast")
     if rounding not in ROUNDINGS:
@@ -83,10 +102,36 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None):
     else:
         arr = np.asarray(x)
     source = np.asarray(_exact_source(arr), order="C")  # keeps 0-d arrays 0-d
+    if packed:
+        return _cast_packed(source, target, bool(saturate), rounding, rng)
     random = None
     if rounding == "stochastic":
-        generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        random = np.asarray(generator.bit_generator.random_raw(source.size), dtype=np.uint64, order="C")
+        key = _stochastic_key(rng, source.size)
+        if key is not None and source.dtype in (np.float32, np.float64):
+            result = _core.encode_stochastic(source, target.name, bool(saturate), key)
+            return result[()] if scalar else result
+        random = _core.stochastic_draws(0 if key is None else key, source.size)
     encode = _core.encode_objects if source.dtype == object else _core.encode_array
     result = encode(source, target.name, bool(saturate), rounding, random)
     return result[()] if scalar else result
+
+
+def _cast_packed(source, target, saturate, rounding, rng):
+    """cast(..., packed=True): float32/float64 sources are rounded and packed
+    chunk by chunk in C++; others are cast, then packed."""
+    if source.dtype in (np.float32, np.float64):
+        key = _stochastic_key(rng, source.size) if rounding == "stochastic" else None
+        return _core.encode_packed(source, target.name, saturate, rounding, 0 if key is None else key)
+    from ._packing import pack
+
+    return pack(np.asarray(cast(source, target, saturate=saturate, rounding=rounding, rng=rng)))
+
+
+def _stochastic_key(rng, size):
+    """The 64-bit key of stochastic rounding's counter generator: one
+    ``random_raw`` draw of `rng` (a Generator, or a seed for
+    ``np.random.default_rng``); None for an empty array, which draws nothing."""
+    generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    if size == 0:
+        return None
+    return int(generator.bit_generator.random_raw())

@@ -5,13 +5,18 @@ ml_dtypes stores every format it shares with minifloat in the same bits
 so moving an array between the two is a view: the same memory read under
 the other library's dtype. ``astype`` between the two libraries' dtypes
 works too (casts registered when minifloat is imported), but makes a copy.
+
+The integer types differ in one respect: ml_dtypes keeps only a signed
+type's low bits (int4 -1 is the byte 0x0F), minifloat sign-extends to the
+whole byte (0xFF, the int8 of the same value). Unsigned integers are views
+as above; int1/int2/int4 are converted copies in both directions.
 """
 import sys
 
 import numpy as np
 
 from . import _core
-from ._core import MinifloatDType
+from ._core import IntegerDType, MinifloatDType
 
 
 def _ml_dtypes(what):
@@ -42,6 +47,45 @@ def ml_dtypes_format(dtype):
     return None
 
 
+def ml_dtypes_int_type(dtype):
+    """The name of the integer type an ml_dtypes dtype holds, or None."""
+    ml_dtypes = sys.modules.get("ml_dtypes")
+    if ml_dtypes is None or isinstance(dtype, IntegerDType):
+        return None
+    name = dtype.name
+    if name in _core.INT_FORMAT_NAMES and getattr(ml_dtypes, name, None) is dtype.type:
+        return name
+    return None
+
+
+def _int_bits(name):
+    return int(name.rsplit("int", 1)[1])  # "int4" -> 4, "uint2" -> 2
+
+
+def _int_to_ml_dtypes(arr, ml_type):
+    """minifloat's sign-extended bytes as ml_dtypes' low-bit bytes."""
+    name = arr.dtype.name
+    if name.startswith("u"):
+        return arr.view(ml_type)
+    mask = np.uint8((1 << _int_bits(name)) - 1)
+    return (arr.view(np.uint8) & mask).view(ml_type)
+
+
+def _int_from_ml_dtypes(arr, name):
+    """ml_dtypes' low-bit bytes as minifloat's (signed: sign-extended copy)."""
+    target = getattr(_core, name)
+    if name.startswith("u"):
+        # a view, as for the float formats; bytes with bits above the width
+        # (which ml_dtypes ignores and never writes itself) would read as
+        # other values here, so they are refused rather than passed on
+        if np.any(arr.view(np.uint8) >> np.uint8(_int_bits(name))):
+            raise ValueError(f"mf.from_ml_dtypes: this {name} array has bytes with bits above its {_int_bits(name)} "
+                             f"bits (ml_dtypes ignores them); arr.astype(mf.{name}) makes a clean copy")
+        return arr.view(target)
+    shift = 8 - _int_bits(name)
+    return ((arr.view(np.uint8) << np.uint8(shift)).view(np.int8) >> np.int8(shift)).view(target)
+
+
 def _as_array(x, what, want):
     """`x` as an ndarray (itself when it is one) and whether it was a scalar."""
     if isinstance(x, np.ndarray):
@@ -59,8 +103,17 @@ def to_ml_dtypes(x):
     ``np.shares_memory(mf.to_ml_dtypes(a), a)`` is True; writes through
     either are seen by both. Use it to hand minifloat data to JAX
     (``jnp.asarray``) or ONNX (``onnx.numpy_helper.from_array``).
+    Signed integer types (int1, int2, int4) are a converted copy instead:
+    ml_dtypes stores only their low bits.
     """
     arr, scalar = _as_array(x, "mf.to_ml_dtypes", "a minifloat array or scalar")
+    if isinstance(arr.dtype, IntegerDType):
+        ml_dtypes = _ml_dtypes("mf.to_ml_dtypes")
+        ml_type = getattr(ml_dtypes, arr.dtype.name, None)
+        if ml_type is None:
+            raise TypeError(f"ml_dtypes {ml_dtypes.__version__} has no {arr.dtype.name}")
+        out = _int_to_ml_dtypes(arr, ml_type)
+        return out[()] if scalar else out
     if not isinstance(arr.dtype, MinifloatDType):
         raise TypeError(f"mf.to_ml_dtypes needs a minifloat array or scalar, not {arr.dtype}")
     ml_dtypes = _ml_dtypes("mf.to_ml_dtypes")
@@ -76,15 +129,20 @@ def from_ml_dtypes(x):
     """The same memory as a minifloat array (or scalar) of the same format.
 
     Takes ml_dtypes arrays and scalars, and anything NumPy reads as one
-    (a JAX array on the CPU, for instance).
+    (a JAX array on the CPU, for instance). Signed integer types come back
+    as a copy, sign-extended to the byte as minifloat stores them.
     """
     arr, scalar = _as_array(x, "mf.from_ml_dtypes", "an ml_dtypes array or scalar")
+    int_name = ml_dtypes_int_type(arr.dtype)
+    if int_name is not None:
+        out = _int_from_ml_dtypes(arr, int_name)
+        return out[()] if scalar else out
     name = ml_dtypes_format(arr.dtype)
     if name is None:
-        if isinstance(arr.dtype, MinifloatDType):
+        if isinstance(arr.dtype, (MinifloatDType, IntegerDType)):
             raise TypeError(f"mf.from_ml_dtypes needs an ml_dtypes array; this one is already minifloat's {arr.dtype}")
-        raise TypeError(f"mf.from_ml_dtypes needs an ml_dtypes float array or scalar of a format minifloat has "
-                        f"({', '.join(_core.FORMAT_NAMES)}), not {arr.dtype}")
+        raise TypeError(f"mf.from_ml_dtypes needs an ml_dtypes array or scalar of a type minifloat has "
+                        f"({', '.join(_core.FORMAT_NAMES + _core.INT_FORMAT_NAMES)}), not {arr.dtype}")
     view = arr.view(getattr(_core, name))
     return view[()] if scalar else view
 

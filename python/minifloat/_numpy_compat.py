@@ -38,6 +38,10 @@ def _is_minifloat(x):
     return isinstance(dtype, MinifloatDType)
 
 
+def _is_int_type(x):
+    return isinstance(getattr(x, "dtype", None), _core.IntegerDType)
+
+
 def _any_minifloat(values):
     return any(_is_minifloat(v) for v in values)
 
@@ -81,12 +85,23 @@ _DOT_OUT_ERROR = ("output array is not acceptable (must have the right datatype,
                   "and be a C-Array)")
 
 
+def _int_product_operands(a, b):
+    """Operands of dot/inner/vdot/convolve with sub-byte integers: two of
+    them multiply and sum exactly in int32, as matmul does; with any other
+    type they are the int8/uint8 of the same values, and NumPy promotes."""
+    if _is_int_type(a) and _is_int_type(b):
+        return np.asarray(a).astype(np.int32), np.asarray(b).astype(np.int32)
+    return _widen(a), _widen(b)
+
+
 def _product_wrapper(original):
     """dot, inner, vdot: minifloat operands are multiplied in float32."""
 
     @functools.wraps(original)
     def product(a, b, *args, **kwargs):
         if not (_is_minifloat(a) or _is_minifloat(b)):
+            if _is_int_type(a) or _is_int_type(b):
+                return original(*_int_product_operands(a, b), *args, **kwargs)
             return original(a, b, *args, **kwargs)
         a = np.asarray(a)
         b = np.asarray(b)
@@ -108,10 +123,39 @@ def _product_wrapper(original):
     return product
 
 
+def _int_einsum(original, operands, kwargs):
+    """einsum with sub-byte integer operands (NumPy's C einsum would read
+    them as raw bytes, or crash): products and sums in int32 when every array
+    is one of them, as matmul does, else as their int8/uint8 values; a
+    dtype= or out= of a sub-byte type gets the int64 result wrapped."""
+    arrays = [op for op in operands if not isinstance(op, (str, list, tuple))]
+    every = all(_is_int_type(x) for x in arrays)
+    wide = [np.asarray(op).astype(np.int32) if every and _is_int_type(op) else _widen(op) for op in operands]
+    dtype, out = kwargs.get("dtype"), kwargs.get("out")
+    target = None
+    if dtype is not None:
+        try:
+            target = np.dtype(dtype)
+        except TypeError:
+            pass  # einsum's own error follows
+    target = target if isinstance(target, _core.IntegerDType) else None
+    if target is None and not _is_int_type(out):
+        return original(*wide, **kwargs)
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("dtype", "out")}
+    result = np.asarray(original(*wide, dtype=np.int64, **kwargs))
+    if out is not None:
+        np.copyto(out, result, casting="unsafe")
+        return out
+    result = result.astype(target)
+    return result[()] if result.ndim == 0 else result
+
+
 def _c_einsum_wrapper(original):
     @functools.wraps(original)
     def c_einsum(*operands, **kwargs):
         arrays = [op for op in operands if not isinstance(op, (str, list, tuple))]
+        if not _any_minifloat(arrays) and any(_is_int_type(x) for x in arrays):
+            return _int_einsum(original, operands, kwargs)
         if kwargs.get("dtype") is not None or not _any_minifloat(arrays):
             return original(*operands, **kwargs)
         result_dtype = np.result_type(*arrays)
@@ -168,6 +212,9 @@ def _nan_function_wrapper(original, returns_values):
     return nan_function
 
 
+_OWN_DTYPES = (MinifloatDType, _core.IntegerDType)  # the float formats and the sub-byte integers
+
+
 def _ufunc_dtype(dtype):
     """The DType class for a minifloat dtype instance, anything else as given.
 
@@ -177,9 +224,15 @@ def _ufunc_dtype(dtype):
     NumPy's reductions pass the caller's ``dtype=`` through unchanged, which
     is how ``np.sum(x, dtype=x.dtype)`` (dask does exactly this) failed.
     """
-    if isinstance(dtype, MinifloatDType):
+    if isinstance(dtype, str) and dtype.startswith(("float", "bfloat", "int", "uint", "minifloat.")):
+        try:
+            resolved = np.dtype(dtype)
+        except TypeError:
+            return dtype
+        dtype = resolved if isinstance(resolved, _OWN_DTYPES) else dtype
+    if isinstance(dtype, _OWN_DTYPES):
         return type(dtype)
-    if isinstance(dtype, type) and issubclass(dtype, _core.floating):
+    if isinstance(dtype, type) and issubclass(dtype, (_core.floating, _core.signedinteger, _core.unsignedinteger)):
         return type(np.dtype(dtype))
     return dtype
 
@@ -214,7 +267,7 @@ def _accumulation_wrapper(ufunc):
         @functools.wraps(original)
         def accumulation(a, axis=None, dtype=None, out=None):
             if not isinstance(_ufunc_dtype(dtype), type) or dtype is None or \
-                    not issubclass(_ufunc_dtype(dtype), MinifloatDType):
+                    not issubclass(_ufunc_dtype(dtype), _OWN_DTYPES):
                 return original(a, axis=axis, dtype=dtype, out=out)
             arr = np.asanyarray(a)
             if axis is None:
@@ -235,6 +288,8 @@ def _float32_operands_wrapper(original):
     @functools.wraps(original)
     def float32_operands(a, v, *args, **kwargs):
         if not (_is_minifloat(np.asanyarray(a)) or _is_minifloat(np.asanyarray(v))):
+            if _is_int_type(a) or _is_int_type(v):
+                return original(*_int_product_operands(a, v), *args, **kwargs)
             return original(a, v, *args, **kwargs)  # (np.polymul passes poly1d objects)
         a, v = np.asarray(a), np.asarray(v)
         result_dtype = np.result_type(a, v)
@@ -272,8 +327,9 @@ def _histogram_wrapper(original):
     @functools.wraps(original)
     def histogram(a, *args, **kwargs):
         weights = kwargs.get("weights")
-        if not (_is_minifloat(a) or _is_minifloat(weights)
-                or (isinstance(a, (list, tuple)) and _any_minifloat(a))):
+        own = (_is_minifloat(a) or _is_minifloat(weights) or _is_int_type(a) or _is_int_type(weights)
+               or (isinstance(a, (list, tuple)) and any(_is_minifloat(x) or _is_int_type(x) for x in a)))
+        if not own:
             return original(a, *args, **kwargs)
         if isinstance(a, (list, tuple)):  # histogramdd's sequence of samples
             a = type(a)(_widen(x) for x in a)
@@ -304,7 +360,10 @@ def _widen_scalars(value):
 
 
 def _widen(x):
-    """A minifloat array as its exact float32 values; anything else unchanged."""
+    """A minifloat array as its exact float32 values, a sub-byte integer array
+    as the int8/uint8 of the same values; anything else unchanged."""
+    if _is_int_type(x):
+        return np.asarray(x).astype(np.int8 if x.dtype.kind == "i" else np.uint8)
     return np.asarray(x).astype(np.float32) if _is_minifloat(x) else x
 
 

@@ -37,28 +37,13 @@ def pack(arr):
         raise TypeError(f"mf.pack needs a minifloat array, not {type(arr).__name__} "
                         f"of {getattr(arr, 'dtype', None)}")
     dtype, bits = _format_of(arr.dtype, "mf.pack")
-    flat = np.ascontiguousarray(arr).reshape(-1)
+    contiguous = np.ascontiguousarray(arr)
     if dtype.itemsize == 2:
-        return flat.view(np.uint16).astype("<u2").view(np.uint8).copy()
-    codes = flat.view(np.uint8) & np.uint8((1 << bits) - 1)
-    if bits == 8:
-        return codes.copy()
-    count = codes.size
-    if bits == 4:
-        padded = np.zeros(count + (count & 1), np.uint8)
-        padded[:count] = codes
-        return padded[0::2] | (padded[1::2] << 4)
-    if bits == 6:
-        groups = math.ceil(count / 4)
-        padded = np.zeros(groups * 4, np.uint32)
-        padded[:count] = codes
-        padded = padded.reshape(groups, 4)
-        words = padded[:, 0] | (padded[:, 1] << 6) | (padded[:, 2] << 12) | (padded[:, 3] << 18)
-        packed = np.stack([words & 0xFF, (words >> 8) & 0xFF, words >> 16], axis=1).astype(np.uint8)
-        return packed.reshape(-1)[: packed_size(count, 6)]
-    # Any other width: the same bitstream, built bit by bit.
-    bit_planes = (codes[:, None] >> np.arange(bits, dtype=np.uint8)) & 1
-    return np.packbits(bit_planes.reshape(-1), bitorder="little")
+        words = contiguous.view(np.uint16).reshape(-1)
+        if np.little_endian:
+            return words.view(np.uint8).copy()
+        return words.astype("<u2").view(np.uint8)
+    return _core.pack_codes(contiguous.view(np.uint8), bits)
 
 
 def _as_bytes(buf):
@@ -85,22 +70,9 @@ def unpack(buf, dtype, shape):
         raise ValueError(f"{count} values of {dtype.name} take {expected} bytes packed, "
                          f"but the buffer has {data.size}")
     if dtype.itemsize == 2:
-        return data.view("<u2").astype(np.uint16).view(dtype).reshape(shape).copy()
+        if np.little_endian:
+            return data.copy().view(dtype).reshape(shape)
+        return data.view("<u2").astype(np.uint16).view(dtype).reshape(shape)
     if bits == 8:
         return data.copy().view(dtype).reshape(shape)
-    if bits == 4:
-        codes = np.empty(data.size * 2, np.uint8)
-        codes[0::2] = data & 0x0F
-        codes[1::2] = data >> 4
-    elif bits == 6:
-        groups = math.ceil(count / 4)
-        padded = np.zeros(groups * 3, np.uint32)
-        padded[: data.size] = data
-        padded = padded.reshape(groups, 3)
-        words = padded[:, 0] | (padded[:, 1] << 8) | (padded[:, 2] << 16)
-        codes = np.stack([(words >> shift) & 0x3F for shift in (0, 6, 12, 18)], axis=1)
-        codes = codes.astype(np.uint8).reshape(-1)
-    else:
-        bit_stream = np.unpackbits(data, bitorder="little")[: count * bits].reshape(count, bits)
-        codes = (bit_stream << np.arange(bits, dtype=np.uint8)).sum(axis=1, dtype=np.uint8)
-    return codes[:count].copy().view(dtype).reshape(shape)
+    return _core.unpack_codes(np.ascontiguousarray(data), count, bits).view(dtype).reshape(shape)

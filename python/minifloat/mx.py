@@ -38,15 +38,29 @@ None for 1, a number, or "auto" for amax(|x|) / (6 * 448)).
 
 Inputs are converted to float32 (nearest even) first, as the spec's
 conversion starts from FP32.
+
+``MXArray.dequantize()`` gives element * scale [* tensor_scale] rounded once
+to float32 (float64: exact), in one pass in C++. ``MXArray.from_parts``
+builds an MXArray from existing codes and scales (also FP4 packed two per
+byte, low nibble first, as torch's float4_e2m1fn_x2 and NVIDIA ModelOpt
+NVFP4 checkpoints store them); ``save`` / ``MXArray.load`` keep one in a
+pickle-free .npz. ``matmul`` / ``dot`` multiply MX arrays as OCP MX v1.0
+section 6.2 defines the dot product (exact element products, scaled by both
+shared scales, block results accumulated in float32; the order is stated in
+``matmul``'s docstring).
 """
+import json
 import math
+import numbers
 
 import numpy as np
 
 from . import _core
-from ._core import bfloat16, float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8_e4m3fn, float8_e5m2
+from ._core import float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8_e4m3fn, float8_e5m2, float8_e8m0fnu
+from ._packing import pack as _pack_codes
+from ._packing import packed_size, unpack as _unpack_codes
 
-__all__ = ["FORMATS", "MXArray", "quantize"]
+__all__ = ["FORMATS", "MXArray", "dot", "matmul", "quantize"]
 
 # format -> (element format, None for MXINT8's int8; default block size)
 _SPEC = {
@@ -76,10 +90,60 @@ FORMATS = {name: (element, *_element_parameters(element), block) for name, (elem
 SCALE_MODES = ("floor", "ceil", "even", "rceil")
 
 
+# element bits as stored packed
+_ELEMENT_BITS = {"mxfp8_e4m3": 8, "mxfp8_e5m2": 8, "mxfp6_e3m2": 6, "mxfp6_e2m3": 6, "mxfp4_e2m1": 4,
+                 "mxint8": 8, "nvfp4": 4}
+_SAVE_VERSION = 1
+
+
+def _element_dtype(fmt):
+    element = _parameters(fmt)[0]
+    return np.dtype(np.int8) if element is None else np.dtype(element)
+
+
+def _scale_dtype(fmt):
+    return np.dtype(float8_e4m3fn if fmt == "nvfp4" else float8_e8m0fnu)
+
+
+def _codes(array):
+    """The 1-byte codes of an element or scale array, as uint8 (no copy)."""
+    return np.ascontiguousarray(array).view(np.uint8)
+
+
+def _format_spec(fmt):
+    """(name, FORMATS-style row) of an MX format: one of FORMATS by name, or
+    MX with a minifloat element format given as its dtype, scalar type or
+    name (built-in or made by mf.float_format in this process)."""
+    if isinstance(fmt, str) and fmt in FORMATS:
+        return fmt, FORMATS[fmt]
+    spec = _mx_with_element(fmt)
+    if spec is None:
+        raise ValueError(f"fmt must be one of {', '.join(map(repr, FORMATS))} or a minifloat dtype of "
+                         f"8 bits or fewer, not {fmt!r}")
+    return spec
+
+
+def _check_format(fmt):
+    _format_spec(fmt)
+
+
+def _parameters(fmt):
+    return _format_spec(fmt)[1]
+
+
+def _element_bits(fmt):
+    """Bits per element as stored packed."""
+    if fmt in _ELEMENT_BITS:
+        return _ELEMENT_BITS[fmt]
+    return _core.format_info(np.dtype(_parameters(fmt)[0]).name)["bits"]
+
+
 class MXArray:
     """A block-quantized array: ``data`` (elements, the input's shape),
-    ``scales`` (one per block along ``axis``), and for NVFP4 a float32
-    ``tensor_scale`` (None when not used)."""
+    ``scales`` (one per block along ``axis``: the data's shape with that axis
+    cut to ceil(n / block_size)), and for NVFP4 a float32 ``tensor_scale``
+    (None when not used). The value of an element is
+    element * scale [* tensor_scale]."""
 
     __slots__ = ("data", "scales", "format", "block_size", "axis", "tensor_scale")
 
@@ -95,28 +159,265 @@ class MXArray:
     def shape(self):
         return self.data.shape
 
+    @property
+    def ndim(self):
+        return self.data.ndim
+
+    @property
+    def size(self):
+        return self.data.size
+
+    @property
+    def nbytes(self):
+        """Bytes of the packed form: the elements packed (``pack()``), one
+        byte per scale, and 4 for a float32 tensor scale."""
+        data_bytes = packed_size(self.data.size, _element_bits(self.format))
+        return data_bytes + self.scales.size + (0 if self.tensor_scale is None else 4)
+
     def __repr__(self):
         return (f"MXArray(format={self.format!r}, shape={self.data.shape}, block_size={self.block_size}, "
                 f"axis={self.axis}, data={self.data.dtype}, scales={self.scales.dtype})")
 
+    def _layout(self):
+        shape = self.data.shape
+        outer = math.prod(shape[: self.axis])
+        inner = math.prod(shape[self.axis + 1:])
+        return outer, shape[self.axis], inner
+
     def dequantize(self, dtype=np.float32):
-        """The represented values (element * scale [* tensor_scale]), in `dtype`."""
-        elements = self.data.astype(np.float64)
-        if self.format == "mxint8":
-            elements = elements / 64.0
-        count = self.data.shape[self.axis]
-        if not isinstance(self.block_size, (int, np.integer)) or self.block_size < 1:
+        """The represented values, element * scale [* tensor_scale], rounded
+        once into `dtype` (float32 by default; float64 holds them exactly).
+        NaN and inf blocks (NaN scale) dequantize to NaN."""
+        dtype = np.dtype(dtype)
+        element = _parameters(self.format)[0]
+        element_index = -1 if element is None else _core.format_index(np.dtype(element).name)
+        scale_index = _core.format_index(_scale_dtype(self.format).name)
+        outer, count, inner = self._layout()
+        if not isinstance(self.block_size, numbers.Integral) or isinstance(self.block_size, bool) \
+                or self.block_size < 1:
             raise ValueError(f"MXArray.block_size must be a positive integer, not {self.block_size!r}")
         blocks = -(-count // int(self.block_size))
         if self.scales.shape[self.axis] != blocks:
             raise ValueError(f"MXArray has {self.scales.shape[self.axis]} scales along axis {self.axis} "
                              f"for {blocks} blocks of {self.block_size}")
-        # each element's block, without materializing block_size copies
-        scale = np.take(self.scales.astype(np.float64), np.arange(count) // self.block_size, axis=self.axis)
-        values = elements * scale  # exact: few significant bits times a power of two or e4m3
-        if self.tensor_scale is not None:
-            values = values * float(self.tensor_scale)
-        return values.astype(dtype)
+        # a block longer than the axis is one block of the axis's length
+        kernel_block = min(int(self.block_size), max(count, 1))
+        t = 1.0 if self.tensor_scale is None else float(self.tensor_scale)
+        values = _core.mx_dequantize(_codes(self.data), _codes(self.scales), element_index, scale_index,
+                                     kernel_block, outer, count, inner, t, dtype != np.float32)
+        if dtype in (np.float32, np.float64):
+            return values
+        return values.astype(dtype)  # from the exact float64 values: one rounding
+
+    def pack(self):
+        """(data bytes, scale bytes): the elements as ``mf.pack`` writes them
+        (MXINT8: the int8 bytes) and the scale codes, both 1-D uint8 in C
+        order. ``nbytes`` is their total size (plus 4 for a tensor scale)."""
+        if self.format == "mxint8":
+            data = _codes(self.data).reshape(-1).copy()
+        else:
+            data = _pack_codes(self.data)
+        return data, _codes(self.scales).reshape(-1).copy()
+
+    def save(self, file):
+        """Writes the whole object to `file` (a path or a binary file) as an
+        .npz without pickles: ``data`` (the packed elements, uint8),
+        ``scales`` (the scale codes, uint8, their shape) and ``meta`` (a JSON
+        string: format, shape, axis, block size, tensor scale). np.savez adds
+        ".npz" to a path without it."""
+        data, _ = self.pack()
+        meta = {
+            "minifloat_mxarray": _SAVE_VERSION,
+            "format": self.format,
+            "shape": list(self.data.shape),
+            "axis": int(self.axis),
+            "block_size": int(self.block_size),
+            "tensor_scale": None if self.tensor_scale is None else float(self.tensor_scale).hex(),
+        }
+        np.savez(file, data=data, scales=_codes(self.scales).copy(), meta=np.array(json.dumps(meta)))
+
+    @classmethod
+    def load(cls, file):
+        """An MXArray written by ``save`` (checked as ``from_parts`` checks)."""
+        with np.load(file, allow_pickle=False) as archive:
+            missing = {"data", "scales", "meta"} - set(archive.files)
+            if missing:
+                raise ValueError(f"not an MXArray file: no {', '.join(sorted(missing))} in it")
+            data, scales, meta_text = archive["data"], archive["scales"], archive["meta"]
+        try:
+            meta = json.loads(str(meta_text))
+            version = meta["minifloat_mxarray"]
+            fmt, shape, axis = meta["format"], tuple(int(s) for s in meta["shape"]), int(meta["axis"])
+            block_size, tensor_scale = int(meta["block_size"]), meta["tensor_scale"]
+        except (ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"not an MXArray file: bad metadata ({error})") from error
+        if version != _SAVE_VERSION:
+            raise ValueError(f"MXArray file version {version} is not supported (this is {_SAVE_VERSION})")
+        if tensor_scale is not None:
+            tensor_scale = np.float32(float.fromhex(tensor_scale))
+        return cls.from_parts(data, scales, fmt, axis=axis, block_size=block_size, tensor_scale=tensor_scale,
+                              packed=True, shape=shape)
+
+    @classmethod
+    def from_parts(cls, data, scales, fmt, *, axis=-1, block_size=None, tensor_scale=None, packed=False,
+                   shape=None):
+        """An MXArray from existing element codes and scales.
+
+        data: the elements as their format's dtype (MXINT8: int8) or as
+        uint8 codes; with ``packed=True``, packed bytes (uint8): either rows
+        packed along the last axis (FP4: two codes per byte, the first in the
+        low nibble, as torch's float4_e2m1fn_x2 and NVIDIA ModelOpt store
+        NVFP4 weights; FP6: four codes per three bytes), giving the shape
+        data.shape[:-1] + (last * 8 // bits,), or, with ``shape``, the
+        bitstream ``mf.pack`` writes for that shape.
+        scales: float8_e8m0fnu (MX) or float8_e4m3fn (NVFP4) values or their
+        uint8 codes, shaped as the data with `axis` cut to
+        ceil(n / block_size).
+        tensor_scale: NVFP4's float32 second-level scale (a number or a
+        one-element array, e.g. ModelOpt's weight_scale_2), None for 1.
+        Mismatched shapes, dtypes, block sizes and codes raise ValueError or
+        TypeError saying what was expected."""
+        _check_format(fmt)
+        element_dtype = _element_dtype(fmt)
+        bits = _element_bits(fmt)
+        block_size = _parameters(fmt)[4] if block_size is None else block_size
+        if not isinstance(block_size, numbers.Integral) or isinstance(block_size, bool) or block_size <= 0:
+            raise ValueError(f"block_size must be a positive integer, not {block_size!r}")
+        block_size = int(block_size)
+        data = np.asarray(data)
+        if data.ndim == 0:
+            raise ValueError("data must have at least one dimension")
+        if packed:
+            data = _unpacked_elements(data, fmt, element_dtype, bits, shape)
+        else:
+            if shape is not None:
+                raise ValueError("shape is only for packed=True data")
+            data = _element_codes(data, fmt, element_dtype, bits)
+        axis = np.lib.array_utils.normalize_axis_index(axis, data.ndim)
+        scales = _scale_codes(np.asarray(scales), fmt)
+        expected = data.shape[:axis] + (-(-data.shape[axis] // block_size),) + data.shape[axis + 1:]
+        if scales.shape != expected:
+            raise ValueError(f"scales must have shape {expected} (the data's {data.shape} with axis {axis} in "
+                             f"blocks of {block_size}), not {scales.shape}")
+        if fmt == "nvfp4":
+            tensor_scale = _checked_tensor_scale(tensor_scale)
+        elif tensor_scale is not None:
+            raise ValueError(f"tensor_scale applies to 'nvfp4' only, not {fmt!r}")
+        return cls(data, scales, fmt, block_size, axis, tensor_scale)
+
+
+def _element_codes(data, fmt, element_dtype, bits):
+    """Element codes (unpacked) as a C-contiguous array of the element dtype."""
+    if data.dtype == element_dtype:
+        return np.ascontiguousarray(data)
+    if data.dtype == np.uint8 or (fmt == "mxint8" and data.dtype == np.int8):
+        if bits < 8 and data.size and int(data.max()) >= 1 << bits:
+            raise ValueError(f"{fmt} element codes have {bits} bits: {int(data.max())} is not one "
+                             f"(packed bytes need packed=True)")
+        return np.ascontiguousarray(data).view(element_dtype)
+    raise TypeError(f"{fmt} data must be {element_dtype} values or uint8 codes, not {data.dtype} "
+                    f"(quantize real numbers with mf.mx.quantize)")
+
+
+def _unpacked_elements(data, fmt, element_dtype, bits, shape):
+    if data.dtype != np.uint8:
+        raise TypeError(f"packed {fmt} data must be uint8 bytes, not {data.dtype}")
+    if shape is None:
+        if (data.shape[-1] * 8) % bits:
+            raise ValueError(f"rows of {data.shape[-1]} bytes do not hold whole {bits}-bit codes: "
+                             f"pass shape=")
+        shape = data.shape[:-1] + (data.shape[-1] * 8 // bits,)
+    else:
+        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
+    if fmt == "mxint8":
+        if data.size != math.prod(shape):
+            raise ValueError(f"{math.prod(shape)} int8 elements take {math.prod(shape)} bytes, "
+                             f"not {data.size}")
+        return np.ascontiguousarray(data).reshape(shape).view(np.int8)
+    return _unpack_codes(np.ascontiguousarray(data).reshape(-1), element_dtype, shape)
+
+
+def _scale_codes(scales, fmt):
+    scale_dtype = _scale_dtype(fmt)
+    if scales.dtype == scale_dtype:
+        return np.ascontiguousarray(scales)
+    if scales.dtype == np.uint8:
+        return np.ascontiguousarray(scales).view(scale_dtype)
+    raise TypeError(f"{fmt} scales must be {scale_dtype} values or uint8 codes, not {scales.dtype}")
+
+
+def _checked_tensor_scale(tensor_scale):
+    if tensor_scale is None:
+        return None
+    t = np.asarray(tensor_scale)
+    if t.size != 1 or t.dtype.kind not in "iuf":
+        raise ValueError(f"tensor_scale must be one real number, not {tensor_scale!r}")
+    value = np.float32(t.reshape(()))
+    if not (np.isfinite(value) and value > 0):
+        raise ValueError(f"tensor_scale must be positive and finite, not {value}")
+    return value
+
+
+def _mx_operand(q, name):
+    if not isinstance(q, MXArray):
+        raise TypeError(f"{name} must be an MXArray (mf.mx.quantize or MXArray.from_parts), "
+                        f"not {type(q).__name__}")
+    if q.format == "nvfp4":
+        raise ValueError(f"{name}: mf.mx.matmul takes MX formats (E8M0 scales), not 'nvfp4'; "
+                         f"dequantize NVFP4 first")
+    element = _parameters(q.format)[0]
+    return -1 if element is None else _core.format_index(np.dtype(element).name)
+
+
+def matmul(qa, qb):
+    """qa @ qb for MX arrays (OCP MX v1.0 section 6.2), as float32.
+
+    qa (M x K) is blocked along its last axis, qb (K x N) along its first,
+    with the same block size (any MX element formats). Element products are
+    exact; C[m, n] is computed in exactly this order::
+
+        acc = +0
+        for each block kb of K, in order:
+            t = +0
+            for k in the block, ascending:
+                t = fl32(t + a[m, k] * b[k, n])          # exact product, one rounding (FMA)
+            acc = fl32(acc + fl32(t * 2**(Ea[m, kb] + Eb[kb, n])))
+
+    with a, b the element values (MXINT8: int8 / 64), Ea, Eb the shared
+    exponents and fl32 rounding to nearest even float32; a row of qa or a
+    column of qb with a NaN scale makes its results NaN.
+    """
+    a_element = _mx_operand(qa, "qa")
+    b_element = _mx_operand(qb, "qb")
+    if qa.ndim != 2 or qb.ndim != 2:
+        raise ValueError(f"mf.mx.matmul takes 2-D operands, not {qa.ndim}-D and {qb.ndim}-D (mf.mx.dot: vectors)")
+    if qa.axis != 1 or qb.axis != 0:
+        raise ValueError(f"qa must be blocked along its last axis and qb along its first "
+                         f"(quantize with axis=-1 and axis=0), not axis={qa.axis} and axis={qb.axis}")
+    if qa.shape[1] != qb.shape[0]:
+        raise ValueError(f"matmul: qa is {qa.shape}, qb is {qb.shape}: the inner sizes differ")
+    if qa.block_size != qb.block_size:
+        raise ValueError(f"qa and qb must have the same block size, not {qa.block_size} and {qb.block_size}")
+    return _core.mx_matmul(_codes(qa.data), _codes(qa.scales), a_element, _codes(qb.data), _codes(qb.scales),
+                           b_element, min(int(qa.block_size), max(qa.shape[1], 1)))
+
+
+def dot(qa, qb):
+    """The dot product of two 1-D MX arrays (OCP MX v1.0 section 6.2) as a
+    float32 scalar, in matmul's order."""
+    a_element = _mx_operand(qa, "qa")
+    b_element = _mx_operand(qb, "qb")
+    if qa.ndim != 1 or qb.ndim != 1:
+        raise ValueError(f"mf.mx.dot takes 1-D operands, not {qa.ndim}-D and {qb.ndim}-D (mf.mx.matmul: matrices)")
+    if qa.shape != qb.shape:
+        raise ValueError(f"dot: the operands' lengths differ: {qa.shape[0]} and {qb.shape[0]}")
+    if qa.block_size != qb.block_size:
+        raise ValueError(f"qa and qb must have the same block size, not {qa.block_size} and {qb.block_size}")
+    k, blocks = qa.shape[0], qa.scales.shape[0]
+    c = _core.mx_matmul(_codes(qa.data).reshape(1, k), _codes(qa.scales).reshape(1, blocks), a_element,
+                        _codes(qb.data).reshape(k, 1), _codes(qb.scales).reshape(blocks, 1), b_element,
+                        min(int(qa.block_size), max(k, 1)))
+    return c[0, 0]
 
 
 def _tensor_scale(x32, tensor_scale):
@@ -136,8 +437,8 @@ def _mx_with_element(fmt):
     blocks of 32; its name is the element format's. None when `fmt` is not
     a minifloat format."""
     try:
-        element = np.dtype(fmt)
-    except TypeError:
+        element = _core._format_dtype(fmt) if isinstance(fmt, str) else np.dtype(fmt)
+    except (TypeError, ValueError, KeyError):
         return None
     if not isinstance(element, _core.MinifloatDType):
         return None
@@ -152,14 +453,8 @@ def _mx_with_element(fmt):
 def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_scale=None):
     """Block-quantize `x` along `axis` into `fmt` (see the module docstring).
     `fmt` may also be a minifloat dtype of 8 bits or fewer (e.g. one of
-    mf.float_format): MX with those elements."""
-    spec = None if isinstance(fmt, str) else _mx_with_element(fmt)
-    if spec is not None:
-        fmt, parameters = spec
-    elif fmt in FORMATS:
-        parameters = FORMATS[fmt]
-    else:
-        raise ValueError(f"fmt must be one of {', '.join(map(repr, FORMATS))} or a minifloat dtype, not {fmt!r}")
+    mf.float_format): MX with those elements (E8M0 scales, blocks of 32)."""
+    fmt, parameters = _format_spec(fmt)
     if scale_mode not in SCALE_MODES:
         raise ValueError(f"scale_mode must be one of {', '.join(map(repr, SCALE_MODES))}, not {scale_mode!r}")
     element, emax, max_element, significand_bits, default_block = parameters

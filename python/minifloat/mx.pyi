@@ -1,4 +1,5 @@
-from typing import Any, Final, Literal, TypeAlias
+import os
+from typing import IO, Any, Final, Literal, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -16,9 +17,41 @@ class MXArray:
     block_size: int
     axis: int
     tensor_scale: np.float32 | None
+    def __init__(
+        self,
+        data: npt.NDArray[Any],
+        scales: npt.NDArray[Any],
+        format: str,
+        block_size: int,
+        axis: int,
+        tensor_scale: np.float32 | None = ...,
+    ) -> None: ...
     @property
     def shape(self) -> tuple[int, ...]: ...
+    @property
+    def ndim(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def nbytes(self) -> int: ...
     def dequantize(self, dtype: npt.DTypeLike = ...) -> npt.NDArray[Any]: ...
+    def pack(self) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]: ...
+    def save(self, file: str | os.PathLike[str] | IO[bytes]) -> None: ...
+    @classmethod
+    def load(cls, file: str | os.PathLike[str] | IO[bytes]) -> MXArray: ...
+    @classmethod
+    def from_parts(
+        cls,
+        data: npt.ArrayLike,
+        scales: npt.ArrayLike,
+        fmt: Format,
+        *,
+        axis: int = -1,
+        block_size: int | None = None,
+        tensor_scale: float | npt.ArrayLike | None = None,
+        packed: bool = False,
+        shape: int | tuple[int, ...] | None = None,
+    ) -> MXArray: ...
 
 def quantize(
     x: npt.ArrayLike,
@@ -29,3 +62,5 @@ def quantize(
     scale_mode: ScaleMode = "floor",
     tensor_scale: float | Literal["auto"] | None = None,
 ) -> MXArray: ...
+def matmul(qa: MXArray, qb: MXArray) -> npt.NDArray[np.float32]: ...
+def dot(qa: MXArray, qb: MXArray) -> np.float32: ...

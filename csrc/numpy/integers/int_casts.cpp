@@ -5,11 +5,14 @@
 // value encountered in cast" warning. Object casts come from NumPy through
 // getitem/setitem.
 #include <cmath>
+#include <cstdint>
+#include <type_traits>
 #include <cstring>
 #include <vector>
 
 #include "cast_specs.h"
 #include "fp_status.h"
+#include "int_kernels.h"
 #include "int_types.h"
 
 namespace minifloat {
@@ -64,6 +67,14 @@ uint16_t half_of_int(int v) {
 
 // ---- the strided driver -----------------------------------------------------
 
+// Both sides packed and aligned: the bulk kernels of int_kernels.h apply.
+template <class In, class Out>
+bool is_contiguous(char* const data[], const npy_intp strides[]) {
+    return strides[0] == sizeof(In) && strides[1] == sizeof(Out) &&
+           reinterpret_cast<uintptr_t>(data[0]) % alignof(In) == 0 &&
+           reinterpret_cast<uintptr_t>(data[1]) % alignof(Out) == 0;
+}
+
 template <class In, class Out, class Convert>
 int run_cast(char* const data[], const npy_intp dims[], const npy_intp strides[], Convert convert) {
     const npy_intp n = dims[0];
@@ -89,40 +100,117 @@ template <class In>
 int integer_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
                    const npy_intp strides[], NpyAuxData*) {
     const Wrap w = wrap_of(ctx->descriptors[1]);
+    if (is_contiguous<In, uint8_t>(data, strides)) {
+        const unsigned sign = w.is_signed ? (w.mask + 1u) >> 1 : 0u;
+        const npy_intp n = dims[0];
+        uint8_t* dst = reinterpret_cast<uint8_t*>(data[1]);
+        if constexpr (std::is_integral_v<In> && sizeof(In) == 4) {
+            int32_to_codes(reinterpret_cast<const int32_t*>(data[0]), dst, n, sign, w.mask);
+            return 0;
+        } else if constexpr (std::is_integral_v<In> && sizeof(In) == 8) {
+            int64_to_codes(reinterpret_cast<const int64_t*>(data[0]), dst, n, sign, w.mask);
+            return 0;
+        }
+    }
     return run_cast<In, uint8_t>(data, dims, strides,
                                  [w](In v) { return w(static_cast<uint8_t>(v)); });
 }
 
-// float -> ours: truncate; NaN, inf, out of range -> 0 and "invalid"
-template <class In, class Work>
-int float_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
-                 const npy_intp strides[], NpyAuxData*) {
+// float -> ours: truncate; NaN, inf, out of range -> 0 and "invalid".
+// trunc(x) is in [min, max] exactly when min - 1 < x < max + 1 (NaN fails
+// both tests), and an x inside converts with C++'s truncating conversion; no
+// trunc() call (a library call without SSE4.1) keeps the loop vectorized.
+template <class Work>
+struct FloatToInt {
+    Work below, above;  // min - 1, max + 1: exclusive bounds
+    uint8_t convert(Work x, uint8_t& bad) const {
+        const bool ok = (x > below) & (x < above);
+        bad |= static_cast<uint8_t>(!ok);
+        return static_cast<uint8_t>(static_cast<int>(ok ? x : Work(0)));
+    }
+};
+
+
+template <class In, class Work, class Read>
+int float_to_int_with(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
+                      const npy_intp strides[], Read read) {
     const Wrap w = wrap_of(ctx->descriptors[1]);
-    const Work lo = static_cast<Work>(w.min), hi = static_cast<Work>(w.max);
+    const FloatToInt<Work> f{static_cast<Work>(w.min - 1), static_cast<Work>(w.max + 1)};
+    const npy_intp n = dims[0];
     uint8_t bad = 0;
-    run_cast<In, uint8_t>(data, dims, strides, [&](In raw) {
-        const Work t = std::trunc(static_cast<Work>(raw));
-        const bool ok = (t >= lo) & (t <= hi);
-        bad |= !ok;
-        return static_cast<uint8_t>(static_cast<int>(ok ? t : Work(0)));
-    });
+    if (strides[0] == sizeof(In) && strides[1] == 1 && reinterpret_cast<uintptr_t>(data[0]) % alignof(In) == 0) {
+        const In* __restrict src = reinterpret_cast<const In*>(data[0]);
+        uint8_t* __restrict dst = reinterpret_cast<uint8_t*>(data[1]);
+        if constexpr (std::is_same_v<In, float>) {
+            bad = float32_to_codes(src, dst, n, f.below, f.above);
+        } else if constexpr (std::is_same_v<In, double>) {
+            bad = float64_to_codes(src, dst, n, f.below, f.above);
+        } else {
+            for (npy_intp i = 0; i < n; i++) dst[i] = f.convert(read(src[i]), bad);
+        }
+    } else {
+        const char* in = data[0];
+        char* out = data[1];
+        for (npy_intp i = 0; i < n; i++, in += strides[0], out += strides[1]) {
+            In v;
+            std::memcpy(&v, in, sizeof v);
+            *reinterpret_cast<uint8_t*>(out) = f.convert(read(v), bad);
+        }
+    }
     if (bad) raise_fp_flags(kFlagInvalid);
     return 0;
 }
 
+template <class In, class Work>
+int float_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
+                 const npy_intp strides[], NpyAuxData*) {
+    return float_to_int_with<In, Work>(ctx, data, dims, strides, [](In v) { return static_cast<Work>(v); });
+}
+
 int half_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
                 const npy_intp strides[], NpyAuxData*) {
-    const Wrap w = wrap_of(ctx->descriptors[1]);
     const float* values = half_values();
-    const float lo = static_cast<float>(w.min), hi = static_cast<float>(w.max);
-    uint8_t bad = 0;
-    run_cast<uint16_t, uint8_t>(data, dims, strides, [&](uint16_t h) {
-        const float t = std::trunc(values[h]);
-        const bool ok = (t >= lo) & (t <= hi);
-        bad |= !ok;
-        return static_cast<uint8_t>(static_cast<int>(ok ? t : 0.0f));
-    });
-    if (bad) raise_fp_flags(kFlagInvalid);
+    return float_to_int_with<uint16_t, float>(ctx, data, dims, strides, [values](uint16_t h) { return values[h]; });
+}
+
+// ---- complex ------------------------------------------------------------------
+
+template <class Part>
+struct ComplexValue {
+    Part real, imag;
+};
+
+template <class Stored, class Part>
+int int_to_complex(PyArrayMethod_Context*, char* const data[], const npy_intp dims[], const npy_intp strides[],
+                   NpyAuxData*) {
+    return run_cast<Stored, ComplexValue<Part>>(
+        data, dims, strides, [](Stored v) { return ComplexValue<Part>{static_cast<Part>(v), Part(0)}; });
+}
+
+// complex -> ours: the real part, as a float of that precision converts
+template <class Part>
+int complex_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[], const npy_intp strides[],
+                   NpyAuxData*) {
+    return float_to_int_with<ComplexValue<Part>, Part>(ctx, data, dims, strides,
+                                                       [](ComplexValue<Part> v) { return v.real; });
+}
+
+// NumPy warns once per cast from complex to any real type (ComplexWarning),
+// when it sets the cast up; this does the same, then hands out the loop.
+template <class Part>
+int complex_to_int_get_loop(PyArrayMethod_Context*, int, int, const npy_intp*, PyArrayMethod_StridedLoop** out_loop,
+                            NpyAuxData** out_transferdata, NPY_ARRAYMETHOD_FLAGS* flags) {
+    PyObject* exceptions = PyImport_ImportModule("numpy.exceptions");
+    if (exceptions == nullptr) return -1;
+    PyObject* category = PyObject_GetAttrString(exceptions, "ComplexWarning");
+    Py_DECREF(exceptions);
+    if (category == nullptr) return -1;
+    const int status = PyErr_WarnEx(category, "Casting complex values to real discards the imaginary part", 1);
+    Py_DECREF(category);
+    if (status < 0) return -1;
+    *out_loop = complex_to_int<Part>;
+    *out_transferdata = nullptr;
+    *flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);  // may set "invalid"; needs no Python API
     return 0;
 }
 
@@ -130,6 +218,27 @@ int half_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp d
 template <class Stored, class Out>
 int int_to_number(PyArrayMethod_Context*, char* const data[], const npy_intp dims[],
                   const npy_intp strides[], NpyAuxData*) {
+    if (is_contiguous<Stored, Out>(data, strides)) {
+        const Stored* src = reinterpret_cast<const Stored*>(data[0]);
+        constexpr bool is_signed = std::is_signed_v<Stored>;
+        if constexpr (std::is_same_v<Out, float>) {
+            float* dst = reinterpret_cast<float*>(data[1]);
+            if constexpr (is_signed) int_codes_to_float32(src, dst, dims[0]);
+            else uint_codes_to_float32(src, dst, dims[0]);
+            return 0;
+        } else if constexpr (std::is_integral_v<Out> && sizeof(Out) == 4) {
+            // int32 and uint32 alike: the same bits as C's conversion of the value
+            int32_t* dst = reinterpret_cast<int32_t*>(data[1]);
+            if constexpr (is_signed) int_codes_to_int32(src, dst, dims[0]);
+            else uint_codes_to_int32(src, dst, dims[0]);
+            return 0;
+        } else if constexpr (std::is_integral_v<Out> && sizeof(Out) == 8) {
+            int64_t* dst = reinterpret_cast<int64_t*>(data[1]);
+            if constexpr (is_signed) int_codes_to_int64(src, dst, dims[0]);
+            else uint_codes_to_int64(src, dst, dims[0]);
+            return 0;
+        }
+    }
     return run_cast<Stored, Out>(data, dims, strides, [](Stored v) { return static_cast<Out>(v); });
 }
 
@@ -317,6 +426,32 @@ void append_numpy_casts(int index, std::vector<PyArrayMethod_Spec*>& out) {
              float_to_int<double, double>, NPY_UNSAFE_CASTING, warns);
     add_pair(out, mine, &PyArray_LongDoubleDType, int_to_number<Stored, long double>, NPY_SAFE_CASTING,
              float_to_int<long double, long double>, NPY_UNSAFE_CASTING, warns);
+
+    // complex: ours -> complex is exact; back takes the real part (with
+    // NumPy's ComplexWarning) and truncates it as from the float type
+    struct ComplexKind {
+        PyArray_DTypeMeta* dtype;
+        Loop* to;
+        Loop* from;
+        void* get_loop;
+    };
+    const ComplexKind complexes[] = {
+        {&PyArray_CFloatDType, int_to_complex<Stored, float>, complex_to_int<float>,
+         reinterpret_cast<void*>(complex_to_int_get_loop<float>)},
+        {&PyArray_CDoubleDType, int_to_complex<Stored, double>, complex_to_int<double>,
+         reinterpret_cast<void*>(complex_to_int_get_loop<double>)},
+        {&PyArray_CLongDoubleDType, int_to_complex<Stored, long double>, complex_to_int<long double>,
+         reinterpret_cast<void*>(complex_to_int_get_loop<long double>)},
+    };
+    for (const ComplexKind& c : complexes) {
+        out.push_back(make_method_spec("int_to_complex", 1, 1, NPY_SAFE_CASTING,
+                                       static_cast<NPY_ARRAYMETHOD_FLAGS>(NPY_METH_SUPPORTS_UNALIGNED | NPY_METH_NO_FLOATINGPOINT_ERRORS),
+                                       {mine, c.dtype}, loop_slots(c.to)));
+        std::vector<PyType_Slot> from = loop_slots(c.from);
+        from.push_back({NPY_METH_get_loop, c.get_loop});
+        out.push_back(make_method_spec("complex_to_int", 1, 1, NPY_UNSAFE_CASTING, NPY_METH_SUPPORTS_UNALIGNED,
+                                       {c.dtype, mine}, from));
+    }
 
     // str and bytes
     const NPY_ARRAYMETHOD_FLAGS text_flags =

@@ -26,7 +26,9 @@ struct FormatTables {
     std::vector<uint8_t> invalid[kIntFormatCount];  // format code -> 1 if NaN/inf/out of range
 };
 
-std::vector<FormatTables*> g_tables;  // never freed: NumPy keeps the casts
+// Never destroyed (NumPy keeps the casts for the whole process): reached
+// through a pointer, so the tables stay reachable after static destructors ran.
+std::vector<FormatTables*>& g_tables = *new std::vector<FormatTables*>();
 
 FormatTables* tables_of(const PyArray_Descr* format_descr) {
     for (FormatTables* t : g_tables) {

@@ -4,32 +4,38 @@
 // min // -1 wraps with its "overflow" warning. Promoters keyed on the
 // abstract IntegerDType send mixed operands to the common type.
 #include <cstring>
+#include <set>
+#include <type_traits>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "cast_specs.h"
 #include "fp_status.h"
 #include "int_types.h"
+#include "registry.h"
 
 namespace minifloat {
 
 namespace {
 
-struct Width {
-    int shift;
-    int mask;
-    bool is_signed;
-    int min;
-    int wrap(int v) const {
-        return is_signed ? static_cast<int>(static_cast<int8_t>(static_cast<uint8_t>(v << shift))) >> shift
-                         : (v & mask);
+// The compile-time shape of type `Index` of kIntFormatTable: loops are
+// instantiated per type so the width is a constant and the element
+// operations are plain byte arithmetic the compiler vectorizes.
+template <int Index>
+struct Type {
+    static constexpr IntFormatRow row = kIntFormatTable[Index];
+    using Stored = std::conditional_t<row.is_signed, int8_t, uint8_t>;
+    static constexpr int bits = row.bits;
+    static constexpr int min = int_format_min(row), max = int_format_max(row);
+    static constexpr unsigned mask = (1u << bits) - 1;
+    static constexpr unsigned sign = row.is_signed ? 1u << (bits - 1) : 0u;
+    // The type's value of a result's low byte (two's complement wrap, as
+    // int64 -> int8 does): bias the sign bit to 0, keep the width, unbias.
+    static uint8_t wrap(unsigned low_byte) {
+        return static_cast<uint8_t>(((low_byte + sign) & mask) - sign);
     }
 };
-
-Width width_of(const PyArray_Descr* d) {
-    const IntTypeRuntime& rt = int_runtime(int_index_of_descr(d));
-    return {8 - rt.row->bits, (1 << rt.row->bits) - 1, rt.row->is_signed, rt.min};
-}
 
 enum class Binary { add, subtract, multiply, bit_and, bit_or, bit_xor, minimum, maximum, left_shift, right_shift };
 enum class Division { floor_divide, remainder, fmod };
@@ -37,89 +43,186 @@ enum class Compare { eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_xo
 enum class Unary { negative, positive, absolute, sign, invert, square };
 enum class Predicate { logical_not, isnan, isinf, isfinite };
 
-template <Binary Op>
-int eval_binary(int a, int b) {
+// One element of a binary op, on the stored bytes. Sums, differences and
+// products are right modulo 256 and so after the wrap; min, max and the
+// bitwise ops of in-range values are in range (sign-extended bits combine
+// like the sign bit), so they need no wrap.
+template <int Index, Binary Op>
+uint8_t binary_element(uint8_t a_byte, uint8_t b_byte) {
+    using T = Type<Index>;
+    using S = typename T::Stored;
+    const S a = static_cast<S>(a_byte), b = static_cast<S>(b_byte);
     switch (Op) {
-        case Binary::add: return a + b;
-        case Binary::subtract: return a - b;
-        case Binary::multiply: return a * b;
-        case Binary::bit_and: return a & b;
-        case Binary::bit_or: return a | b;
-        case Binary::bit_xor: return a ^ b;
-        case Binary::minimum: return a < b ? a : b;
-        case Binary::maximum: return a > b ? a : b;
+        case Binary::add: return T::wrap(static_cast<uint8_t>(a_byte + b_byte));
+        case Binary::subtract: return T::wrap(static_cast<uint8_t>(a_byte - b_byte));
+        case Binary::multiply: return T::wrap(static_cast<uint8_t>(a_byte * b_byte));
+        case Binary::bit_and: return a_byte & b_byte;
+        case Binary::bit_or: return a_byte | b_byte;
+        case Binary::bit_xor: return a_byte ^ b_byte;
+        case Binary::minimum: return static_cast<uint8_t>(a < b ? a : b);
+        case Binary::maximum: return static_cast<uint8_t>(a > b ? a : b);
         // shifts by the byte's width or more (or negative) give 0 / the sign
-        case Binary::left_shift: return (b < 0 || b >= 8) ? 0 : a << b;
-        case Binary::right_shift: return (b < 0 || b >= 8) ? (a < 0 ? -1 : 0) : a >> b;
+        case Binary::left_shift:
+            // shifted as unsigned: a negative value's left shift is undefined before C++20
+            return T::wrap(static_cast<uint8_t>((b < 0 || b >= 8) ? 0u : static_cast<unsigned>(a) << b));
+        case Binary::right_shift:
+            return T::wrap(static_cast<uint8_t>((b < 0 || b >= 8) ? (a < 0 ? -1 : 0) : a >> b));
     }
     return 0;
 }
 
-template <class T, Binary Op>
-int binary_loop(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
-                const npy_intp strides[], NpyAuxData*) {
-    const Width w = width_of(ctx->descriptors[2]);
+template <int Index, Binary Op>
+int binary_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[], const npy_intp strides[],
+                NpyAuxData*) {
     const npy_intp n = dims[0];
     if (strides[0] == 1 && strides[1] == 1 && strides[2] == 1) {
-        const T* a = reinterpret_cast<const T*>(data[0]);
-        const T* b = reinterpret_cast<const T*>(data[1]);
-        T* c = reinterpret_cast<T*>(data[2]);
-        for (npy_intp i = 0; i < n; i++) c[i] = static_cast<T>(w.wrap(eval_binary<Op>(a[i], b[i])));
+        // NumPy's in-place forms (a += b) alias the output with an input
+        // exactly, which element-by-element code handles; partial overlap is
+        // resolved by NumPy before the loop runs.
+        const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
+        const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);
+        uint8_t* c = reinterpret_cast<uint8_t*>(data[2]);
+        for (npy_intp i = 0; i < n; i++) c[i] = binary_element<Index, Op>(a[i], b[i]);
         return 0;
     }
     const char *a = data[0], *b = data[1];
     char* c = data[2];
     for (npy_intp i = 0; i < n; i++, a += strides[0], b += strides[1], c += strides[2]) {
-        *reinterpret_cast<T*>(c) =
-            static_cast<T>(w.wrap(eval_binary<Op>(*reinterpret_cast<const T*>(a), *reinterpret_cast<const T*>(b))));
+        *reinterpret_cast<uint8_t*>(c) =
+            binary_element<Index, Op>(*reinterpret_cast<const uint8_t*>(a), *reinterpret_cast<const uint8_t*>(b));
     }
     return 0;
 }
 
-// Floor division and both remainders; flags divide-by-zero and overflow.
-struct Quotient {
-    int quotient, remainder;
+// ---- division: one table per type and op ---------------------------------------
+//
+// Integer division does not vectorize, but a type has at most 16 values, so
+// every (a, b) pair is one entry of a table indexed by the two values' low
+// bits: the result byte and the floating-point flags it raises (divide by
+// zero gives 0 with NumPy's "divide by zero" warning; min // -1 wraps with
+// its "overflow" warning, as int8's does).
+
+struct DivisionEntry {
+    uint8_t result;
+    uint8_t flags;  // kFlagDivideByZero, kFlagOverflow (they fit a byte)
 };
-template <Division Op>
-Quotient divide(int a, int b) {
-    int q = a / b, r = a % b;
-    if (Op != Division::fmod && r != 0 && ((r < 0) != (b < 0))) {
-        q -= 1;
-        r += b;
+
+constexpr int kDivisionOps = 3;
+DivisionEntry g_division[kIntFormatCount][kDivisionOps][256];
+
+void fill_division_tables() {
+    for (int t = 0; t < kIntFormatCount; t++) {
+        const IntFormatRow& row = kIntFormatTable[t];
+        const int count = 1 << row.bits;
+        for (int i = 0; i < count; i++) {
+            for (int j = 0; j < count; j++) {
+                const int a = wrap_to_int_type(i, row.bits, row.is_signed);
+                const int b = wrap_to_int_type(j, row.bits, row.is_signed);
+                const int index = (i << row.bits) | j;
+                for (int op = 0; op < kDivisionOps; op++) {
+                    DivisionEntry e{0, 0};
+                    if (b == 0) {
+                        e.flags = kFlagDivideByZero;
+                    } else {
+                        int q = a / b, r = a % b;
+                        if (op != static_cast<int>(Division::fmod) && r != 0 && ((r < 0) != (b < 0))) {
+                            q -= 1;  // floor the quotient, give the remainder the divisor's sign
+                            r += b;
+                        }
+                        const int value = op == static_cast<int>(Division::floor_divide) ? q : r;
+                        e.result = int_code_of(wrap_to_int_type(value, row.bits, row.is_signed));
+                        const bool quotient_overflows = q > int_format_max(row);
+                        if (op == static_cast<int>(Division::floor_divide) && quotient_overflows) e.flags = kFlagOverflow;
+                    }
+                    g_division[t][op][index] = e;
+                }
+            }
+        }
     }
-    return {q, r};
+    static_assert((kFlagDivideByZero | kFlagOverflow) <= 0xff, "division flags are stored in a byte");
 }
 
-template <class T, Division Op, bool TwoOutputs>
-int division_loop(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[],
-                  const npy_intp strides[], NpyAuxData*) {
-    const Width w = width_of(ctx->descriptors[2]);
+template <int Index>
+inline int pair_index(uint8_t a, uint8_t b) {
+    return ((a & Type<Index>::mask) << Type<Index>::bits) | (b & Type<Index>::mask);
+}
+
+template <int Index, Division Op, bool TwoOutputs>
+int division_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[], const npy_intp strides[],
+                  NpyAuxData*) {
+    const DivisionEntry* first = g_division[Index][static_cast<int>(TwoOutputs ? Division::floor_divide : Op)];
+    const DivisionEntry* second = g_division[Index][static_cast<int>(Division::remainder)];
     const char *a = data[0], *b = data[1];
     char* c = data[2];
     char* d = TwoOutputs ? data[3] : nullptr;
-    uint32_t flags = 0;
+    unsigned flags = 0;
     for (npy_intp i = 0; i < dims[0]; i++, a += strides[0], b += strides[1], c += strides[2]) {
-        const int x = *reinterpret_cast<const T*>(a), y = *reinterpret_cast<const T*>(b);
-        Quotient qr{0, 0};
-        if (y == 0) {
-            flags |= kFlagDivideByZero;
-        } else {
-            qr = divide<Op>(x, y);
-            if (w.is_signed && x == w.min && y == -1 && Op == Division::floor_divide) flags |= kFlagOverflow;
-        }
-        const int first = (Op == Division::floor_divide || TwoOutputs) ? qr.quotient : qr.remainder;
-        *reinterpret_cast<T*>(c) = static_cast<T>(w.wrap(first));
+        const int k = pair_index<Index>(static_cast<uint8_t>(*a), static_cast<uint8_t>(*b));
+        *reinterpret_cast<uint8_t*>(c) = first[k].result;
+        flags |= first[k].flags;
         if (TwoOutputs) {
-            *reinterpret_cast<T*>(d) = static_cast<T>(w.wrap(qr.remainder));
+            *reinterpret_cast<uint8_t*>(d) = second[k].result;
             d += strides[3];
         }
     }
+    // divmod(min, -1) overflows like min // -1 (its quotient is the first table)
     raise_fp_flags(flags);
     return 0;
 }
 
-template <Compare Op>
-bool eval_compare(int a, int b) {
+// ---- power: a table per type, as for division ------------------------------------
+//
+// a ** b wraps to the width (int4: 2 ** 3 == -8, as int8's 2 ** 7 == -128);
+// a negative exponent raises NumPy's ValueError for integer arrays.
+
+struct PowerEntry {
+    uint8_t result;
+    bool negative_exponent;
+};
+PowerEntry g_power[kIntFormatCount][256];
+
+void fill_power_tables() {
+    for (int t = 0; t < kIntFormatCount; t++) {
+        const IntFormatRow& row = kIntFormatTable[t];
+        const int count = 1 << row.bits;
+        for (int i = 0; i < count; i++) {
+            for (int j = 0; j < count; j++) {
+                const int a = wrap_to_int_type(i, row.bits, row.is_signed);
+                const int b = wrap_to_int_type(j, row.bits, row.is_signed);
+                int64_t value = 1;  // 0 ** 0 == 1, as NumPy's
+                for (int k = 0; k < b; k++) value = wrap_to_int_type(value * a, row.bits, row.is_signed);
+                // wrapped once more for b == 0: int1 holds no 1, so 1 wraps to -1
+                g_power[t][(i << row.bits) | j] = {int_code_of(wrap_to_int_type(value, row.bits, row.is_signed)), b < 0};
+            }
+        }
+    }
+}
+
+template <int Index>
+int power_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[], const npy_intp strides[],
+               NpyAuxData*) {
+    const PowerEntry* table = g_power[Index];
+    const char *a = data[0], *b = data[1];
+    char* c = data[2];
+    bool negative_exponent = false;
+    for (npy_intp i = 0; i < dims[0]; i++, a += strides[0], b += strides[1], c += strides[2]) {
+        const PowerEntry& e = table[pair_index<Index>(static_cast<uint8_t>(*a), static_cast<uint8_t>(*b))];
+        *reinterpret_cast<uint8_t*>(c) = e.result;
+        negative_exponent |= e.negative_exponent;
+    }
+    if (negative_exponent) {
+        // the loop may run without the GIL (NumPy releases it for loops
+        // that do not ask for the Python API)
+        const PyGILState_STATE gil = PyGILState_Ensure();
+        PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+        PyGILState_Release(gil);
+        return -1;
+    }
+    return 0;
+}
+
+template <Compare Op, class S>
+uint8_t compare_element(S a, S b) {
     switch (Op) {
         case Compare::eq: return a == b;
         case Compare::ne: return a != b;
@@ -127,51 +230,63 @@ bool eval_compare(int a, int b) {
         case Compare::le: return a <= b;
         case Compare::gt: return a > b;
         case Compare::ge: return a >= b;
-        case Compare::logical_and: return a != 0 && b != 0;
-        case Compare::logical_or: return a != 0 || b != 0;
+        case Compare::logical_and: return (a != 0) & (b != 0);
+        case Compare::logical_or: return (a != 0) | (b != 0);
         case Compare::logical_xor: return (a != 0) != (b != 0);
     }
-    return false;
+    return 0;
 }
 
-template <class T, Compare Op>
+template <int Index, Compare Op>
 int compare_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[], const npy_intp strides[],
                  NpyAuxData*) {
-    const char *a = data[0], *b = data[1];
-    char* c = data[2];
+    using S = typename Type<Index>::Stored;
+    const npy_intp n = dims[0];
     if (strides[0] == 1 && strides[1] == 1 && strides[2] == 1) {
-        const T* x = reinterpret_cast<const T*>(a);
-        const T* y = reinterpret_cast<const T*>(b);
-        for (npy_intp i = 0; i < dims[0]; i++) c[i] = eval_compare<Op>(x[i], y[i]);
+        const S* __restrict x = reinterpret_cast<const S*>(data[0]);
+        const S* __restrict y = reinterpret_cast<const S*>(data[1]);
+        uint8_t* __restrict c = reinterpret_cast<uint8_t*>(data[2]);  // bool: a separate array
+        for (npy_intp i = 0; i < n; i++) c[i] = compare_element<Op>(x[i], y[i]);
         return 0;
     }
-    for (npy_intp i = 0; i < dims[0]; i++, a += strides[0], b += strides[1], c += strides[2]) {
-        *reinterpret_cast<npy_bool*>(c) = eval_compare<Op>(*reinterpret_cast<const T*>(a), *reinterpret_cast<const T*>(b));
+    const char *a = data[0], *b = data[1];
+    char* c = data[2];
+    for (npy_intp i = 0; i < n; i++, a += strides[0], b += strides[1], c += strides[2]) {
+        *reinterpret_cast<npy_bool*>(c) =
+            compare_element<Op>(*reinterpret_cast<const S*>(a), *reinterpret_cast<const S*>(b));
     }
     return 0;
 }
 
-template <Unary Op>
-int eval_unary(int a) {
+template <int Index, Unary Op>
+uint8_t unary_element(uint8_t byte) {
+    using T = Type<Index>;
+    const int a = static_cast<typename T::Stored>(byte);
     switch (Op) {
-        case Unary::negative: return -a;
-        case Unary::positive: return a;
-        case Unary::absolute: return a < 0 ? -a : a;
-        case Unary::sign: return (a > 0) - (a < 0);
-        case Unary::invert: return ~a;
-        case Unary::square: return a * a;
+        case Unary::negative: return T::wrap(static_cast<uint8_t>(-a));
+        case Unary::positive: return byte;
+        case Unary::absolute: return T::wrap(static_cast<uint8_t>(a < 0 ? -a : a));
+        case Unary::sign: return static_cast<uint8_t>((a > 0) - (a < 0));
+        case Unary::invert: return T::wrap(static_cast<uint8_t>(~a));
+        case Unary::square: return T::wrap(static_cast<uint8_t>(a * a));
     }
     return 0;
 }
 
-template <class T, Unary Op>
-int unary_loop(PyArrayMethod_Context* ctx, char* const data[], const npy_intp dims[], const npy_intp strides[],
+template <int Index, Unary Op>
+int unary_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[], const npy_intp strides[],
                NpyAuxData*) {
-    const Width w = width_of(ctx->descriptors[1]);
+    const npy_intp n = dims[0];
+    if (strides[0] == 1 && strides[1] == 1) {
+        const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
+        uint8_t* c = reinterpret_cast<uint8_t*>(data[1]);
+        for (npy_intp i = 0; i < n; i++) c[i] = unary_element<Index, Op>(a[i]);
+        return 0;
+    }
     const char* a = data[0];
     char* c = data[1];
-    for (npy_intp i = 0; i < dims[0]; i++, a += strides[0], c += strides[1]) {
-        *reinterpret_cast<T*>(c) = static_cast<T>(w.wrap(eval_unary<Op>(*reinterpret_cast<const T*>(a))));
+    for (npy_intp i = 0; i < n; i++, a += strides[0], c += strides[1]) {
+        *reinterpret_cast<uint8_t*>(c) = unary_element<Index, Op>(*reinterpret_cast<const uint8_t*>(a));
     }
     return 0;
 }
@@ -247,12 +362,49 @@ PyArray_DTypeMeta* new_ref(PyArray_DTypeMeta* d) {
     return d;
 }
 
-// Inputs take their common type (an explicit signature wins); outputs take
-// it too, unless the loop fixes them (bool, float64, int32): then NULL.
-template <bool OutputsShareType>
+// How a promoter picks the DTypes of a ufunc's operands.
+enum class OutputRule {
+    common_type,        // outputs take the inputs' common type (add, minimum, ...)
+    fixed_by_loop,      // the loop fixes the output (less -> bool, matmul -> int32)
+    widens_reductions,  // common_type, but sum/prod accumulate in intp/uintp
+};
+
+// A DType given for an output (dtype=np.int64) decides the loop for every
+// operand, as NumPy's own integer loops do (int8 + int8 with dtype=int64 adds
+// in int64); only a bool fixed by a comparison leaves the inputs alone.
+PyArray_DTypeMeta* fixed_output_dtype(const PyUFuncObject* u, PyArray_DTypeMeta* const signature[]) {
+    for (int i = u->nin; i < u->nargs; i++) {
+        if (signature[i] != nullptr && signature[i] != &PyArray_BoolDType) return signature[i];
+    }
+    return nullptr;
+}
+
+// NumPy sums and multiplies its small integers in the platform integer
+// (int8 -> int64, uint8 -> uint64), but decides that before promotion, from
+// legacy type numbers our DTypes do not have. A reduction (or accumulation)
+// without dtype= and out= reaches the promoter with no first operand: that
+// is where the same rule is applied here.
+PyArray_DTypeMeta* reduction_accumulator(PyArray_DTypeMeta* const op_dtypes[]) {
+    const int own = int_index_of_dtype_class(op_dtypes[1]);
+    if (own < 0) return nullptr;
+    return dtype_class_of_type_num(int_runtime(own).row->is_signed ? NPY_INTP : NPY_UINTP);
+}
+
+template <OutputRule Rule>
 int promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[], PyArray_DTypeMeta* const signature[],
              PyArray_DTypeMeta* new_op_dtypes[]) {
     const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
+    PyArray_DTypeMeta* everything = fixed_output_dtype(u, signature);
+    if (everything != nullptr) {
+        Py_INCREF(everything);
+    } else if (Rule == OutputRule::widens_reductions && op_dtypes[0] == nullptr && u->nin == 2) {
+        everything = reduction_accumulator(op_dtypes);
+    }
+    if (everything != nullptr) {
+        for (int i = 0; i < u->nargs; i++) new_op_dtypes[i] = new_ref(everything);
+        Py_DECREF(everything);
+        return 0;
+    }
     PyArray_DTypeMeta* present[8];
     int count = 0;
     for (int i = 0; i < u->nin; i++) {
@@ -267,7 +419,9 @@ int promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[], PyArray_DTyp
     if (common == nullptr) return -1;
     for (int i = 0; i < u->nin; i++) new_op_dtypes[i] = new_ref(common);
     for (int i = u->nin; i < u->nargs; i++) {
-        new_op_dtypes[i] = new_ref(signature[i] != nullptr ? signature[i] : (OutputsShareType ? common : nullptr));
+        PyArray_DTypeMeta* out = signature[i];
+        if (out == nullptr && Rule != OutputRule::fixed_by_loop) out = common;
+        new_op_dtypes[i] = new_ref(out);
     }
     Py_DECREF(common);
     return 0;
@@ -276,7 +430,10 @@ int promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[], PyArray_DTyp
 int add_promoters(PyObject* ufunc, PyArrayMethod_PromoterFunction* fn) {
     const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
     PyObject* abstract = reinterpret_cast<PyObject*>(&g_int_abstract_dtype);
-    for (unsigned mask = 1; mask < (1u << u->nin); mask++) {
+    // the key with every input abstract first: NumPy compares each matching
+    // promoter with the best so far and gives up on a tie between (I, None)
+    // and (None, I), which np.matmul(a, b, dtype=np.int64) would meet
+    for (unsigned mask = (1u << u->nin) - 1; mask >= 1; mask--) {
         PyObject* key = PyTuple_New(u->nargs);
         if (key == nullptr) return -1;
         for (int i = 0; i < u->nargs; i++) {
@@ -293,24 +450,42 @@ int add_promoters(PyObject* ufunc, PyArrayMethod_PromoterFunction* fn) {
     return 0;
 }
 
+// The ufuncs given loops of ours (the rest get the stand-in promoter); by
+// object, since names differ from attribute names (true_divide is "divide").
+std::set<const PyObject*>& ufuncs_with_int_loops() {
+    static std::set<const PyObject*> ufuncs;  // NumPy's ufuncs live as long as the process
+    return ufuncs;
+}
+
 struct Registrar {
     PyArray_DTypeMeta* type;
-    int add(const char* ufunc_name, std::vector<PyArray_DTypeMeta*> dtypes, void* loop, bool may_warn) {
+    int add(const char* ufunc_name, std::vector<PyArray_DTypeMeta*> dtypes, void* loop, NPY_ARRAYMETHOD_FLAGS flags) {
         PyObject* ufunc = ufunc_named(ufunc_name);
         if (ufunc == nullptr) return -1;
         const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
-        const NPY_ARRAYMETHOD_FLAGS flags = may_warn ? static_cast<NPY_ARRAYMETHOD_FLAGS>(0) : NPY_METH_NO_FLOATINGPOINT_ERRORS;
         PyArrayMethod_Spec* spec = make_method_spec((std::string("int_") + ufunc_name).c_str(), u->nin, u->nout,
                                                     NPY_NO_CASTING, flags, std::move(dtypes),
                                                     {{NPY_METH_strided_loop, loop}});
         const int status = PyUFunc_AddLoopFromSpec(ufunc, spec);
+        ufuncs_with_int_loops().insert(ufunc);
         Py_DECREF(ufunc);
         return status;
     }
 };
 
-template <class T>
-int register_type(PyArray_DTypeMeta* t) {
+// Flags of a loop: whether it may set floating-point flags, and whether
+// NumPy may reduce in any order (associative and commutative on the
+// wrapped values, as int8's add and multiply are), which sum(axis=None) of a
+// 2-D array and reductions over several axes need.
+constexpr NPY_ARRAYMETHOD_FLAGS kQuiet = NPY_METH_NO_FLOATINGPOINT_ERRORS;
+constexpr NPY_ARRAYMETHOD_FLAGS kReorderable =
+    static_cast<NPY_ARRAYMETHOD_FLAGS>(NPY_METH_NO_FLOATINGPOINT_ERRORS | NPY_METH_IS_REORDERABLE);
+constexpr NPY_ARRAYMETHOD_FLAGS kWarns = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
+
+template <int Index>
+int register_type() {
+    using T = typename Type<Index>::Stored;
+    PyArray_DTypeMeta* t = &int_runtime(Index).dtype_class;
     Registrar r{t};
     PyArray_DTypeMeta* b = &PyArray_BoolDType;
     const std::vector<PyArray_DTypeMeta*> ttt = {t, t, t};
@@ -319,56 +494,197 @@ int register_type(PyArray_DTypeMeta* t) {
     const std::vector<PyArray_DTypeMeta*> tb = {t, b};
     auto L = [](auto f) { return reinterpret_cast<void*>(f); };
     int s = 0;
-    s |= r.add("add", ttt, L(binary_loop<T, Binary::add>), false);
-    s |= r.add("subtract", ttt, L(binary_loop<T, Binary::subtract>), false);
-    s |= r.add("multiply", ttt, L(binary_loop<T, Binary::multiply>), false);
-    s |= r.add("bitwise_and", ttt, L(binary_loop<T, Binary::bit_and>), false);
-    s |= r.add("bitwise_or", ttt, L(binary_loop<T, Binary::bit_or>), false);
-    s |= r.add("bitwise_xor", ttt, L(binary_loop<T, Binary::bit_xor>), false);
-    s |= r.add("minimum", ttt, L(binary_loop<T, Binary::minimum>), false);
-    s |= r.add("maximum", ttt, L(binary_loop<T, Binary::maximum>), false);
-    s |= r.add("fmin", ttt, L(binary_loop<T, Binary::minimum>), false);
-    s |= r.add("fmax", ttt, L(binary_loop<T, Binary::maximum>), false);
-    s |= r.add("left_shift", ttt, L(binary_loop<T, Binary::left_shift>), false);
-    s |= r.add("right_shift", ttt, L(binary_loop<T, Binary::right_shift>), false);
-    s |= r.add("floor_divide", ttt, L(division_loop<T, Division::floor_divide, false>), true);
-    s |= r.add("remainder", ttt, L(division_loop<T, Division::remainder, false>), true);
-    s |= r.add("fmod", ttt, L(division_loop<T, Division::fmod, false>), true);
-    s |= r.add("divmod", {t, t, t, t}, L(division_loop<T, Division::remainder, true>), true);
-    s |= r.add("equal", ttb, L(compare_loop<T, Compare::eq>), false);
-    s |= r.add("not_equal", ttb, L(compare_loop<T, Compare::ne>), false);
-    s |= r.add("less", ttb, L(compare_loop<T, Compare::lt>), false);
-    s |= r.add("less_equal", ttb, L(compare_loop<T, Compare::le>), false);
-    s |= r.add("greater", ttb, L(compare_loop<T, Compare::gt>), false);
-    s |= r.add("greater_equal", ttb, L(compare_loop<T, Compare::ge>), false);
-    s |= r.add("logical_and", ttb, L(compare_loop<T, Compare::logical_and>), false);
-    s |= r.add("logical_or", ttb, L(compare_loop<T, Compare::logical_or>), false);
-    s |= r.add("logical_xor", ttb, L(compare_loop<T, Compare::logical_xor>), false);
-    s |= r.add("negative", tt, L(unary_loop<T, Unary::negative>), false);
-    s |= r.add("positive", tt, L(unary_loop<T, Unary::positive>), false);
-    s |= r.add("absolute", tt, L(unary_loop<T, Unary::absolute>), false);
-    s |= r.add("sign", tt, L(unary_loop<T, Unary::sign>), false);
-    s |= r.add("invert", tt, L(unary_loop<T, Unary::invert>), false);
-    s |= r.add("square", tt, L(unary_loop<T, Unary::square>), false);
-    s |= r.add("logical_not", tb, L(predicate_loop<T, Predicate::logical_not>), false);
-    s |= r.add("isnan", tb, L(predicate_loop<T, Predicate::isnan>), false);
-    s |= r.add("isinf", tb, L(predicate_loop<T, Predicate::isinf>), false);
-    s |= r.add("isfinite", tb, L(predicate_loop<T, Predicate::isfinite>), false);
-    s |= r.add("true_divide", {t, t, &PyArray_DoubleDType}, L(true_divide_loop<T>), true);
-    s |= r.add("matmul", {t, t, &PyArray_Int32DType}, L(matmul_loop<T>), false);
+    s |= r.add("add", ttt, L(binary_loop<Index, Binary::add>), kReorderable);
+    s |= r.add("subtract", ttt, L(binary_loop<Index, Binary::subtract>), kQuiet);
+    s |= r.add("multiply", ttt, L(binary_loop<Index, Binary::multiply>), kReorderable);
+    s |= r.add("bitwise_and", ttt, L(binary_loop<Index, Binary::bit_and>), kReorderable);
+    s |= r.add("bitwise_or", ttt, L(binary_loop<Index, Binary::bit_or>), kReorderable);
+    s |= r.add("bitwise_xor", ttt, L(binary_loop<Index, Binary::bit_xor>), kReorderable);
+    s |= r.add("minimum", ttt, L(binary_loop<Index, Binary::minimum>), kReorderable);
+    s |= r.add("maximum", ttt, L(binary_loop<Index, Binary::maximum>), kReorderable);
+    s |= r.add("fmin", ttt, L(binary_loop<Index, Binary::minimum>), kReorderable);
+    s |= r.add("fmax", ttt, L(binary_loop<Index, Binary::maximum>), kReorderable);
+    s |= r.add("left_shift", ttt, L(binary_loop<Index, Binary::left_shift>), kQuiet);
+    s |= r.add("right_shift", ttt, L(binary_loop<Index, Binary::right_shift>), kQuiet);
+    s |= r.add("power", ttt, L(power_loop<Index>), kQuiet);
+    s |= r.add("floor_divide", ttt, L(division_loop<Index, Division::floor_divide, false>), kWarns);
+    s |= r.add("remainder", ttt, L(division_loop<Index, Division::remainder, false>), kWarns);
+    s |= r.add("fmod", ttt, L(division_loop<Index, Division::fmod, false>), kWarns);
+    s |= r.add("divmod", {t, t, t, t}, L(division_loop<Index, Division::remainder, true>), kWarns);
+    s |= r.add("equal", ttb, L(compare_loop<Index, Compare::eq>), kQuiet);
+    s |= r.add("not_equal", ttb, L(compare_loop<Index, Compare::ne>), kQuiet);
+    s |= r.add("less", ttb, L(compare_loop<Index, Compare::lt>), kQuiet);
+    s |= r.add("less_equal", ttb, L(compare_loop<Index, Compare::le>), kQuiet);
+    s |= r.add("greater", ttb, L(compare_loop<Index, Compare::gt>), kQuiet);
+    s |= r.add("greater_equal", ttb, L(compare_loop<Index, Compare::ge>), kQuiet);
+    s |= r.add("logical_and", ttb, L(compare_loop<Index, Compare::logical_and>), kReorderable);
+    s |= r.add("logical_or", ttb, L(compare_loop<Index, Compare::logical_or>), kReorderable);
+    s |= r.add("logical_xor", ttb, L(compare_loop<Index, Compare::logical_xor>), kReorderable);
+    s |= r.add("negative", tt, L(unary_loop<Index, Unary::negative>), kQuiet);
+    s |= r.add("positive", tt, L(unary_loop<Index, Unary::positive>), kQuiet);
+    s |= r.add("absolute", tt, L(unary_loop<Index, Unary::absolute>), kQuiet);
+    s |= r.add("sign", tt, L(unary_loop<Index, Unary::sign>), kQuiet);
+    s |= r.add("invert", tt, L(unary_loop<Index, Unary::invert>), kQuiet);
+    s |= r.add("square", tt, L(unary_loop<Index, Unary::square>), kQuiet);
+    s |= r.add("logical_not", tb, L(predicate_loop<T, Predicate::logical_not>), kQuiet);
+    s |= r.add("isnan", tb, L(predicate_loop<T, Predicate::isnan>), kQuiet);
+    s |= r.add("isinf", tb, L(predicate_loop<T, Predicate::isinf>), kQuiet);
+    s |= r.add("isfinite", tb, L(predicate_loop<T, Predicate::isfinite>), kQuiet);
+    s |= r.add("true_divide", {t, t, &PyArray_DoubleDType}, L(true_divide_loop<T>), kWarns);
+    s |= r.add("matmul", {t, t, &PyArray_Int32DType}, L(matmul_loop<T>), kQuiet);
     return s < 0 ? -1 : 0;
+}
+
+// ---- every other ufunc: NumPy's int8 rules ------------------------------------------
+//
+// For a ufunc without loops of ours (np.sqrt, np.floor, np.gcd, np.clip, ...)
+// each operand of ours stands in as int8 (uint8 for unsigned types), which
+// holds every value exactly, and NumPy's own resolution of those operands
+// (ufunc.resolve_dtypes, its legacy loop search included) names the loop:
+// the result is what the same values as int8 give (np.sqrt -> float16,
+// np.gcd -> int8). A reduction's missing first operand is its input's.
+PyObject* stand_in_operand(PyArray_DTypeMeta* dtype) {
+    const int own = int_index_of_dtype_class(dtype);
+    if (own >= 0) return reinterpret_cast<PyObject*>(PyArray_DescrFromType(int_runtime(own).row->is_signed ? NPY_BYTE : NPY_UBYTE));
+    PyObject* python_type = nullptr;  // NumPy's "weak" Python scalars resolve as their Python type
+    if (dtype == &PyArray_PyFloatDType) python_type = reinterpret_cast<PyObject*>(&PyFloat_Type);
+    if (dtype == &PyArray_PyLongDType) python_type = reinterpret_cast<PyObject*>(&PyLong_Type);
+    if (dtype == &PyArray_PyComplexDType) python_type = reinterpret_cast<PyObject*>(&PyComplex_Type);
+    if (python_type != nullptr) {
+        Py_INCREF(python_type);
+        return python_type;
+    }
+    return reinterpret_cast<PyObject*>(PyArray_GetDefaultDescr(dtype));
+}
+
+int stand_in_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[], PyArray_DTypeMeta* const signature[],
+                      PyArray_DTypeMeta* new_op_dtypes[]) {
+    const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
+    PyObject* operands = PyTuple_New(u->nargs);
+    if (operands == nullptr) return -1;
+    for (int i = 0; i < u->nargs; i++) {
+        PyArray_DTypeMeta* chosen = signature[i] != nullptr ? signature[i] : op_dtypes[i];
+        if (chosen == nullptr && i == 0 && u->nin > 1) chosen = op_dtypes[1];  // a reduction
+        PyObject* operand;
+        if (chosen == nullptr || (i >= u->nin && signature[i] == nullptr)) {
+            Py_INCREF(Py_None);
+            operand = Py_None;  // outputs: NumPy decides
+        } else {
+            operand = stand_in_operand(chosen);
+        }
+        if (operand == nullptr) {
+            Py_DECREF(operands);
+            return -1;
+        }
+        PyTuple_SET_ITEM(operands, i, operand);
+    }
+    PyObject* resolved = PyObject_CallMethod(ufunc, "resolve_dtypes", "(O)", operands);
+    Py_DECREF(operands);
+    if (resolved == nullptr) return -1;
+    for (int i = 0; i < u->nargs; i++) {
+        new_op_dtypes[i] = new_ref(NPY_DTYPE(reinterpret_cast<PyArray_Descr*>(PyTuple_GET_ITEM(resolved, i))));
+    }
+    Py_DECREF(resolved);
+    return 0;
+}
+
+// An integer of ours with a float format (int4 + float8_e4m3fn): the float
+// formats' promoters (keyed on MinifloatDType) and ours (on IntegerDType)
+// match such a call equally well, which NumPy refuses as ambiguous. A key
+// naming both is more specific than either: the inputs take their common
+// type (float16 for these, holding both exactly) and NumPy's loops for it run.
+int mixed_with_formats_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[],
+                                PyArray_DTypeMeta* const signature[], PyArray_DTypeMeta* new_op_dtypes[]) {
+    const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
+    PyArray_DTypeMeta* inputs[2] = {signature[0] != nullptr ? signature[0] : op_dtypes[0],
+                                    signature[1] != nullptr ? signature[1] : op_dtypes[1]};
+    PyArray_DTypeMeta* common = PyArray_PromoteDTypeSequence(2, inputs);
+    if (common == nullptr) return -1;
+    new_op_dtypes[0] = new_ref(common);
+    new_op_dtypes[1] = new_ref(common);
+    for (int i = 2; i < u->nargs; i++) new_op_dtypes[i] = new_ref(signature[i]);
+    Py_DECREF(common);
+    return 0;
+}
+
+int add_mixed_promoters(PyObject* ufunc) {
+    PyObject* ints = reinterpret_cast<PyObject*>(&g_int_abstract_dtype);
+    PyObject* formats = reinterpret_cast<PyObject*>(&g_abstract_dtype);
+    PyObject* orders[2][2] = {{ints, formats}, {formats, ints}};
+    for (auto& order : orders) {
+        PyObject* key = PyTuple_New(reinterpret_cast<PyUFuncObject*>(ufunc)->nargs);
+        if (key == nullptr) return -1;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); i++) {
+            PyObject* item = i < 2 ? order[i] : Py_None;
+            Py_INCREF(item);
+            PyTuple_SET_ITEM(key, i, item);
+        }
+        PyObject* capsule = PyCapsule_New(reinterpret_cast<void*>(mixed_with_formats_promoter),
+                                          "numpy._ufunc_promoter", nullptr);
+        PyObject* info = capsule == nullptr ? nullptr : PyTuple_Pack(2, key, capsule);
+        Py_DECREF(key);
+        Py_XDECREF(capsule);
+        if (info == nullptr) return -1;
+        // NumPy walks the registered loops in order and gives up at the first
+        // two that tie, so the key naming both must come before the formats'
+        // (None, MinifloatDType) and our (IntegerDType, None), which were
+        // registered earlier: it goes first in the list PyUFunc_AddPromoter
+        // appends to (the public ufunc struct's _loops).
+        PyObject* loops = reinterpret_cast<PyUFuncObject*>(ufunc)->_loops;
+        const int status = (loops != nullptr && PyList_Check(loops)) ? PyList_Insert(loops, 0, info) : -1;
+        if (status < 0 && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "minifloat: a ufunc without a loop list");
+        Py_DECREF(info);
+        if (status < 0) return -1;
+    }
+    return 0;
+}
+
+int add_stand_in_promoters() {
+    PyObject* umath = PyImport_ImportModule("numpy._core.umath");
+    if (umath == nullptr) return -1;
+    PyObject* names = PyObject_Dir(umath);
+    if (names == nullptr) {
+        Py_DECREF(umath);
+        return -1;
+    }
+    int status = 0;
+    std::set<PyObject*> done;  // the module has aliases (conj, conjugate)
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(names) && status == 0; k++) {
+        PyObject* value = PyObject_GetAttr(umath, PyList_GET_ITEM(names, k));
+        if (value == nullptr) {
+            status = -1;
+            break;
+        }
+        if (PyObject_TypeCheck(value, &PyUFunc_Type) && done.insert(value).second) {
+            const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(value);
+            const bool skip = u->nin < 1 || u->nin > 3 || ufuncs_with_int_loops().count(value) > 0;
+            if (!skip) status = add_promoters(value, stand_in_promoter);
+            if (status == 0 && u->nin == 2 && u->core_enabled == 0) status = add_mixed_promoters(value);
+        }
+        Py_DECREF(value);
+    }
+    Py_DECREF(names);
+    Py_DECREF(umath);
+    return status;
+}
+
+template <size_t... Index>
+int register_types(std::index_sequence<Index...>) {
+    const int statuses[] = {register_type<static_cast<int>(Index)>()...};
+    for (int status : statuses) {
+        if (status < 0) return -1;
+    }
+    return 0;
 }
 
 }  // namespace
 
 int init_int_ufuncs() {
-    for (int i = 0; i < kIntFormatCount; i++) {
-        IntTypeRuntime& rt = int_runtime(i);
-        const int status = rt.row->is_signed ? register_type<int8_t>(&rt.dtype_class)
-                                             : register_type<uint8_t>(&rt.dtype_class);
-        if (status < 0) return -1;
-    }
-    const char* sharing[] = {"add", "subtract", "multiply", "bitwise_and", "bitwise_or", "bitwise_xor",
+    fill_division_tables();
+    fill_power_tables();
+    if (register_types(std::make_index_sequence<kIntFormatCount>{}) < 0) return -1;
+    const char* widening[] = {"add", "multiply"};
+    const char* sharing[] = {"subtract", "power", "bitwise_and", "bitwise_or", "bitwise_xor",
                              "minimum", "maximum", "fmin", "fmax", "left_shift", "right_shift",
                              "floor_divide", "remainder", "fmod", "divmod", "negative", "positive",
                              "absolute", "sign", "invert", "square"};
@@ -377,15 +693,25 @@ int init_int_ufuncs() {
     const char* fixed_output[] = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
                                   "isnan",
                                   "isinf", "isfinite", "true_divide", "matmul"};
-    for (const char* name : sharing) {
-        PyObject* u = ufunc_named(name);
-        if (u == nullptr || add_promoters(u, promoter<true>) < 0) return -1;
-        Py_DECREF(u);
-    }
-    for (const char* name : fixed_output) {
-        PyObject* u = ufunc_named(name);
-        if (u == nullptr || add_promoters(u, promoter<false>) < 0) return -1;
-        Py_DECREF(u);
+    struct Family {
+        const char* const* names;
+        size_t count;
+        PyArrayMethod_PromoterFunction* promoter;
+    };
+    const Family families[] = {
+        {widening, sizeof widening / sizeof *widening, promoter<OutputRule::widens_reductions>},
+        {sharing, sizeof sharing / sizeof *sharing, promoter<OutputRule::common_type>},
+        {fixed_output, sizeof fixed_output / sizeof *fixed_output, promoter<OutputRule::fixed_by_loop>},
+    };
+    if (add_stand_in_promoters() < 0) return -1;
+    for (const Family& family : families) {
+        for (size_t k = 0; k < family.count; k++) {
+            PyObject* u = ufunc_named(family.names[k]);
+            if (u == nullptr) return -1;
+            const int status = add_promoters(u, family.promoter);
+            Py_DECREF(u);
+            if (status < 0) return -1;
+        }
     }
     return 0;
 }

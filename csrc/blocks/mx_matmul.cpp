@@ -1,0 +1,201 @@
+// MX matrix products (the order of operations is in mx_matmul.h). The
+// elements are decoded once (unscaled) into float32: A row-major, B in
+// panels of kPanel columns (k-major within a panel, zero-padded). A tile of
+// rows times a panel keeps its block sums and accumulators in registers;
+// at each block's end the block sums are scaled by 2^(Ea + Eb) (AVX-512
+// vscalefps, or float64 arithmetic in the portable kernel: both round the
+// scaled sum once) and added.
+#include "mx_matmul.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "fp_status.h"
+#include "simd_dispatch.h"
+
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
+#include "avx512_intrinsics.h"
+#endif
+
+namespace minifloat {
+
+namespace {
+
+constexpr size_t kPanel = 32;     // columns of B per panel (two AVX-512 vectors)
+constexpr size_t kTileRows = 6;   // rows of A per tile: 6 x 2 block sums and accumulators in registers
+constexpr uint8_t kNanScale = 0xFF;
+
+void decode_elements(ElementDecoding element, const uint8_t* codes, float* out, size_t n) {
+    if (element.plan == nullptr) {
+        const int8_t* ints = reinterpret_cast<const int8_t*>(codes);
+        for (size_t i = 0; i < n; i++) out[i] = static_cast<float>(ints[i]) * (1.0f / 64.0f);  // exact
+    } else {
+        decode_to_f32(*element.plan, codes, out, n);
+    }
+}
+
+// The operands decoded: A's elements and exponents row-major, B's in panels.
+struct Prepared {
+    size_t m, n, k, block, blocks, panels;
+    std::vector<float> a;             // m x k
+    std::vector<int32_t> a_exponent;  // m x blocks (NaN scales: 0, see a_nan)
+    std::vector<float> b;             // panels x k x kPanel
+    std::vector<float> b_exponent;    // panels x blocks x kPanel
+    std::vector<uint8_t> a_nan, b_nan;  // rows of A, columns of B with a NaN scale
+};
+
+Prepared prepare(const MxOperand& a, const MxOperand& b, size_t m, size_t n, size_t k, size_t block) {
+    Prepared p;
+    p.m = m, p.n = n, p.k = k, p.block = block;
+    p.blocks = (k + block - 1) / block;
+    p.panels = (n + kPanel - 1) / kPanel;
+    p.a.resize(m * k);
+    decode_elements(a.element, a.codes, p.a.data(), m * k);
+    p.a_exponent.resize(m * p.blocks);
+    p.a_nan.assign(m, 0);
+    for (size_t r = 0; r < m; r++) {
+        for (size_t kb = 0; kb < p.blocks; kb++) {
+            const uint8_t code = a.scales[r * p.blocks + kb];
+            p.a_nan[r] |= code == kNanScale;
+            p.a_exponent[r * p.blocks + kb] = code == kNanScale ? 0 : static_cast<int32_t>(code) - 127;
+        }
+    }
+    p.b.assign(p.panels * k * kPanel, 0.0f);
+    p.b_exponent.assign(p.panels * p.blocks * kPanel, 0.0f);
+    p.b_nan.assign(n, 0);
+    std::vector<float> row(n);
+    for (size_t r = 0; r < k; r++) {
+        decode_elements(b.element, b.codes + r * n, row.data(), n);
+        for (size_t c = 0; c < n; c++) p.b[((c / kPanel) * k + r) * kPanel + c % kPanel] = row[c];
+    }
+    for (size_t kb = 0; kb < p.blocks; kb++) {
+        for (size_t c = 0; c < n; c++) {
+            const uint8_t code = b.scales[kb * n + c];
+            p.b_nan[c] |= code == kNanScale;
+            p.b_exponent[((c / kPanel) * p.blocks + kb) * kPanel + c % kPanel] =
+                code == kNanScale ? 0.0f : static_cast<float>(static_cast<int32_t>(code) - 127);
+        }
+    }
+    return p;
+}
+
+// t * 2^e rounded once: the product is exact in float64 (t has 24
+// significant bits, |e| <= 254).
+MINIFLOAT_KERNEL_INLINE float scaled(float t, int32_t e) {
+    return static_cast<float>(static_cast<double>(t) * std::ldexp(1.0, e));
+}
+
+// Rows [r0, r0 + rows) times panel `panel`, the portable way (the same order).
+MINIFLOAT_KERNEL_INLINE void tile_portable(const Prepared& p, size_t r0, size_t rows, size_t panel, float* out) {
+    const size_t columns = std::min(kPanel, p.n - panel * kPanel);
+    const float* bp = p.b.data() + panel * p.k * kPanel;
+    const float* ep = p.b_exponent.data() + panel * p.blocks * kPanel;
+    for (size_t r = r0; r < r0 + rows; r++) {
+        float acc[kPanel] = {};
+        const float* ar = p.a.data() + r * p.k;
+        for (size_t kb = 0; kb < p.blocks; kb++) {
+            float t[kPanel] = {};
+            const size_t k1 = std::min(p.k, (kb + 1) * p.block);
+            for (size_t kk = kb * p.block; kk < k1; kk++) {
+                for (size_t c = 0; c < kPanel; c++) t[c] = std::fma(ar[kk], bp[kk * kPanel + c], t[c]);
+            }
+            const int32_t ea = p.a_exponent[r * p.blocks + kb];
+            for (size_t c = 0; c < kPanel; c++) {
+                acc[c] += scaled(t[c], ea + static_cast<int32_t>(ep[kb * kPanel + c]));
+            }
+        }
+        std::memcpy(out + r * p.n + panel * kPanel, acc, columns * sizeof(float));
+    }
+}
+
+MINIFLOAT_SIMD_CLONES
+void matmul_portable(const Prepared& p, float* out) {
+    for (size_t panel = 0; panel < p.panels; panel++) {
+        for (size_t r0 = 0; r0 < p.m; r0 += kTileRows) tile_portable(p, r0, std::min(kTileRows, p.m - r0), panel, out);
+    }
+}
+
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
+#define MINIFLOAT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
+
+// Rows [r0, r0 + Rows) times one panel; block sums and accumulators stay in
+// registers for the whole of K.
+template <size_t Rows>
+MINIFLOAT_AVX512 inline void tile_avx512(const Prepared& p, size_t r0, size_t panel, float* out) {
+    const float* bp = p.b.data() + panel * p.k * kPanel;
+    const float* ep = p.b_exponent.data() + panel * p.blocks * kPanel;
+    const float* ar[Rows];
+    for (size_t r = 0; r < Rows; r++) ar[r] = p.a.data() + (r0 + r) * p.k;
+    __m512 acc[Rows][2];
+    for (size_t r = 0; r < Rows; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    for (size_t kb = 0; kb < p.blocks; kb++) {
+        __m512 t[Rows][2];
+        for (size_t r = 0; r < Rows; r++) t[r][0] = t[r][1] = _mm512_setzero_ps();
+        const size_t k1 = std::min(p.k, (kb + 1) * p.block);
+        for (size_t kk = kb * p.block; kk < k1; kk++) {
+            const __m512 b0 = _mm512_loadu_ps(bp + kk * kPanel), b1 = _mm512_loadu_ps(bp + kk * kPanel + 16);
+            for (size_t r = 0; r < Rows; r++) {
+                const __m512 av = _mm512_set1_ps(ar[r][kk]);
+                t[r][0] = _mm512_fmadd_ps(av, b0, t[r][0]);
+                t[r][1] = _mm512_fmadd_ps(av, b1, t[r][1]);
+            }
+        }
+        const __m512 eb0 = _mm512_loadu_ps(ep + kb * kPanel), eb1 = _mm512_loadu_ps(ep + kb * kPanel + 16);
+        for (size_t r = 0; r < Rows; r++) {
+            const __m512 ea = _mm512_set1_ps(static_cast<float>(p.a_exponent[(r0 + r) * p.blocks + kb]));
+            // vscalefps: t * 2^floor(e) rounded once (e is an integer here)
+            acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_scalef_ps(t[r][0], _mm512_add_ps(ea, eb0)));
+            acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_scalef_ps(t[r][1], _mm512_add_ps(ea, eb1)));
+        }
+    }
+    const size_t columns = std::min(kPanel, p.n - panel * kPanel);
+    const __mmask16 low = static_cast<__mmask16>(columns >= 16 ? 0xFFFF : (1u << columns) - 1u);
+    const __mmask16 high = static_cast<__mmask16>(columns <= 16 ? 0 : columns >= 32 ? 0xFFFF : (1u << (columns - 16)) - 1u);
+    for (size_t r = 0; r < Rows; r++) {
+        float* o = out + (r0 + r) * p.n + panel * kPanel;
+        _mm512_mask_storeu_ps(o, low, acc[r][0]);
+        _mm512_mask_storeu_ps(o + 16, high, acc[r][1]);
+    }
+}
+
+MINIFLOAT_AVX512 void matmul_avx512(const Prepared& p, float* out) {
+    for (size_t panel = 0; panel < p.panels; panel++) {
+        size_t r0 = 0;
+        for (; r0 + kTileRows <= p.m; r0 += kTileRows) tile_avx512<kTileRows>(p, r0, panel, out);
+        switch (p.m - r0) {
+            case 5: tile_avx512<5>(p, r0, panel, out); break;
+            case 4: tile_avx512<4>(p, r0, panel, out); break;
+            case 3: tile_avx512<3>(p, r0, panel, out); break;
+            case 2: tile_avx512<2>(p, r0, panel, out); break;
+            case 1: tile_avx512<1>(p, r0, panel, out); break;
+            default: break;
+        }
+    }
+}
+
+bool matmul_by_hand(const Prepared& p, float* out) {
+    if (!avx512_bw_usable()) return false;
+    matmul_avx512(p, out);
+    return true;
+}
+#else
+bool matmul_by_hand(const Prepared&, float*) { return false; }
+#endif
+
+}  // namespace
+
+void mx_matmul(const MxOperand& a, const MxOperand& b, size_t m, size_t n, size_t k, size_t block, float* out) {
+    DefaultFpuModeScope default_modes;  // round to nearest, no flushing of subnormal sums
+    const Prepared p = prepare(a, b, m, n, k, block);
+    if (!matmul_by_hand(p, out)) matmul_portable(p, out);
+    const float nan = std::nanf("");
+    for (size_t r = 0; r < m; r++) {
+        for (size_t c = 0; c < n; c++) {
+            if (p.a_nan[r] | p.b_nan[c]) out[r * n + c] = nan;
+        }
+    }
+}
+
+}  // namespace minifloat

@@ -1,0 +1,576 @@
+#include "stochastic_avx512.h"
+
+#include <cmath>
+
+#include "counter_random.h"
+#include "fp_status.h"
+#include "simd_dispatch.h"
+
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
+#include "avx512_intrinsics.h"
+
+namespace minifloat {
+
+namespace {
+
+#define MINIFLOAT_AVX512_DQ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+
+bool cpu_has_avx512_dq() {
+    static const bool has = cpu_has_avx512_bw() && __builtin_cpu_supports("avx512dq");
+    return has;
+}
+
+// The counters of 8 consecutive hashes h_j .. h_{j+7} and their step.
+struct CounterLanes {
+    __m512i z;
+    __m512i step;
+};
+
+// ~(h_j .. h_{j+7}): the complements of 16 draws, element order (see
+// counter_random.h). The last xor of the mix and the complement are one
+// ternary-logic step.
+MINIFLOAT_AVX512_DQ inline __m512i next_complemented_draws(CounterLanes& c) {
+    const __m512i m1 = _mm512_set1_epi64(static_cast<long long>(0xBF58476D1CE4E5B9ull));
+    const __m512i m2 = _mm512_set1_epi64(static_cast<long long>(0x94D049BB133111EBull));
+    __m512i z = c.z;
+    c.z = _mm512_add_epi64(c.z, c.step);
+    z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), m1);
+    z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), m2);
+    return _mm512_ternarylogic_epi32(z, _mm512_srli_epi64(z, 31), z, 0x99);  // ~(a ^ b)
+}
+
+// The plan's constants (the rules: stochastic_rounding.cpp), as scalars of
+// the source's lane width for broadcasting.
+struct Constants {
+    uint64_t fraction_shift, carry_shift, rebias, normal_from, max_bits, span, sign_shift, sign_bit;
+    uint64_t exponent_mask, scale_base, max_magnitude;
+    double step_unit;  // 2^-(fraction bits - mantissa bits): the scaled step's exponent
+    bool zero_drops_sign;
+};
+
+template <class Bits>
+Constants make_constants(const EncodePlan& p) {
+    constexpr uint32_t kFractionBits = sizeof(Bits) == 4 ? 23 : 52;
+    constexpr uint64_t kBias = sizeof(Bits) == 4 ? 127 : 1023;
+    Constants k;
+    k.fraction_shift = kFractionBits - p.mantissa_bits;
+    // float32: ~d >> (32 - shift); float64: ~d << (shift - 32)
+    k.carry_shift = sizeof(Bits) == 4 ? 32 - k.fraction_shift : k.fraction_shift - 32;
+    const uint64_t emin_field = static_cast<uint64_t>(p.min_normal_exponent + static_cast<int64_t>(kBias));
+    k.rebias = (emin_field - 1) << p.mantissa_bits;
+    // a target whose normal range starts where the source's does (bfloat16
+    // from float32) has the source's subnormal step: the normal rule holds
+    // for every value
+    k.normal_from = emin_field == 1 ? 0 : emin_field << kFractionBits;
+    k.max_bits = (p.max_magnitude + k.rebias) << k.fraction_shift;
+    k.span = k.max_bits - k.normal_from + 1;  // the largest value itself never moves
+    const uint64_t sign_position = p.sign_bit ? static_cast<uint64_t>(__builtin_ctz(p.sign_bit)) : 0;
+    k.sign_shift = sizeof(Bits) * 8 - 1 - sign_position;
+    k.sign_bit = p.sign_bit;
+    k.exponent_mask = (sizeof(Bits) == 4 ? uint64_t{0xFF} : uint64_t{0x7FF}) << kFractionBits;
+    // 2^(M - e) for the exponent field e of |x| (at least the normal
+    // range's): the bits of the scale that makes the target's step 1
+    k.scale_base = (2 * kBias + p.mantissa_bits) << kFractionBits;
+    k.max_magnitude = p.max_magnitude;
+    k.zero_drops_sign = p.zero_drops_sign;
+    return k;
+}
+
+struct Lanes32 {
+    __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_bit;
+    __m512i exponent_mask, scale_base, code_shift, two_pow_32;
+    bool zero_drops_sign;
+};
+
+MINIFLOAT_AVX512_DQ inline __m512i v(uint64_t x) { return _mm512_set1_epi32(static_cast<int>(static_cast<uint32_t>(x))); }
+
+MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
+    const Constants c = make_constants<uint32_t>(p);
+    Lanes32 k;
+    k.abs_mask = v(0x7FFFFFFF);
+    k.carry_shift = v(c.carry_shift);
+    k.fraction_shift = v(c.fraction_shift);
+    k.rebias = v(c.rebias);
+    k.normal_from = v(c.normal_from);
+    k.max_bits = v(c.max_bits);
+    k.span = v(c.span);
+    k.sign_bit = v(c.sign_bit);
+    k.exponent_mask = v(c.exponent_mask);
+    k.scale_base = v(c.scale_base);
+    k.code_shift = v(c.fraction_shift);
+    k.two_pow_32 = _mm512_castps_si512(_mm512_set1_ps(4294967296.0f));
+    k.zero_drops_sign = c.zero_drops_sign;
+    return k;
+}
+
+// The magnitude codes of 16 values at most the target's largest value (any
+// above it give garbage: the caller checks), normal or not: with e
+// the exponent field of |x| raised to the normal range's, v = |x| * 2^(M - e)
+// is |x| in units of the target's step there (exact), q = trunc(v) the
+// step count from the binade's start and floor(frac(v) * 2^32) the
+// threshold; the code is (e - emin) << M plus q plus the draw's carry.
+MINIFLOAT_AVX512_DQ inline __m512i any_magnitudes(const Lanes32& k, __m512i a, __m512i complement) {
+    const __m512i exponent = _mm512_max_epu32(_mm512_and_si512(a, k.exponent_mask), k.normal_from);
+    const __m512 scale = _mm512_castsi512_ps(_mm512_sub_epi32(k.scale_base, exponent));
+    const __m512 v = _mm512_mul_ps(_mm512_castsi512_ps(a), scale);
+    const __m512i q = _mm512_cvttps_epi32(v);
+    const __m512 fraction = _mm512_sub_ps(v, _mm512_cvtepi32_ps(q));
+    const __m512i threshold = _mm512_cvttps_epu32(_mm512_mul_ps(fraction, _mm512_castsi512_ps(k.two_pow_32)));
+    // d < threshold <=> ~d >= 2^32 - threshold... compared directly
+    const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);
+    const __mmask16 up = _mm512_cmplt_epu32_mask(draw, threshold);
+    const __m512i binade = _mm512_srlv_epi32(_mm512_sub_epi32(exponent, k.normal_from), k.code_shift);
+    const __m512i magnitude = _mm512_add_epi32(binade, q);
+    return _mm512_mask_sub_epi32(magnitude, up, magnitude, _mm512_set1_epi32(-1));
+}
+
+// How a group of values is rounded: all in the target's normal range below
+// its largest value (the normal rule), all at most the largest value
+// (any_magnitudes), or anything (step by step, handing steps with overflow
+// or specials to the portable rule). Chosen per group of kGroup values by a
+// scan, not per vector: a data-dependent branch per vector mispredicts
+// often on data with some subnormal-range values (float8_e3m4 from a
+// Gaussian: 3.4 against 1.5 ms).
+enum class GroupKind { normal, below_max, any };
+constexpr size_t kGroup = 256;
+
+// The codes of 16 values by the rule of `Kind`; false: the step needs the
+// portable rule (only for GroupKind::any).
+template <GroupKind Kind>
+MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __m512i u, __mmask16 lanes,
+                                        __m512i& codes) {
+    const __m512i a = _mm512_and_si512(u, k.abs_mask);
+    // the sign by a compare and a masked or, not a shift: shifts and the
+    // hash's multiplies share one port, the kernels' bottleneck
+    const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
+    bool normal = Kind == GroupKind::normal;
+    if constexpr (Kind == GroupKind::any) {
+        normal = (_mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, k.normal_from), k.span) & lanes) == lanes;
+        if (!normal && _mm512_mask_cmpgt_epu32_mask(lanes, a, k.max_bits) != 0) return false;
+    }
+    if (normal) {
+        // (a + (~d >> (32 - fraction_shift))) >> fraction_shift, rebiased
+        const __m512i sum = _mm512_add_epi32(a, _mm512_srlv_epi32(complement, k.carry_shift));
+        const __m512i magnitude = _mm512_sub_epi32(_mm512_srlv_epi32(sum, k.fraction_shift), k.rebias);
+        codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
+        return true;
+    }
+    const __m512i magnitude = any_magnitudes(k, a, complement);
+    codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
+    if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
+    return true;
+}
+
+// Which rule a whole group of kGroup values takes: normal when the largest
+// |x| - normal_from (unsigned: below normal_from wraps around) is inside
+// the normal span, else by the largest magnitude (a second pass, over L1,
+// only for groups that are not normal: one max per vector in the common
+// case, no mask-register traffic).
+MINIFLOAT_AVX512_DQ inline GroupKind scan_group(const Lanes32& k, const float* in) {
+    __m512i high = _mm512_setzero_si512();
+    for (size_t i = 0; i < kGroup; i += 16) {
+        const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask);
+        high = _mm512_max_epu32(high, _mm512_sub_epi32(a, k.normal_from));
+    }
+    const uint32_t span = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.span)));
+    if (_mm512_reduce_max_epu32(high) < span) return GroupKind::normal;
+    high = _mm512_setzero_si512();
+    for (size_t i = 0; i < kGroup; i += 16) {
+        high = _mm512_max_epu32(high, _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask));
+    }
+    const uint32_t max_bits = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.max_bits)));
+    return _mm512_reduce_max_epu32(high) > max_bits ? GroupKind::any : GroupKind::below_max;
+}
+
+template <int OutBytes>
+MINIFLOAT_AVX512_DQ inline void store_codes(void* out, size_t i, __m512i codes, __mmask16 lanes) {
+    if constexpr (OutBytes == 1) {
+        _mm512_mask_cvtepi32_storeu_epi8(static_cast<uint8_t*>(out) + i, lanes, codes);
+    } else {
+        _mm512_mask_cvtepi32_storeu_epi16(static_cast<uint16_t*>(out) + i, lanes, codes);
+    }
+}
+
+// A step the vector rules declined: its draws to memory, the portable rule.
+template <int OutBytes>
+MINIFLOAT_AVX512_DQ inline uint32_t redo_step(const EncodePlan& plan, StochasticRedo redo, const float* in,
+                                              __m512i complement, void* out, size_t i, size_t count) {
+    alignas(64) uint32_t draws[16];
+    _mm512_store_si512(draws, _mm512_ternarylogic_epi32(complement, complement, complement, 0x55));
+    return redo(plan, in + i, false, draws, static_cast<uint8_t*>(out) + i * OutBytes, count);
+}
+
+// Values [i, i + count) by the rule of Kind, 16 at a time.
+template <int OutBytes, GroupKind Kind>
+MINIFLOAT_AVX512_DQ inline uint32_t run_steps(const EncodePlan& plan, const Lanes32& k, CounterLanes& counters,
+                                              const float* in, void* out, size_t i, size_t count,
+                                              StochasticRedo redo) {
+    uint32_t flags = 0;
+    for (const size_t end = i + count; i < end; i += 16) {
+        const size_t lanes_count = end - i >= 16 ? 16 : end - i;
+        const __mmask16 lanes = static_cast<__mmask16>((1u << lanes_count) - 1u);
+        const __m512i complement = next_complemented_draws(counters);
+        __m512i codes;
+        if (codes16<Kind>(k, complement, _mm512_maskz_loadu_epi32(lanes, in + i), lanes, codes)) {
+            store_codes<OutBytes>(out, i, codes, lanes);
+        } else {
+            flags |= redo_step<OutBytes>(plan, redo, in, complement, out, i, lanes_count);
+        }
+    }
+    return flags;
+}
+
+// A whole group whose every value takes the rule of Kind (normal or
+// below_max): 64 values per step, whole vectors, their codes packed into
+// one store (the packs work within 128-bit lanes; the permute orders them).
+template <int OutBytes, GroupKind Kind>
+MINIFLOAT_AVX512_DQ inline void run_group(const Lanes32& k, CounterLanes& counters, const float* in, void* out) {
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    for (size_t i = 0; i < kGroup; i += 64) {
+        __m512i c[4];
+        for (int j = 0; j < 4; j++) {
+            const __m512i complement = next_complemented_draws(counters);
+            codes16<Kind>(k, complement, _mm512_loadu_si512(in + i + 16 * j), 0xFFFF, c[j]);
+        }
+        const __m512i low = _mm512_packus_epi32(c[0], c[1]), high = _mm512_packus_epi32(c[2], c[3]);
+        if constexpr (OutBytes == 1) {
+            const __m512i bytes = _mm512_packus_epi16(low, high);
+            _mm512_storeu_si512(static_cast<uint8_t*>(out) + i, _mm512_permutexvar_epi32(order, bytes));
+        } else {
+            const __m512i order64 = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+            _mm512_storeu_si512(static_cast<uint16_t*>(out) + i, _mm512_permutexvar_epi64(order64, low));
+            _mm512_storeu_si512(static_cast<uint16_t*>(out) + i + 32, _mm512_permutexvar_epi64(order64, high));
+        }
+    }
+}
+
+template <int OutBytes>
+MINIFLOAT_AVX512_DQ void sign_magnitude_kernel(const EncodePlan& plan, const Lanes32& k, CounterLanes counters,
+                                               const float* in, void* out, size_t n, uint32_t& flags,
+                                               StochasticRedo redo) {
+    size_t i = 0;
+    for (; i + kGroup <= n; i += kGroup) {
+        void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
+        switch (scan_group(k, in + i)) {
+            case GroupKind::normal:
+                run_group<OutBytes, GroupKind::normal>(k, counters, in + i, group_out);
+                break;
+            case GroupKind::below_max:
+                run_group<OutBytes, GroupKind::below_max>(k, counters, in + i, group_out);
+                break;
+            case GroupKind::any:
+                flags |= run_steps<OutBytes, GroupKind::any>(plan, k, counters, in, out, i, kGroup, redo);
+                break;
+        }
+    }
+    flags |= run_steps<OutBytes, GroupKind::any>(plan, k, counters, in, out, i, n - i, redo);
+}
+
+// float8_e8m0fnu: the exponent field bumped when d < fraction << 9. A step
+// with a value outside [2^-126, 2^127) (zero, negative, subnormal, inf,
+// NaN, overflow: rare in data meant for this format) is redone by `redo`.
+MINIFLOAT_AVX512_DQ void e8m0_kernel(const EncodePlan& plan, CounterLanes counters, const float* in, uint8_t* out,
+                                     size_t n, uint32_t& flags, StochasticRedo redo) {
+    const __m512i lowest = _mm512_set1_epi32(0x00800000), span = _mm512_set1_epi32(0x7F000000 - 0x00800000);
+    alignas(64) uint32_t draws[16];
+    for (size_t i = 0; i < n; i += 16) {
+        const size_t count = n - i >= 16 ? 16 : n - i;
+        const __mmask16 lanes = static_cast<__mmask16>((1u << count) - 1u);
+        const __m512i complement = next_complemented_draws(counters);
+        const __m512i u = _mm512_maskz_loadu_epi32(lanes, in + i);
+        const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);
+        const __mmask16 inside = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(u, lowest), span);
+        if ((inside & lanes) != lanes) {
+            _mm512_store_si512(draws, draw);
+            flags |= redo(plan, in + i, false, draws, out + i, count);
+            continue;
+        }
+        const __mmask16 up = _mm512_cmplt_epu32_mask(draw, _mm512_slli_epi32(u, 9));
+        const __m512i exponent = _mm512_srli_epi32(u, 23);
+        _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, _mm512_mask_sub_epi32(exponent, up, exponent, _mm512_set1_epi32(-1)));
+    }
+}
+
+// float64 sources: 8 values per vector, two vectors per hash vector (its
+// low 8 draws, then its high 8), the same rules in 64-bit lanes.
+struct Lanes64 {
+    __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_shift, sign_bit;
+    __m512i exponent_mask, scale_base, two_pow_32;
+    // the same rules on the upper 32 bits of 16 values (run_group64):
+    // fraction_shift - 32, the code's sign bit, rebias
+    __m512i high_fraction_shift, sign_bit32, rebias32;
+    bool zero_drops_sign;
+};
+
+MINIFLOAT_AVX512_DQ inline __m512i v64(uint64_t x) { return _mm512_set1_epi64(static_cast<long long>(x)); }
+
+MINIFLOAT_AVX512_DQ Lanes64 make_lanes64(const EncodePlan& p) {
+    const Constants c = make_constants<uint64_t>(p);
+    Lanes64 k;
+    k.abs_mask = v64(0x7FFFFFFFFFFFFFFFull);
+    k.carry_shift = v64(c.carry_shift);
+    k.fraction_shift = v64(c.fraction_shift);
+    k.rebias = v64(c.rebias);
+    k.normal_from = v64(c.normal_from);
+    k.max_bits = v64(c.max_bits);
+    k.span = v64(c.span);
+    k.sign_shift = v64(c.sign_shift);
+    k.sign_bit = v64(c.sign_bit);
+    k.exponent_mask = v64(c.exponent_mask);
+    k.scale_base = v64(c.scale_base);
+    k.two_pow_32 = _mm512_castpd_si512(_mm512_set1_pd(4294967296.0));
+    k.high_fraction_shift = v(c.fraction_shift - 32);  // fraction_shift >= 52 - 7
+    k.sign_bit32 = v(c.sign_bit);
+    k.rebias32 = v(c.rebias);
+    k.zero_drops_sign = c.zero_drops_sign;
+    return k;
+}
+
+// any_magnitudes for 8 float64 values; `complement` holds their 8 draws'
+// complements in 32-bit lanes.
+MINIFLOAT_AVX512_DQ inline __m512i any_magnitudes64(const Lanes64& k, __m512i a, __m256i complement) {
+    const __m512i exponent = _mm512_max_epu64(_mm512_and_si512(a, k.exponent_mask), k.normal_from);
+    const __m512d scale = _mm512_castsi512_pd(_mm512_sub_epi64(k.scale_base, exponent));
+    const __m512d v = _mm512_mul_pd(_mm512_castsi512_pd(a), scale);
+    const __m512i q = _mm512_cvttpd_epi64(v);
+    const __m512d fraction = _mm512_sub_pd(v, _mm512_cvtepi64_pd(q));
+    const __m256i threshold = _mm512_cvttpd_epu32(_mm512_mul_pd(fraction, _mm512_castsi512_pd(k.two_pow_32)));
+    const __m256i draw = _mm256_ternarylogic_epi32(complement, complement, complement, 0x55);
+    const __mmask8 up = _mm256_cmplt_epu32_mask(draw, threshold);
+    const __m512i binade = _mm512_srlv_epi64(_mm512_sub_epi64(exponent, k.normal_from), k.fraction_shift);
+    const __m512i magnitude = _mm512_add_epi64(binade, q);
+    return _mm512_mask_sub_epi64(magnitude, up, magnitude, _mm512_set1_epi64(-1));
+}
+
+template <GroupKind Kind>
+MINIFLOAT_AVX512_DQ inline bool codes8(const Lanes64& k, __m512i u, __mmask8 lanes, __m256i complement,
+                                       __m512i& codes) {
+    const __m512i a = _mm512_and_si512(u, k.abs_mask);
+    const __m512i sign = _mm512_srlv_epi64(u, k.sign_shift);
+    bool normal = Kind == GroupKind::normal;
+    if constexpr (Kind == GroupKind::any) {
+        normal = (_mm512_cmplt_epu64_mask(_mm512_sub_epi64(a, k.normal_from), k.span) & lanes) == lanes;
+        if (!normal && _mm512_mask_cmpgt_epu64_mask(lanes, a, k.max_bits) != 0) return false;
+    }
+    if (normal) {
+        // (a + (~d << (fraction_shift - 32))) >> fraction_shift, rebiased
+        const __m512i sum = _mm512_add_epi64(a, _mm512_sllv_epi64(_mm512_cvtepu32_epi64(complement), k.carry_shift));
+        const __m512i magnitude = _mm512_sub_epi64(_mm512_srlv_epi64(sum, k.fraction_shift), k.rebias);
+        codes = _mm512_ternarylogic_epi64(magnitude, sign, k.sign_bit, 0xF8);
+        return true;
+    }
+    const __m512i magnitude = any_magnitudes64(k, a, complement);
+    codes = _mm512_ternarylogic_epi64(magnitude, sign, k.sign_bit, 0xF8);
+    if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi64(_mm512_test_epi64_mask(magnitude, magnitude), codes);
+    return true;
+}
+
+MINIFLOAT_AVX512_DQ inline GroupKind scan_group64(const Lanes64& k, const double* in) {
+    __mmask8 outside = 0, beyond = 0;
+    for (size_t i = 0; i < kGroup; i += 8) {
+        const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask);
+        outside |= _mm512_cmpge_epu64_mask(_mm512_sub_epi64(a, k.normal_from), k.span);
+        beyond |= _mm512_cmpgt_epu64_mask(a, k.max_bits);
+    }
+    return outside == 0 ? GroupKind::normal : beyond == 0 ? GroupKind::below_max : GroupKind::any;
+}
+
+template <int OutBytes>
+MINIFLOAT_AVX512_DQ inline void store_codes8(void* out, size_t i, __m512i codes, __mmask8 lanes) {
+    if constexpr (OutBytes == 1) {
+        _mm512_mask_cvtepi64_storeu_epi8(static_cast<uint8_t*>(out) + i, lanes, codes);
+    } else {
+        _mm512_mask_cvtepi64_storeu_epi16(static_cast<uint16_t*>(out) + i, lanes, codes);
+    }
+}
+
+// Values [i, i + count) (i even) by the rule of Kind: 16 per hash vector,
+// its low 8 draws for the first 8 values, its high 8 for the next.
+template <int OutBytes, GroupKind Kind>
+MINIFLOAT_AVX512_DQ inline uint32_t run_steps64(const EncodePlan& plan, const Lanes64& k, CounterLanes& counters,
+                                                const double* in, void* out, size_t i, size_t count,
+                                                StochasticRedo redo) {
+    alignas(64) uint32_t draws[16];
+    uint32_t flags = 0;
+    for (const size_t end = i + count; i < end; i += 16) {
+        const __m512i complement = next_complemented_draws(counters);
+        const __m256i halves[2] = {_mm512_castsi512_si256(complement), _mm512_extracti64x4_epi64(complement, 1)};
+        for (size_t h = 0; h < 2 && i + 8 * h < end; h++) {
+            const size_t start = i + 8 * h;
+            const size_t lanes_count = end - start >= 8 ? 8 : end - start;
+            const __mmask8 lanes = static_cast<__mmask8>((1u << lanes_count) - 1u);
+            __m512i codes;
+            if (codes8<Kind>(k, _mm512_maskz_loadu_epi64(lanes, in + start), lanes, halves[h], codes)) {
+                store_codes8<OutBytes>(out, start, codes, lanes);
+            } else {
+                _mm256_store_si256(reinterpret_cast<__m256i*>(draws),
+                                   _mm256_ternarylogic_epi32(halves[h], halves[h], halves[h], 0x55));
+                flags |= redo(plan, in + start, true, draws, static_cast<uint8_t*>(out) + start * OutBytes,
+                              lanes_count);
+            }
+        }
+    }
+    return flags;
+}
+
+// A whole run of kGroup float64 values whose every value takes the rule of
+// Kind (normal or below_max), 16 per step in whole vectors: the codes' bits
+// all lie in the upper halves of the sums (normal: fraction_shift > 32) or
+// the lower halves of the magnitudes (below_max), so one permute gathers 16
+// of them into 32-bit lanes, where the sign is merged and one store writes
+// them (the 8-lane steps of run_steps64 narrow and store twice as often).
+template <int OutBytes, GroupKind Kind>
+MINIFLOAT_AVX512_DQ inline void run_group64(const Lanes64& k, CounterLanes& counters, const double* in, void* out) {
+    const __m512i low_halves = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i high_halves = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512i abs_mask32 = _mm512_set1_epi32(0x7FFFFFFF);
+    for (size_t i = 0; i < kGroup; i += 16) {
+        const __m512i complement = next_complemented_draws(counters);
+        const __m256i draws_low = _mm512_castsi512_si256(complement), draws_high = _mm512_extracti64x4_epi64(complement, 1);
+        const __m512i u0 = _mm512_loadu_si512(in + i), u1 = _mm512_loadu_si512(in + i + 8);
+        __m512i magnitude, top;
+        if constexpr (Kind == GroupKind::normal) {
+            // (u + (~d << (fraction_shift - 32))) >> fraction_shift, rebiased;
+            // the sum keeps u's sign (no carry reaches it below max)
+            const __m512i s0 = _mm512_add_epi64(u0, _mm512_sllv_epi64(_mm512_cvtepu32_epi64(draws_low), k.carry_shift));
+            const __m512i s1 = _mm512_add_epi64(u1, _mm512_sllv_epi64(_mm512_cvtepu32_epi64(draws_high), k.carry_shift));
+            top = _mm512_permutex2var_epi32(s0, high_halves, s1);
+            magnitude = _mm512_sub_epi32(_mm512_srlv_epi32(_mm512_and_si512(top, abs_mask32), k.high_fraction_shift),
+                                         k.rebias32);
+        } else {
+            const __m512i m0 = any_magnitudes64(k, _mm512_and_si512(u0, k.abs_mask), draws_low);
+            const __m512i m1 = any_magnitudes64(k, _mm512_and_si512(u1, k.abs_mask), draws_high);
+            magnitude = _mm512_permutex2var_epi32(m0, low_halves, m1);
+            top = _mm512_permutex2var_epi32(u0, high_halves, u1);
+        }
+        const __mmask16 negative = _mm512_cmplt_epi32_mask(top, _mm512_setzero_si512());  // as in codes16
+        __m512i codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit32);
+        if constexpr (Kind == GroupKind::below_max) {
+            if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
+        }
+        if constexpr (OutBytes == 1) {
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<uint8_t*>(out) + i), _mm512_cvtepi32_epi8(codes));
+        } else {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint16_t*>(out) + i),
+                                _mm512_cvtepi32_epi16(codes));
+        }
+    }
+}
+
+template <int OutBytes>
+MINIFLOAT_AVX512_DQ void sign_magnitude_kernel64(const EncodePlan& plan, const Lanes64& k, CounterLanes counters,
+                                                 const double* in, void* out, size_t n, uint32_t& flags,
+                                                 StochasticRedo redo) {
+    size_t i = 0;
+    for (; i + kGroup <= n; i += kGroup) {
+        void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
+        switch (scan_group64(k, in + i)) {
+            case GroupKind::normal:
+                run_group64<OutBytes, GroupKind::normal>(k, counters, in + i, group_out);
+                break;
+            case GroupKind::below_max:
+                run_group64<OutBytes, GroupKind::below_max>(k, counters, in + i, group_out);
+                break;
+            case GroupKind::any:
+                flags |= run_steps64<OutBytes, GroupKind::any>(plan, k, counters, in, out, i, kGroup, redo);
+                break;
+        }
+    }
+    flags |= run_steps64<OutBytes, GroupKind::any>(plan, k, counters, in, out, i, n - i, redo);
+}
+
+// float8_e8m0fnu from float64: inside [2^-127, 2^127) the code is the
+// exponent field - 896, bumped when d < the top 32 fraction bits.
+MINIFLOAT_AVX512_DQ void e8m0_kernel64(const EncodePlan& plan, CounterLanes counters, const double* in, uint8_t* out,
+                                       size_t n, uint32_t& flags, StochasticRedo redo) {
+    const __m512i lowest = v64(uint64_t{896} << 52), span = v64(uint64_t{254} << 52);
+    const __m512i fraction_mask = v64((uint64_t{1} << 52) - 1);
+    alignas(64) uint32_t draws[16];
+    for (size_t i = 0; i < n; i += 16) {
+        const __m512i complement = next_complemented_draws(counters);
+        const __m256i halves[2] = {_mm512_castsi512_si256(complement), _mm512_extracti64x4_epi64(complement, 1)};
+        for (size_t h = 0; h < 2 && i + 8 * h < n; h++) {
+            const size_t start = i + 8 * h;
+            const size_t count = n - start >= 8 ? 8 : n - start;
+            const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1u);
+            const __m512i u = _mm512_maskz_loadu_epi64(lanes, in + start);
+            const __m256i draw = _mm256_ternarylogic_epi32(halves[h], halves[h], halves[h], 0x55);
+            const __mmask8 inside = _mm512_cmplt_epu64_mask(_mm512_sub_epi64(u, lowest), span);
+            if ((inside & lanes) != lanes) {
+                _mm256_store_si256(reinterpret_cast<__m256i*>(draws), draw);
+                flags |= redo(plan, in + start, true, draws, out + start, count);
+                continue;
+            }
+            const __m256i threshold = _mm512_cvtepi64_epi32(_mm512_srli_epi64(_mm512_and_si512(u, fraction_mask), 20));
+            const __mmask8 up = _mm256_cmplt_epu32_mask(draw, threshold);
+            const __m512i code = _mm512_srli_epi64(_mm512_sub_epi64(u, lowest), 52);
+            _mm512_mask_cvtepi64_storeu_epi8(out + start, lanes, _mm512_mask_sub_epi64(code, up, code, v64(~uint64_t{0})));
+        }
+    }
+}
+
+MINIFLOAT_AVX512_DQ CounterLanes counters_from(uint64_t key, uint64_t first) {
+    CounterLanes counters;
+    const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    counters.z = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(key + (first / 2 + 1) * kSplitMixGamma)),
+                                  _mm512_mullo_epi64(lane, _mm512_set1_epi64(static_cast<long long>(kSplitMixGamma))));
+    counters.step = _mm512_set1_epi64(static_cast<long long>(8 * kSplitMixGamma));
+    return counters;
+}
+
+MINIFLOAT_AVX512_DQ void run_kernel(const EncodePlan& plan, uint64_t key, uint64_t first, const float* in, void* out,
+                                    size_t n, uint32_t& flags, StochasticRedo redo) {
+    const CounterLanes counters = counters_from(key, first);
+    if (plan.exponent_only) {
+        e8m0_kernel(plan, counters, in, static_cast<uint8_t*>(out), n, flags, redo);
+        return;
+    }
+    const Lanes32 k = make_lanes32(plan);
+    if (plan.storage_bytes == 1) {
+        sign_magnitude_kernel<1>(plan, k, counters, in, out, n, flags, redo);
+    } else {
+        sign_magnitude_kernel<2>(plan, k, counters, in, out, n, flags, redo);
+    }
+}
+
+MINIFLOAT_AVX512_DQ void run_kernel64(const EncodePlan& plan, uint64_t key, uint64_t first, const double* in,
+                                      void* out, size_t n, uint32_t& flags, StochasticRedo redo) {
+    const CounterLanes counters = counters_from(key, first);
+    if (plan.exponent_only) {
+        e8m0_kernel64(plan, counters, in, static_cast<uint8_t*>(out), n, flags, redo);
+        return;
+    }
+    const Lanes64 k = make_lanes64(plan);
+    if (plan.storage_bytes == 1) {
+        sign_magnitude_kernel64<1>(plan, k, counters, in, out, n, flags, redo);
+    } else {
+        sign_magnitude_kernel64<2>(plan, k, counters, in, out, n, flags, redo);
+    }
+}
+
+}  // namespace
+
+bool stochastic_avx512(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in, bool float64,
+                       void* out, size_t n, uint32_t& flags, StochasticRedo redo) {
+    if (!avx512_bw_usable() || !cpu_has_avx512_dq()) return false;
+    if (float64) {
+        run_kernel64(plan, key, first, static_cast<const double*>(in), out, n, flags, redo);
+    } else {
+        run_kernel(plan, key, first, static_cast<const float*>(in), out, n, flags, redo);
+    }
+    return true;
+}
+
+}  // namespace minifloat
+
+#else
+
+namespace minifloat {
+
+bool stochastic_avx512(const EncodePlan&, uint64_t, uint64_t, const void*, bool, void*, size_t, uint32_t&,
+                       StochasticRedo) {
+    return false;
+}
+
+}  // namespace minifloat
+#endif

@@ -1,0 +1,29 @@
+// AVX-512 path of stochastic rounding from float32 and float64
+// (stochastic_rounding.cpp holds the portable kernels and the rules): 16
+// values per step, their 16
+// draws one vector of 8 counter hashes (counter_random.h: the two halves of
+// h_j are the draws of elements 2j and 2j + 1, so the hash vector read as
+// 32-bit lanes is the draws in element order), made and used in registers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "convert_kernels.h"
+
+namespace minifloat {
+
+// The portable rule for `count` (<= 16) values (float32, or float64 when
+// `float64`) with their draws, for the steps the vector kernels leave to
+// it; returns the FpFlag bits raised.
+using StochasticRedo = uint32_t (*)(const EncodePlan& plan, const void* in, bool float64, const uint32_t* draws,
+                                    void* out, size_t count);
+
+// Rounds in[0..n) (float32, or float64 when `float64`; elements first.. of
+// the array, `first` even) into the plan's format, a sign-magnitude format
+// of 1 or 2 bytes or float8_e8m0fnu; returns false without AVX-512 (then
+// nothing is written).
+bool stochastic_avx512(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in, bool float64,
+                       void* out, size_t n, uint32_t& flags, StochasticRedo redo);
+
+}  // namespace minifloat

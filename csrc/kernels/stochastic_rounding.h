@@ -1,0 +1,23 @@
+// Stochastic rounding with the random bits made in C++ from a key
+// (counter_random.h): the kernels of mf.cast(rounding="stochastic") for
+// float32 and float64 sources (the Python side is in cast_extras.cpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "convert_kernels.h"
+
+namespace minifloat {
+
+// Rounds in[0..n) into the plan's format, element i drawing d_i of `key`
+// (counter_random.h); returns the FpFlag bits raised.
+uint32_t encode_f32_stochastic(const EncodePlan& plan, uint64_t key, const float* in, void* out, size_t n);
+uint32_t encode_f64_stochastic(const EncodePlan& plan, uint64_t key, const double* in, void* out, size_t n);
+
+// The same for a part of a longer array: `in` and `out` start at element
+// `first` (even) of it, whose draws the part takes.
+uint32_t encode_stochastic_part(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in,
+                                bool float64, void* out, size_t n);
+
+}  // namespace minifloat

@@ -1,0 +1,181 @@
+"""Per-group affine integer quantization, as GPTQ and AWQ store weights.
+
+The values along ``axis`` are cut into groups of ``group_size``; each group
+gets one float32 ``scale`` and (with ``zero_point=True``) one integer zero
+point, and every value becomes an integer code::
+
+    q = clamp(round_half_even(x / scale) + zero_point, qmin, qmax)
+    x ~ (q - zero_point) * scale                      (dequantize)
+
+where ``qmin..qmax`` is the integer type's range (int4: -8..7, uint4: 0..15).
+The rule is exact: ``x / scale`` is the exact quotient of the value (read as
+float64; exact for float32 and every narrower float) by the float32 scale,
+rounded once to the nearest integer with ties to even. ``scale`` and
+``zero_point`` come from the group's range, widened to hold 0 (so 0 is
+stored exactly, as GPTQ does):
+
+* ``zero_point=True`` (asymmetric): ``lo = min(group, 0)``,
+  ``hi = max(group, 0)``, ``scale = float32((hi - lo) / (qmax - qmin))``,
+  ``zero_point = clamp(qmin - round_half_even(lo / scale), qmin, qmax)``.
+* ``zero_point=False`` (symmetric, no zero points stored):
+  ``scale = float32(max|group| / qmax)`` and zero point 0 (for unsigned
+  types negative values clamp to 0).
+
+A group of zeros gets scale 1, and a scale that would round to 0 in float32
+the smallest positive float32, so ``x / scale`` is always defined.
+"""
+import numpy as np
+
+from . import _core
+from ._ints import iinfo as _iinfo
+
+_TINY_FLOAT32 = np.float32(np.finfo(np.float32).smallest_subnormal)
+
+
+def _integer_type(dtype):
+    """(dtype, qmin, qmax) of a minifloat integer type, int8 or uint8."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(f"quantize_affine needs an integer dtype (mf.int4, mf.uint4, ...), not {dtype!r}") from error
+    if isinstance(dt, _core.IntegerDType) or dt in (np.dtype(np.int8), np.dtype(np.uint8)):
+        info = _iinfo(dt)
+        return dt, int(info.min), int(info.max)
+    names = ", ".join(f"mf.{n}" for n in _core.INT_FORMAT_NAMES)
+    raise TypeError(f"quantize_affine needs one of {names}, np.int8 or np.uint8, not {dt}")
+
+
+def _round_half_even_quotient(x, scale):
+    """round_half_even(x / scale), exactly, for float64 x and float32 scale > 0.
+
+    The float64 quotient is rounded, so only where it is exactly k + 1/2 could
+    the exact quotient lie on either side; there the sign of x - (k + 1/2) *
+    scale decides (the product is exact in float64 for |k| < 2**28, and a
+    rounded subtraction keeps the sign of the exact difference).
+    """
+    scale = scale.astype(np.float64)
+    q = x / scale
+    rounded = np.rint(q)
+    low = np.floor(q)
+    tie = (q - low) == 0.5
+    if np.any(tie):
+        half = np.where(tie, low + 0.5, 0.0)
+        below = x - half * scale
+        rounded = np.where(tie & (below > 0), low + 1, rounded)
+        rounded = np.where(tie & (below < 0), low, rounded)
+    return rounded
+
+
+class AffineQuantizedArray:
+    """Integer codes with per-group float32 scales and optional zero points.
+
+    ``data`` has the shape of the quantized array and the integer dtype;
+    ``scales`` (float32) and ``zero_points`` (the same integer dtype, or None)
+    have that shape with the ``axis`` dimension replaced by the number of
+    groups. Group ``g`` covers indices ``g*group_size .. (g+1)*group_size - 1``
+    along ``axis``.
+    """
+
+    def __init__(self, data, scales, zero_points, group_size, axis):
+        self.data = data
+        self.scales = scales
+        self.zero_points = zero_points
+        self.group_size = group_size
+        self.axis = axis
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def shape(self):
+        return self.data.shape
+
+    def _per_value(self, per_group):
+        return np.repeat(per_group, self.group_size, axis=self.axis)
+
+    def dequantize(self, dtype=np.float32):
+        """``(q - zero_point) * scale`` per value, computed exactly (in
+        float64) and rounded once into `dtype`."""
+        q = self.data.astype(np.float64)
+        if self.zero_points is not None:
+            q = q - self._per_value(self.zero_points.astype(np.float64))
+        return (q * self._per_value(self.scales.astype(np.float64))).astype(dtype)
+
+    def pack(self):
+        """The codes as packed bytes (``mf.pack``: two int4 per byte, low
+        nibble first, as GPTQ's int32 words hold them on little-endian
+        machines); int8/uint8 codes as their bytes. Scales and zero points
+        are separate arrays (``mf.pack(q.zero_points)`` packs the latter)."""
+        if isinstance(self.data.dtype, _core.IntegerDType):
+            from . import _ints
+
+            return _ints.pack(self.data)
+        return np.ascontiguousarray(self.data).reshape(-1).view(np.uint8)
+
+    def __repr__(self):
+        zp = "None" if self.zero_points is None else f"{self.zero_points.shape}"
+        return (f"AffineQuantizedArray(dtype={self.data.dtype}, shape={self.data.shape}, "
+                f"group_size={self.group_size}, axis={self.axis}, scales={self.scales.shape}, zero_points={zp})")
+
+
+def quantize_affine(x, dtype, *, group_size=128, axis=-1, zero_point=True):
+    """Quantize `x` to integers of `dtype` with one scale (and zero point)
+    per group of `group_size` values along `axis`; see the module docstring
+    for the exact rule. ``group_size=None`` makes the whole axis one group
+    (per-channel scales).
+
+    >>> import numpy as np, minifloat as mf
+    >>> w = np.array([[0.5, -1.0, 0.25, 2.0]], dtype=np.float32)
+    >>> q = mf.quantize_affine(w, mf.uint4, group_size=4)
+    >>> q.data.tolist(), q.scales.tolist(), q.zero_points.tolist()
+    ([[7, 0, 6, 15]], [[0.20000000298023224]], [[5]])
+    """
+    dt, qmin, qmax = _integer_type(dtype)
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "fiub" and not isinstance(arr.dtype, _core.MinifloatDType):
+        raise TypeError(f"quantize_affine needs real numbers, not an array of {arr.dtype}")
+    if arr.ndim == 0:
+        raise ValueError("quantize_affine needs an array with at least one dimension")
+    values = arr.astype(np.float64)
+    if not np.all(np.isfinite(values)):
+        raise ValueError("quantize_affine needs finite values: x holds NaN or inf")
+    if not isinstance(axis, (int, np.integer)) or not -arr.ndim <= axis < arr.ndim:
+        raise ValueError(f"axis {axis!r} is out of range for an array of {arr.ndim} dimensions")
+    axis = int(axis) % arr.ndim
+    length = arr.shape[axis]
+    if group_size is None:
+        group_size = length
+    if not isinstance(group_size, (int, np.integer)) or isinstance(group_size, bool) or group_size <= 0:
+        raise ValueError(f"group_size must be a positive integer or None, not {group_size!r}")
+    group_size = int(group_size)
+    if length == 0 or length % group_size:
+        raise ValueError(f"the axis has {length} values, not a positive multiple of group_size={group_size}: "
+                         f"pad x, or pass a group_size that divides {length} (None: one group per axis)")
+    if not zero_point and qmax < 1:
+        raise ValueError(f"{dt} holds no positive value, so zero_point=False cannot quantize; "
+                         f"use zero_point=True")
+
+    moved = np.moveaxis(values, axis, -1)
+    groups = moved.reshape(moved.shape[:-1] + (length // group_size, group_size))
+    if zero_point:
+        lo = np.minimum(groups.min(axis=-1), 0.0)
+        hi = np.maximum(groups.max(axis=-1), 0.0)
+        span, steps = hi - lo, qmax - qmin
+    else:
+        lo = None
+        span, steps = np.abs(groups).max(axis=-1), qmax
+    with np.errstate(over="ignore"):
+        scale = (span / steps).astype(np.float32)
+    if np.any(np.isinf(scale)):
+        raise ValueError("a group's range does not fit a float32 scale (|x| too large)")
+    scale = np.where(span == 0, np.float32(1), np.maximum(scale, _TINY_FLOAT32)).astype(np.float32)
+    if zero_point:
+        zp = np.clip(qmin - _round_half_even_quotient(lo, scale), qmin, qmax)
+    else:
+        zp = np.zeros(scale.shape)
+    codes = np.clip(_round_half_even_quotient(groups, scale[..., None]) + zp[..., None], qmin, qmax)
+    codes = np.moveaxis(codes.reshape(moved.shape), -1, axis).astype(np.int16).astype(dt)
+    scales = np.moveaxis(scale, -1, axis)
+    zero_points = np.moveaxis(zp, -1, axis).astype(np.int16).astype(dt) if zero_point else None
+    return AffineQuantizedArray(codes, scales, zero_points, group_size, axis)

@@ -1,0 +1,332 @@
+"""Scaling recipes: a tensor quantized with one scale per group of elements.
+
+``quantize(x, dtype, granularity=...)`` cuts `x` into groups (the
+*grouping*) and hands each group to the *scheme* that claims `dtype` (the
+rule that turns a group's values into elements and per-group parameters).
+``QuantizedArray.dequantize()`` turns them back into values. Groupings:
+
+* ``"tensor"``: the whole tensor (scales has shape ()).
+* ``"channel"``: one group per index along `axis`, the channel axis (scales
+  has shape (x.shape[axis],); axis=0 is per-output-channel for (out, in)
+  weights, per-token for (tokens, hidden) activations).
+* ``"block"``: tiles of `block_shape` over the trailing len(block_shape)
+  axes (each leading axis in steps of 1); partial tiles at the edges are
+  groups of their own. The default (128, 128) with float8_e4m3fn is the
+  DeepSeek-V3 weight recipe; (1, 128) its per-token-group activation one.
+  scales has one entry per tile: ceil(n / b) along each blocked axis.
+
+Schemes are registered with ``register_scheme``; the first whose
+``accepts(dtype)`` is true quantizes. Built in: ``"scaled"`` for every
+minifloat format but float8_e8m0fnu, float32 scales and saturating casts,
+options ``margin`` and ``pow2_scales``. Its rules (every group alike):
+
+* The input is converted to float32 first (rounded once, nearest even), as
+  ``mf.mx`` does; amax is the largest magnitude of the group's float32
+  values.
+* scale = amax / max(dtype) * 2**margin, rounded once to float32 (nearest
+  even); with ``pow2_scales=True`` instead the smallest power of two that is
+  at least that, 2**(ceil(log2(amax / max(dtype))) + margin). A scale that
+  rounds to 0 becomes 2**-149 (the smallest float32), one past float32's
+  range becomes float32's max (then elements saturate).
+* elements = x / scale rounded once (nearest even) into `dtype`, saturating:
+  magnitudes beyond the format's max give +-max (a scale rounded down
+  leaves amax / scale a little above max). margin > 0 leaves headroom
+  (scaled values reach max * 2**-margin).
+* An all-zero group (or an empty tensor) has scale 1.0 and zero elements
+  (keeping the sign of zero where the format has -0). (MX's all-zero block
+  gets E8M0's smallest scale 2**-127 instead: float32 scales need no such
+  choice.)
+* A group holding a NaN or an infinity has scale NaN and its elements are
+  the format's NaN, or +0 where the format has no NaN: it dequantizes to NaN
+  (as an MX block with a NaN or inf does).
+* ``dequantize()`` gives element * scale rounded once into float32
+  (float64: exact; other dtypes: the exact value rounded once).
+
+float8_e8m0fnu cannot hold data (no zero, no sign): use it for scales.
+
+A scheme is an object with ``name``, ``accepts(dtype) -> bool``,
+``quantize(x32, dtype, groups, **options) -> (data, scales, zero_points,
+options)`` and ``dequantize(q, dtype) -> array``; ``groups`` (a
+``Groups``) reduces values per group (``groups.reduce``) and spreads
+per-group parameters back over the elements (``groups.expand``), so a scheme
+never deals with the grouping itself.
+"""
+import math
+import numbers
+
+import numpy as np
+
+from . import _core
+from ._cast import cast, minifloat_dtype
+
+__all__ = ["AffineQuantizedArray", "GRANULARITIES", "Groups", "QuantizedArray", "ScaledScheme", "quantize",
+           "quantize_affine", "register_scheme",
+           "schemes"]
+
+GRANULARITIES = ("tensor", "channel", "block")
+_F32_TINY = np.float32(2.0**-149)
+_F32_MAX = np.finfo(np.float32).max
+
+
+class QuantizedArray:
+    """``data`` (the elements, x's shape, in ``dtype``), float32 ``scales``
+    (see the module docstring for their shapes), ``zero_points`` (the same
+    shape as scales, or None for schemes without one), with the grouping,
+    the scheme's name and its options that made them."""
+
+    __slots__ = ("data", "scales", "zero_points", "granularity", "axis", "block_shape", "scheme", "options")
+
+    def __init__(self, data, scales, granularity, axis=None, block_shape=None, *, zero_points=None,
+                 scheme="scaled", options=None):
+        self.data = data
+        self.scales = scales
+        self.zero_points = zero_points
+        self.granularity = granularity
+        self.axis = axis
+        self.block_shape = block_shape
+        self.scheme = scheme
+        self.options = {} if options is None else dict(options)
+
+    @property
+    def dtype(self):
+        return self.data.dtype
+
+    @property
+    def shape(self):
+        return self.data.shape
+
+    @property
+    def nbytes(self):
+        zero_bytes = 0 if self.zero_points is None else self.zero_points.nbytes
+        return self.data.nbytes + self.scales.nbytes + zero_bytes
+
+    @property
+    def groups(self):
+        """The grouping (a ``Groups``) of this array."""
+        return Groups(self.data.shape, self.granularity, self.axis, self.block_shape)
+
+    def __repr__(self):
+        detail = {"tensor": "", "channel": f", axis={self.axis}", "block": f", block_shape={self.block_shape}"}
+        options = "".join(f", {k}={v!r}" for k, v in self.options.items())
+        return (f"QuantizedArray(scheme={self.scheme!r}, granularity={self.granularity!r}"
+                f"{detail.get(self.granularity, '')}, dtype={self.data.dtype}, shape={self.data.shape}, "
+                f"scales={self.scales.shape}{options})")
+
+    def scale_per_element(self):
+        """The scales broadcast (tensor, channel) or repeated (block) to the
+        data's shape, as float32."""
+        return self.groups.expand(self.scales)
+
+    def dequantize(self, dtype=np.float32):
+        """The represented values rounded once into `dtype` (float32 by
+        default; for the built-in scheme float64 holds them exactly)."""
+        return _scheme_named(self.scheme).dequantize(self, np.dtype(dtype))
+
+
+class Groups:
+    """How a tensor of `shape` is cut into groups (see the module
+    docstring): ``shape`` (of the per-group parameters), ``reduce`` and
+    ``expand``."""
+
+    def __init__(self, shape, granularity, axis=None, block_shape=None):
+        self.data_shape = tuple(shape)
+        self.granularity = granularity
+        self.axis = axis
+        self.block_shape = block_shape
+        if granularity == "block":
+            ndim = len(self.data_shape)
+            self.blocks = (1,) * (ndim - len(block_shape)) + tuple(block_shape)
+            self.counts = tuple(-(-n // b) for n, b in zip(self.data_shape, self.blocks))
+
+    @property
+    def shape(self):
+        """The shape of per-group parameters (scales)."""
+        if self.granularity == "tensor":
+            return ()
+        if self.granularity == "channel":
+            return (self.data_shape[self.axis],)
+        return self.counts
+
+    def reduce(self, values, ufunc, fill):
+        """``ufunc.reduce`` over each group of `values` (the data's shape),
+        shaped as ``shape``; `fill` is the ufunc's identity (pads partial
+        tiles, stands for empty groups)."""
+        values = np.asarray(values)
+        if self.granularity == "tensor":
+            return ufunc.reduce(values, axis=None, initial=fill) if values.size else np.asarray(fill, values.dtype)
+        if self.granularity == "channel":
+            others = tuple(a for a in range(values.ndim) if a != self.axis)
+            return ufunc.reduce(values, axis=others, initial=fill)
+        padded = [c * b for c, b in zip(self.counts, self.blocks)]
+        pad = [(0, p - n) for p, n in zip(padded, self.data_shape)]
+        tiled = [d for c, b in zip(self.counts, self.blocks) for d in (c, b)]
+        inside = tuple(range(1, 2 * values.ndim, 2))
+        return ufunc.reduce(np.pad(values, pad, constant_values=fill).reshape(tiled), axis=inside, initial=fill)
+
+    def expand(self, params):
+        """Per-group `params` (shaped as ``shape``) spread over the data's
+        shape (a broadcast view for tensor and channel)."""
+        params = np.asarray(params)
+        if self.granularity == "tensor":
+            return np.broadcast_to(params, self.data_shape)
+        if self.granularity == "channel":
+            view = [1] * len(self.data_shape)
+            view[self.axis] = self.data_shape[self.axis]
+            return np.broadcast_to(params.reshape(view), self.data_shape)
+        expanded = params
+        for a, (size, step) in enumerate(zip(self.data_shape, self.blocks)):
+            if step != 1:
+                expanded = np.repeat(expanded, step, axis=a)[(slice(None),) * a + (slice(0, size),)]
+        return expanded
+
+
+class ScaledScheme:
+    """The built-in scheme: minifloat elements, float32 scales, saturating
+    casts (the rules in the module docstring)."""
+
+    name = "scaled"
+
+    def accepts(self, dtype):
+        return isinstance(dtype, _core.MinifloatDType)
+
+    def quantize(self, x32, dtype, groups, *, margin=0, pow2_scales=False, **unknown):
+        if unknown:
+            raise TypeError(f"mf.quant.quantize into {dtype.name} takes the options margin and pow2_scales, "
+                            f"not {', '.join(unknown)}")
+        info = _core.format_info(dtype.name)
+        if not info["is_signed"]:
+            raise ValueError(f"{dtype.name} has no zero or sign and cannot hold data; use it for scales")
+        if not isinstance(margin, numbers.Integral) or isinstance(margin, bool) or not -128 <= margin <= 128:
+            raise ValueError(f"margin must be an integer in [-128, 128], not {margin!r}")
+        margin, pow2_scales = int(margin), bool(pow2_scales)
+        non_finite = ~np.isfinite(x32)
+        amax = groups.reduce(np.where(non_finite, np.float32(0), np.abs(x32)), np.maximum, np.float32(0))
+        any_non_finite = groups.reduce(non_finite, np.logical_or, False)
+        scales = _scales(amax, any_non_finite, float(np.finfo(dtype).max), margin, pow2_scales)
+        per_element = groups.expand(scales).astype(np.float64)
+        bad = np.isnan(per_element)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            # x / scale rounded to float64 (53 >= 2 * 24 + 2 bits: rounding
+            # a quotient of 24-bit numbers there first, then to <= 24 bits,
+            # equals rounding it once)
+            quotient = x32.astype(np.float64) / per_element
+        data = cast(np.where(bad, 0.0, quotient), dtype, saturate=True)
+        if bad.any():
+            data[bad] = np.array(np.nan).astype(dtype) if info["has_nan"] else np.zeros((), dtype)
+        return data, scales, None, {"margin": margin, "pow2_scales": pow2_scales}
+
+    def dequantize(self, q, dtype):
+        scales = q.scale_per_element()
+        if dtype == np.float32:
+            return q.data.astype(np.float32) * scales  # an element times a float32, rounded once
+        exact = q.data.astype(np.float64) * scales.astype(np.float64)  # <= 8 + 24 significant bits: exact
+        return exact if dtype == np.float64 else exact.astype(dtype)
+
+
+def _scales(amax, non_finite, max_value, margin, pow2_scales):
+    """float32 scales from the groups' maxima (see the module docstring)."""
+    amax = np.asarray(amax, np.float32)
+    zero = amax == 0
+    safe = np.where(zero, np.float32(1), amax).astype(np.float64)
+    if pow2_scales:
+        # ceil(log2(amax / max)) exactly: with amax = fa * 2^ea and
+        # max = fm * 2^em (fa, fm in [0.5, 1)), it is ea - em + (fa > fm)
+        fa, ea = np.frexp(safe)
+        fm, em = math.frexp(max_value)
+        exponent = ea - em + (fa > fm).astype(np.int64) + margin
+        scales = np.ldexp(np.float64(1), np.clip(exponent, -149, 127)).astype(np.float32)
+    else:
+        # amax / max in float64 (the quotient of 24-bit and <= 24-bit
+        # significands: rounding it to float64 first and then to float32 is
+        # the same as rounding it once), times 2^margin exactly
+        with np.errstate(over="ignore"):
+            scales = (safe / max_value * 2.0**margin).astype(np.float32)
+        scales = np.clip(scales, _F32_TINY, _F32_MAX)
+    scales = np.where(zero, np.float32(1), scales)
+    return np.where(non_finite, np.float32(np.nan), scales).astype(np.float32)
+
+
+_SCHEMES = [ScaledScheme()]
+
+
+def register_scheme(scheme):
+    """Adds a quantization scheme (see the module docstring), tried before
+    the ones registered earlier; replaces one of the same name."""
+    for attribute in ("name", "accepts", "quantize", "dequantize"):
+        if not hasattr(scheme, attribute):
+            raise TypeError(f"a quantization scheme needs a {attribute!r} attribute")
+    _SCHEMES[:] = [s for s in _SCHEMES if s.name != scheme.name]
+    _SCHEMES.insert(0, scheme)
+    return scheme
+
+
+def schemes():
+    """The registered schemes' names, in the order they are tried."""
+    return [s.name for s in _SCHEMES]
+
+
+def _scheme_named(name):
+    for scheme in _SCHEMES:
+        if scheme.name == name:
+            return scheme
+    raise ValueError(f"no quantization scheme named {name!r} (registered: {', '.join(schemes())})")
+
+
+def _scheme_for(dtype):
+    try:
+        resolved = np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(f"mf.quant.quantize needs a minifloat dtype, not {dtype!r}") from error
+    for scheme in _SCHEMES:
+        if scheme.accepts(resolved):
+            return scheme, resolved
+    minifloat_dtype(resolved, "mf.quant.quantize")  # raises its TypeError (with the ml_dtypes hint)
+    raise TypeError(f"mf.quant.quantize needs a minifloat float format, not {resolved} "
+                    f"(integer types: mf.quant.quantize_affine)")
+
+
+def _checked_block_shape(block_shape, ndim):
+    if isinstance(block_shape, numbers.Integral) and not isinstance(block_shape, bool):
+        block_shape = (block_shape,)
+    try:
+        block_shape = tuple(block_shape)
+    except TypeError:
+        raise TypeError(f"block_shape must be a tuple of positive integers, not {block_shape!r}") from None
+    if not block_shape or not all(isinstance(b, numbers.Integral) and not isinstance(b, bool) and b > 0
+                                  for b in block_shape):
+        raise ValueError(f"block_shape must be a tuple of positive integers, not {block_shape!r}")
+    if len(block_shape) > ndim:
+        raise ValueError(f"block_shape {block_shape} has {len(block_shape)} entries but x has {ndim} "
+                         f"dimension{'s' if ndim != 1 else ''}")
+    return tuple(int(b) for b in block_shape)
+
+
+def quantize(x, dtype, *, granularity="tensor", axis=0, block_shape=(128, 128), **options):
+    """Quantize `x` into `dtype` with one scale per tensor, per channel
+    along `axis`, or per tile of `block_shape`, by the scheme that takes
+    `dtype` (built in, for minifloat formats: options ``margin=0`` and
+    ``pow2_scales=False``; see the module docstring for the rules). Returns
+    a QuantizedArray."""
+    scheme, target = _scheme_for(dtype)
+    if granularity not in GRANULARITIES:
+        raise ValueError(f"granularity must be one of {', '.join(map(repr, GRANULARITIES))}, not {granularity!r}")
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "biuf" and not isinstance(arr.dtype, _core.MinifloatDType):
+        raise TypeError(f"mf.quant.quantize needs real numbers, not {arr.dtype}")
+    x32 = arr.astype(np.float32)  # rounded once, as mf.mx does
+    kept_axis, kept_blocks = None, None
+    if granularity == "channel":
+        if x32.ndim == 0:
+            raise ValueError("per-channel scaling needs an array with at least one dimension")
+        kept_axis = np.lib.array_utils.normalize_axis_index(axis, x32.ndim)
+    elif granularity == "block":
+        kept_blocks = _checked_block_shape(block_shape, x32.ndim)
+    groups = Groups(x32.shape, granularity, kept_axis, kept_blocks)
+    data, scales, zero_points, kept_options = scheme.quantize(x32, target, groups, **options)
+    return QuantizedArray(data, scales, granularity, kept_axis, kept_blocks, zero_points=zero_points,
+                          scheme=scheme.name, options=kept_options)
+
+
+# Integer weights with a scale and zero point per group (GPTQ/AWQ): the
+# recipe of the sub-byte integer types, in its own module.
+from ._affine import AffineQuantizedArray, quantize_affine  # noqa: E402

@@ -1,0 +1,420 @@
+"""mf.quant.quantize: per-tensor, per-channel and 2-D block scaling with
+float32 scales and saturating casts, checked bit for bit against an exact
+reference written here (Fractions): the scale amax / max(dtype) * 2**margin
+rounded once to float32 (or the power of two above it), the elements
+x / scale rounded once with saturation, the dequantized element * scale
+rounded once to float32."""
+
+import io
+import math
+import zlib
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import reference as R
+
+TWO = Fraction(2)
+F32_MAX = Fraction(*np.finfo(np.float32).max.as_integer_ratio())
+DATA_FORMATS = [n for n in R.FORMAT_NAMES if n != "float8_e8m0fnu"]
+GRANULARITY_CASES = [
+    ("tensor", {}),
+    ("channel", {"axis": 0}),
+    ("channel", {"axis": 1}),
+    ("channel", {"axis": -1}),
+    ("block", {}),
+    ("block", {"block_shape": (1, 32)}),
+    ("block", {"block_shape": (3, 5)}),
+    ("block", {"block_shape": 7}),
+]
+
+
+def seed_of(*parts):
+    return zlib.crc32("/".join(map(str, parts)).encode())
+
+
+def frac(v):
+    return Fraction(*v.as_integer_ratio())
+
+
+def f32_round(q):
+    """q rounded once to nearest even float32 (subnormals, overflow to inf)."""
+    if q == 0:
+        return 0.0
+    neg, a = q < 0, abs(q)
+    k = max(R.floor_log2(a), -126)
+    unit = TWO ** (k - 23)
+    r = R.round_half_even(a / unit) * unit
+    if r > F32_MAX:
+        return -math.inf if neg else math.inf
+    return float(-r if neg else r)
+
+
+def ceil_log2(q):
+    k = R.floor_log2(q)
+    return k if q == TWO**k else k + 1
+
+
+def groups(shape, granularity, axis=0, block_shape=(128, 128)):
+    """{scale index: tuple of element index arrays}."""
+    ndim = len(shape)
+    if granularity == "tensor":
+        return {(): tuple(np.indices(shape).reshape(ndim, -1))}
+    if granularity == "channel":
+        axis = axis % ndim
+        idx = np.indices(shape).reshape(ndim, -1)
+        return {(c,): tuple(idx[:, idx[axis] == c]) for c in range(shape[axis])}
+    if isinstance(block_shape, int):
+        block_shape = (block_shape,)
+    blocks = (1,) * (ndim - len(block_shape)) + tuple(block_shape)
+    counts = [-(-s // b) for s, b in zip(shape, blocks)]
+    idx = np.indices(shape).reshape(ndim, -1)
+    tile = tuple(idx[a] // blocks[a] for a in range(ndim))
+    out = {}
+    for t in np.ndindex(*counts):
+        sel = np.ones(idx.shape[1], bool)
+        for a in range(ndim):
+            sel &= tile[a] == t[a]
+        out[t] = tuple(idx[:, sel])
+    return out
+
+
+def reference(x, name, granularity, axis=0, block_shape=(128, 128), margin=0, pow2_scales=False):
+    """(data codes, scales, dequantized float32) exactly."""
+    fmt = R.FORMATS[name]
+    x32 = np.asarray(x, dtype=np.float32)
+    max_value = frac(np.float64(R.finfo_expected(name)["max"]))
+    g = groups(x32.shape, granularity, axis, block_shape)
+    if granularity == "tensor":
+        scale_shape = ()
+    elif granularity == "channel":
+        scale_shape = (x32.shape[axis % x32.ndim],)
+    else:
+        bs = (block_shape,) if isinstance(block_shape, int) else tuple(block_shape)
+        bs = (1,) * (x32.ndim - len(bs)) + bs
+        scale_shape = tuple(-(-n // b) for n, b in zip(x32.shape, bs))
+    scales = np.ones(scale_shape, np.float32)
+    codes = np.zeros(x32.shape, np.int64)
+    deq = np.zeros(x32.shape, np.float32)
+    nan_code = fmt.nan_code() if fmt.has_nan else 0
+    for key, index in g.items():
+        vals = x32[index]
+        if not np.isfinite(vals).all():
+            scales[key] = np.nan
+            codes[index] = nan_code
+            deq[index] = np.nan
+            continue
+        amax = max((abs(frac(v)) for v in vals), default=Fraction(0))
+        if amax == 0:
+            s = Fraction(1)
+        elif pow2_scales:
+            s = TWO ** min(max(ceil_log2(amax / max_value) + margin, -149), 127)
+        else:
+            s32 = f32_round(amax / max_value * TWO**margin)
+            s32 = min(max(s32, 2.0**-149), float(F32_MAX))
+            s = frac(s32)
+        scales[key] = float(s)
+        for i, v in zip(zip(*index), vals):
+            code = R.encode_code(fmt, v if v == 0 else frac(v) / s, saturate=True)
+            codes[i] = code
+            value = R.decode(fmt, code)
+            deq[i] = float(value) if isinstance(value, str) else f32_round(value * s)  # "-0"
+    return codes, scales, deq
+
+
+def decode_value(name, code):
+    return R.decode(R.FORMATS[name], code)
+
+
+def check(mf, x, name, granularity, label="", **kw):
+    q = mf.quant.quantize(x, getattr(mf, name), granularity=granularity, **kw)
+    codes, scales, deq = reference(x, name, granularity, **kw)
+    assert q.data.dtype == np.dtype(getattr(mf, name)) and q.data.shape == np.shape(x)
+    assert q.scales.dtype == np.float32 and q.scales.shape == scales.shape, (q.scales.shape, scales.shape)
+    same_scales = (q.scales.view(np.uint32) == scales.view(np.uint32)) | (np.isnan(q.scales) & np.isnan(scales))
+    assert same_scales.all(), (label, q.scales[~same_scales][:5], scales[~same_scales][:5])
+    got = R.codes_of(q.data).astype(np.int64)
+    bad = np.argwhere(got != codes)
+    assert bad.size == 0, (label, [(tuple(b), np.asarray(x, np.float32)[tuple(b)], hex(codes[tuple(b)]),
+                                    hex(got[tuple(b)])) for b in bad[:5]])
+    d = q.dequantize()
+    assert d.dtype == np.float32
+    ok = (d.view(np.uint32) == deq.view(np.uint32)) | (np.isnan(d) & np.isnan(deq))
+    assert ok.all(), (label, d[~ok][:5], deq[~ok][:5])
+    d64 = q.dequantize(np.float64)
+    values = [R.decode(R.FORMATS[name], c) for c in codes.reshape(-1)]
+    exact = np.array([np.nan if np.isnan(s) else float(v) if isinstance(v, str) else float(v * frac(np.float64(s)))
+                      for v, s in zip(values, q.scale_per_element().reshape(-1))]).reshape(d64.shape)
+    assert ((d64 == exact) | (np.isnan(d64) & np.isnan(exact))).all(), label
+    return q
+
+
+def sample(seed, shape, spread=8):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape) * np.exp2(rng.integers(-spread, spread, shape))
+    return x.astype(np.float32)
+
+
+# --------------------------------------------------------------------------
+# hand-computed cases
+# --------------------------------------------------------------------------
+
+
+def test_hand_tensor_scale(mf):
+    """amax 896 into float8_e4m3fn (max 448): scale 2, elements x / 2."""
+    x = np.array([896.0, -1.0, 3.0, 0.0], np.float32)
+    q = mf.quant.quantize(x, mf.float8_e4m3fn)
+    assert q.scales.shape == () and float(q.scales) == 2.0
+    assert R.codes_of(q.data).tolist() == [0x7E, 0xB0, 0x3C, 0x00]  # 448, -0.5, 1.5, 0
+    assert q.dequantize().tolist() == [896.0, -1.0, 3.0, 0.0]
+
+
+def test_hand_scale_rounds_once_and_saturates(mf):
+    """amax 1 into float4_e2m1fn: scale fl32(1/6) = 0x3E2AAAAB, a little
+    above 1/6, so 1 / scale < 6 rounds to 6 (code 7); with margin=1 the
+    scale doubles: 1 / scale ~ 3 (code 5), -0.25 / scale = -0.74999998 ->
+    -0.5 (code 9)."""
+    x = np.array([1.0, -0.25], np.float32)
+    q = mf.quant.quantize(x, mf.float4_e2m1fn)
+    assert q.scales.view(np.uint32) == 0x3E2AAAAB
+    assert R.codes_of(q.data).tolist() == [0x7, 0xB]  # 6, -1.5 (-0.25 / scale = -1.49999996)
+    q1 = mf.quant.quantize(x, mf.float4_e2m1fn, margin=1)
+    assert q1.scales.view(np.uint32) == 0x3EAAAAAB
+    assert R.codes_of(q1.data).tolist() == [0x5, 0x9]
+
+
+def test_hand_pow2_scales(mf):
+    """amax 5 into float8_e4m3fn: 5/448 lies in (2^-7, 2^-6]: scale 2^-6; an
+    amax of exactly 448 * 2^-3 gives 2^-3 (no rounding up)."""
+    q = mf.quant.quantize(np.array([5.0, -2.0], np.float32), mf.float8_e4m3fn, pow2_scales=True)
+    assert float(q.scales) == 2.0**-6
+    assert q.dequantize().tolist() == [5.0, -2.0]
+    q = mf.quant.quantize(np.array([56.0], np.float32), mf.float8_e4m3fn, pow2_scales=True)
+    assert float(q.scales) == 2.0**-3
+    q = mf.quant.quantize(np.array([56.0], np.float32), mf.float8_e4m3fn, pow2_scales=True, margin=2)
+    assert float(q.scales) == 2.0**-1
+
+
+def test_hand_zero_nan_inf_groups(mf):
+    x = np.array([[0.0, -0.0, 0.0], [1.0, np.nan, 2.0], [np.inf, 1.0, 1.0], [3.0, -6.0, 1.5]], np.float32)
+    q = mf.quant.quantize(x, mf.float8_e4m3fn, granularity="channel", axis=0)
+    assert q.scales[0] == 1.0 and np.isnan(q.scales[1]) and np.isnan(q.scales[2])
+    assert q.scales[3] == np.float32(6.0 / 448.0)
+    codes = R.codes_of(q.data)
+    assert codes[0].tolist() == [0x00, 0x80, 0x00]
+    assert (codes[1] == 0x7F).all() and (codes[2] == 0x7F).all()
+    d = q.dequantize()
+    assert np.isnan(d[1:3]).all() and d[0].tolist() == [0.0, 0.0, 0.0] and np.signbit(d[0, 1])
+    # no NaN in float4_e2m1fn: +0 elements, NaN scale
+    q4 = mf.quant.quantize(x, mf.float4_e2m1fn, granularity="channel")
+    assert (R.codes_of(q4.data)[1:3] == 0).all() and np.isnan(q4.dequantize()[1:3]).all()
+
+
+def test_hand_deepseek_block(mf):
+    """(128, 128) blocks of a 130 x 200 weight: a 2 x 2 grid of scales,
+    partial tiles at the edges; each block amax / 448."""
+    x = np.zeros((130, 200), np.float32)
+    x[0, 0], x[5, 130], x[129, 3], x[128, 199] = 448.0, -896.0, 4.0, 0.5
+    q = mf.quant.quantize(x, mf.float8_e4m3fn, granularity="block")
+    assert q.scales.shape == (2, 2)
+    assert q.scales.tolist() == [[1.0, 2.0], [np.float32(4 / 448), np.float32(0.5 / 448)]]
+    assert q.dequantize()[0, 0] == 448.0 and q.dequantize()[5, 130] == -896.0
+
+
+def test_dequantize_rounds_once_to_float32(mf):
+    """bfloat16 element 1 + 2^-7 times the scale 1 + 2^-23 (amax chosen so)
+    is 1 + 2^-7 + 2^-23 + 2^-30: float32 rounds it once to 1 + 2^-7 + 2^-23;
+    float64 keeps it."""
+    scale = 1 + 2.0**-23
+    amax = np.float32(float(np.finfo(mf.bfloat16).max) * scale)
+    x = np.array([amax, (1 + 2.0**-7) * scale], np.float32)
+    q = mf.quant.quantize(x, mf.bfloat16)
+    assert float(q.scales) == scale
+    assert q.dequantize(np.float64)[1] == (1 + 2.0**-7) * scale
+    assert q.dequantize()[1] == np.float32((1 + 2.0**-7) * scale)
+
+
+# --------------------------------------------------------------------------
+# against the reference
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", DATA_FORMATS)
+@pytest.mark.parametrize("granularity,kw", GRANULARITY_CASES,
+                         ids=[f"{g}-{'-'.join(f'{k}{v}' for k, v in kw.items())}" for g, kw in GRANULARITY_CASES])
+def test_against_reference(mf, name, granularity, kw):
+    x = sample(seed_of(name, granularity, kw), (21, 40))
+    x[3, :] = 0.0
+    x[:, 33] = 0.0
+    check(mf, x, name, granularity, f"{name} {granularity} {kw}", **kw)
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "bfloat16", "float6_e3m2fn"])
+@pytest.mark.parametrize("margin", [-3, 0, 2])
+@pytest.mark.parametrize("pow2", [False, True])
+def test_margin_and_pow2_against_reference(mf, name, margin, pow2):
+    x = sample(seed_of("m", name, margin, pow2), (12, 33), spread=20)
+    for granularity, kw in (("tensor", {}), ("channel", {"axis": 1}), ("block", {"block_shape": (4, 8)})):
+        check(mf, x, name, granularity, f"{name} {granularity} margin={margin} pow2={pow2}",
+              margin=margin, pow2_scales=pow2, **kw)
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float4_e2m1fn", "float8_e5m2"])
+def test_special_groups_against_reference(mf, name):
+    x = sample(seed_of("special", name), (16, 24))
+    x[0, 5] = np.nan
+    x[9, 17] = -np.inf
+    x[4:8, 8:16] = 0.0
+    x[12, :] = np.float32(2.0**-149)          # scale underflows to 2^-149
+    x[13, :] = np.finfo(np.float32).max       # largest scales
+    x[14, :4] = -0.0
+    for granularity, kw in (("tensor", {}), ("channel", {"axis": 0}), ("block", {"block_shape": (4, 8)})):
+        with np.errstate(over="ignore"):  # max * the largest scales is past float32: inf, as NumPy warns
+            check(mf, x, name, granularity, f"{name} {granularity}", **kw)
+            check(mf, x, name, granularity, f"{name} {granularity} pow2", pow2_scales=True, **kw)
+
+
+def test_three_dimensional_and_inputs(mf):
+    x = sample(seed_of("3d"), (3, 10, 12))
+    check(mf, x, "float8_e4m3fn", "channel", "3d channel", axis=1)
+    check(mf, x, "float8_e4m3fn", "block", "3d block", block_shape=(4, 5))
+    check(mf, x, "float8_e4m3fn", "block", "3d block3", block_shape=(2, 4, 5))
+    # float64 and minifloat inputs are rounded to float32 first
+    x64 = np.array([1 + 2.0**-30, 448.0, -3.0])
+    q = mf.quant.quantize(x64, mf.float8_e4m3fn)
+    assert (R.codes_of(q.data) == R.codes_of(mf.quant.quantize(x64.astype(np.float32), mf.float8_e4m3fn).data)).all()
+    q = mf.quant.quantize(np.array([1.5, 2], dtype=mf.float8_e5m2), mf.float4_e2m1fn, pow2_scales=True)
+    assert float(q.scales) == 0.5 and q.dequantize().tolist() == [1.5, 2.0]
+    q = mf.quant.quantize([[1, 2], [3, 4]], mf.float8_e4m3fn, granularity="channel", axis=1)
+    assert q.scales.tolist() == [np.float32(3 / 448), np.float32(4 / 448)]
+
+
+def test_empty_and_scalar_inputs(mf):
+    q = mf.quant.quantize(np.zeros((0, 5), np.float32), mf.float8_e4m3fn)
+    assert q.scales == 1.0 and q.data.shape == (0, 5) and q.dequantize().shape == (0, 5)
+    q = mf.quant.quantize(np.zeros((0, 5), np.float32), mf.float8_e4m3fn, granularity="channel", axis=1)
+    assert q.scales.tolist() == [1.0] * 5
+    q = mf.quant.quantize(np.float32(3.0), mf.float8_e4m3fn)
+    assert q.data.shape == () and q.dequantize() == 3.0
+
+
+def test_repr_and_nbytes(mf):
+    q = mf.quant.quantize(np.ones((256, 256), np.float32), mf.float8_e4m3fn, granularity="block")
+    assert q.nbytes == 256 * 256 + 4 * 4
+    assert "block_shape=(128, 128)" in repr(q) and "float8_e4m3fn" in repr(q) and "scheme='scaled'" in repr(q)
+    assert q.scheme == "scaled" and q.zero_points is None and q.options == {"margin": 0, "pow2_scales": False}
+    assert q.dtype == np.dtype(mf.float8_e4m3fn) and q.shape == (256, 256)
+
+
+# --------------------------------------------------------------------------
+# errors
+# --------------------------------------------------------------------------
+
+
+def test_errors(mf):
+    x = np.ones((4, 4), np.float32)
+    with pytest.raises(ValueError, match="granularity"):
+        mf.quant.quantize(x, mf.float8_e4m3fn, granularity="row")
+    with pytest.raises(TypeError, match="minifloat dtype"):
+        mf.quant.quantize(x, np.float16)
+    with pytest.raises(ValueError, match="scales"):
+        mf.quant.quantize(x, mf.float8_e8m0fnu)
+    with pytest.raises(np.exceptions.AxisError):
+        mf.quant.quantize(x, mf.float8_e4m3fn, granularity="channel", axis=2)
+    with pytest.raises(ValueError, match="block_shape"):
+        mf.quant.quantize(x, mf.float8_e4m3fn, granularity="block", block_shape=(0, 4))
+    with pytest.raises(ValueError, match="dimension"):
+        mf.quant.quantize(np.ones(8, np.float32), mf.float8_e4m3fn, granularity="block")
+    with pytest.raises(TypeError, match="block_shape"):
+        mf.quant.quantize(x, mf.float8_e4m3fn, granularity="block", block_shape=None)
+    with pytest.raises(ValueError, match="margin"):
+        mf.quant.quantize(x, mf.float8_e4m3fn, margin=0.5)
+    with pytest.raises(ValueError, match="margin"):
+        mf.quant.quantize(x, mf.float8_e4m3fn, margin=1000)
+    with pytest.raises(TypeError, match="real numbers"):
+        mf.quant.quantize(np.ones(3, np.complex64), mf.float8_e4m3fn)
+    with pytest.raises(TypeError, match="real numbers"):
+        mf.quant.quantize(np.array(["a"]), mf.float8_e4m3fn)
+    with pytest.raises(ValueError, match="at least one dimension"):
+        mf.quant.quantize(np.float32(1), mf.float8_e4m3fn, granularity="channel")
+    with pytest.raises(TypeError):
+        mf.quant.quantize(x, mf.float8_e4m3fn, "tensor")  # keyword-only
+    with pytest.raises(TypeError, match="margin and pow2_scales, not zero_point"):
+        mf.quant.quantize(x, mf.float8_e4m3fn, zero_point=True)
+    with pytest.raises(TypeError, match="minifloat dtype"):
+        mf.quant.quantize(x, "not a dtype")
+
+
+# --------------------------------------------------------------------------
+# groupings and schemes: one more recipe is one register_scheme call
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("granularity,kw", GRANULARITY_CASES,
+                         ids=[f"{g}-{'-'.join(map(str, k.values()))}" for g, k in GRANULARITY_CASES])
+def test_groups_reduce_and_expand_follow_the_groups(mf, granularity, kw):
+    x = sample(seed_of("groups", granularity, kw), (9, 14))
+    axis = kw.get("axis", 0) % 2 if granularity == "channel" else None
+    blocks = kw.get("block_shape", (128, 128)) if granularity == "block" else None
+    blocks = (blocks,) if isinstance(blocks, int) else blocks
+    g = mf.quant.Groups(x.shape, granularity, axis, blocks)
+    expected = groups(x.shape, granularity, kw.get("axis", 0), kw.get("block_shape", (128, 128)))
+    low = g.reduce(x, np.minimum, np.float32(np.inf))
+    assert low.shape == g.shape and len(expected) == low.size
+    for key, index in expected.items():
+        assert low[key] == x[index].min()
+    ids = np.zeros(g.shape, np.int64)
+    for n, key in enumerate(expected):
+        ids[key] = n
+    spread = g.expand(ids)
+    for n, (key, index) in enumerate(expected.items()):
+        assert (spread[index] == n).all() and (spread == n).sum() == len(index[0])
+
+
+class HalfSteps:
+    """A test scheme: int8 steps from a per-group zero point, the group's
+    midpoint rounded to float32, of a power-of-two scale, the smallest at
+    least (max - min) / 128 (so every operation below is exact)."""
+
+    name = "test-affine-int8"
+
+    def accepts(self, dtype):
+        return dtype == np.int8
+
+    def quantize(self, x32, dtype, groups, *, offset=0):
+        high = groups.reduce(x32, np.maximum, np.float32(-np.inf)).astype(np.float64)
+        low = groups.reduce(x32, np.minimum, np.float32(np.inf)).astype(np.float64)
+        zero = ((high + low) / 2).astype(np.float32)
+        m, e = np.frexp(np.where(high > low, high - low, 1.0))
+        scales = np.ldexp(1.0, np.where(m == 0.5, e - 1, e) - 7).astype(np.float32)
+        steps = (x32 - groups.expand(zero).astype(np.float64)) / groups.expand(scales)
+        return np.rint(steps).astype(np.int8) + np.int8(offset), scales, zero, {"offset": offset}
+
+    def dequantize(self, q, dtype):
+        zero = q.groups.expand(q.zero_points).astype(np.float64)
+        steps = q.data.astype(np.float64) - q.options["offset"]
+        return (steps * q.scale_per_element() + zero).astype(dtype)
+
+
+def test_a_registered_scheme_quantizes_its_dtypes_with_every_grouping(mf, monkeypatch):
+    monkeypatch.setattr(mf.quant, "_SCHEMES", list(mf.quant._SCHEMES))
+    assert mf.quant.register_scheme(HalfSteps()).name == "test-affine-int8"
+    assert mf.quant.schemes() == ["test-affine-int8", "scaled"]
+    x = sample(seed_of("affine"), (6, 10), spread=2)
+    for granularity, kw in GRANULARITY_CASES:
+        q = mf.quant.quantize(x, np.int8, granularity=granularity, offset=1, **kw)
+        assert q.scheme == "test-affine-int8" and q.data.dtype == np.int8 and q.options == {"offset": 1}
+        assert q.zero_points.shape == q.scales.shape == q.groups.shape
+        for key, index in groups(x.shape, granularity, **kw).items():
+            lo, hi = min(map(frac, x[index])), max(map(frac, x[index]))
+            zero, scale = frac(q.zero_points[key]), frac(q.scales[key])
+            assert zero == frac(f32_round((lo + hi) / 2)) and scale == TWO ** ceil_log2((hi - lo) / 128)
+            steps = [R.round_half_even((frac(v) - zero) / scale) + 1 for v in x[index]]
+            assert q.data[index].tolist() == steps
+            d = q.dequantize(np.float64)[index]
+            assert [frac(v) for v in d] == [(s - 1) * scale + zero for s in steps]
+    # minifloat formats still take the built-in scheme
+    assert mf.quant.quantize(x, mf.float8_e4m3fn).scheme == "scaled"
+    with pytest.raises(TypeError, match="a 'dequantize' attribute"):
+        mf.quant.register_scheme(type("Broken", (), {"name": "b", "accepts": 0, "quantize": 0})())
