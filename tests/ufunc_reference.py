@@ -417,8 +417,9 @@ def _flags(name, r, args, enc_flags, pole=None, snan=None):
     overflow: the format overflows (finite r) or float64 itself overflowed
               from finite operands (not at a pole);
     divide:   an exact infinite result from finite operands (a pole);
-    invalid:  NaN from non-NaN operands, or an invalid store (zero or a
-              negative into float8_e8m0fnu);
+    invalid:  NaN from non-NaN operands, or an invalid store (zero into a
+              format without zero, a negative value or -inf into an
+              unsigned format);
     maybe:    an infinity stored into a format without inf (NaN or max), which
               may additionally read as 'invalid'.
     """
@@ -434,6 +435,10 @@ def _flags(name, r, args, enc_flags, pole=None, snan=None):
     divide = inf_r & fin_in & pole
     overflow = (np.isfinite(r) & enc_flags["overflow"]) | (inf_r & fin_in & ~pole)
     invalid = (np.isnan(r) & ~nan_in) | (np.isfinite(r) & enc_flags["invalid"])
+    if not f.signed:
+        # -inf has no code in an unsigned format: its store is invalid (NaN),
+        # as a negative finite value's is (log(0), negative(inf), 0 - inf)
+        invalid = invalid | (inf_r & (r < 0))
     maybe = inf_r & (not f.has_inf)
     if snan is not None:
         maybe = maybe | snan
