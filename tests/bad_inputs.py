@@ -501,6 +501,28 @@ def _build():
          raises=(ValueError,))
     case("dtype/float_format_choice_junk", lambda: mf.float_format(exponent_bits=4, mantissa_bits=3, nan=[1]),
          raises=(ValueError,))
+    case("dtype/float_format_nan_list_junk",
+         lambda: mf.float_format(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(None, 0x7F)),
+         raises=(TypeError,))
+    case("dtype/float_format_nan_list_huge",
+         lambda: mf.float_format(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(2**70, 0x7F)),
+         raises=(ValueError,))
+    case("dtype/float_format_nan_list_long",
+         lambda: mf.float_format(exponent_bits=4, mantissa_bits=3, infinities=False, nan=tuple(range(0x70, 0x80))
+                                 + tuple(range(0xF0, 0x100))), raises=(ValueError,))
+    case("dtype/float_format_nan_list_every_code",
+         lambda: mf.float_format(exponent_bits=2, mantissa_bits=1, infinities=False, nan=tuple(range(16))),
+         raises=(ValueError,))
+    case("dtype/core_make_format_nan_junk",
+         lambda: mf._core._make_format(exponent_bits=4, mantissa_bits=3, bias=7, signed=True, infinities="none",
+                                       nan=(1.5,), negative_zero=True, subnormals=True, overflow="nan", name="x_junk",
+                                       dtype_class_name="XJunkDType", repr_text="x", reduce_value=None),
+         raises=(TypeError,))
+    case("dtype/core_make_format_nan_hole",
+         lambda: mf._core._make_format(exponent_bits=4, mantissa_bits=3, bias=7, signed=True, infinities="none",
+                                       nan=(0x10, 0x90), negative_zero=True, subnormals=True, overflow="nan",
+                                       name="x_hole", dtype_class_name="XHoleDType", repr_text="x", reduce_value=None),
+         raises=(ValueError,))
     case("dtype/float_format_name_junk", lambda: mf.float_format(exponent_bits=4, mantissa_bits=3, name="a b"),
          raises=(ValueError,))
     case("dtype/float_format_name_taken", lambda: mf.float_format(exponent_bits=5, mantissa_bits=2, name="bfloat16"),

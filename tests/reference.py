@@ -57,7 +57,8 @@ INVALID = "invalid"
 # a zero mantissa; "max": the largest-magnitude codes that are not NaN, as
 # P3109), which codes are NaN (False: none; True: IEEE, the all-ones
 # exponent with a non-zero mantissa; "all_ones": the all-ones magnitude;
-# "negative_zero": the code of -0), whether -0 exists, whether the zero
+# "negative_zero": the code of -0; or a tuple of the NaN codes themselves),
+# whether -0 exists, whether the zero
 # exponent field holds zero and subnormals (False: it is a normal binade and
 # there is no zero, as float8_e8m0fnu) and what a default cast does on
 # overflow ("inf", "nan" or "saturate"; default: inf where the format has
@@ -119,12 +120,23 @@ class Fmt:
         return ((1 << self.ebits) - 1) << self.mbits
 
     @property
+    def nan_at_negative_zero(self) -> bool:
+        """The code of -0 is a NaN."""
+        if isinstance(self.nan, tuple):
+            return self.signed and self.sign_bit in self.nan
+        return self.nan == "negative_zero"
+
+    @property
     def nan_from(self) -> int:
-        """Magnitudes from here up are NaN (ieee / all_ones NaNs)."""
+        """Magnitudes from here up are NaN (ieee / all_ones NaNs; of a tuple
+        of codes, the smallest listed magnitude but the code of -0's)."""
         if self.nan is True:
             return self.all_ones_exponent + 1
         if self.nan == "all_ones":
             return self.mag_mask
+        if isinstance(self.nan, tuple):
+            listed = [c & self.mag_mask for c in self.nan if not (self.signed and c == self.sign_bit)]
+            return min(listed, default=self.mag_mask + 1)
         return self.mag_mask + 1
 
     @property
@@ -159,6 +171,8 @@ class Fmt:
 
     def is_nan_code(self, code: int) -> bool:
         code &= self.mask
+        if isinstance(self.nan, tuple):
+            return code in self.nan
         if self.nan == "negative_zero":
             return code == self.sign_bit
         return self.has_nan and (code & self.mag_mask) >= self.nan_from
@@ -172,6 +186,10 @@ class Fmt:
             return self.mag_mask | sign
         if self.nan == "negative_zero":
             return self.sign_bit
+        if isinstance(self.nan, tuple):
+            # the largest magnitude with the sign, as "all_ones", where it is
+            # listed; else the code of -0 (signless)
+            return (self.mag_mask | sign) if self.nan_from <= self.mag_mask else self.sign_bit
         raise ValueError(f"{self.name} has no NaN")
 
     def inf_code(self, negative: bool = False) -> int:
@@ -384,11 +402,21 @@ def describe(*, exponent_bits, mantissa_bits, bias=None, signed=True, infinities
         # the all-ones exponent's other codes must be NaN, and it not
         if not (f.nan_from <= f.all_ones_exponent + 1 and f.all_ones_exponent < f.nan_from):
             raise ValueError("IEEE infinities need the rest of the all-ones exponent to be NaN")
-    if nan == "negative_zero" and not (signed and subnormals and not negative_zero):
+    if isinstance(nan, tuple):
+        # NaN codes must leave the values an interval of each sign with the
+        # same ends: every code above the smallest listed magnitude is
+        # listed, in both signs; the code of -0 may be listed too
+        if not 1 <= len(nan) <= 16 or len(set(nan)) != len(nan) or not all(0 <= c < f.ncodes for c in nan):
+            raise ValueError("1 to 16 distinct codes of the format")
+        above = {mag | sign for mag in range(f.nan_from, f.mag_mask + 1)
+                 for sign in ((0, f.sign_bit) if signed else (0,))}
+        if set(nan) - {f.sign_bit if signed else -1} != above:
+            raise ValueError("listed NaNs must be the largest magnitudes of both signs and/or the code of -0")
+    if f.nan_at_negative_zero and not (signed and subnormals and not negative_zero):
         raise ValueError("the NaN of the -0 code needs a sign, a zero and no -0")
-    if negative_zero and not (signed and subnormals and nan != "negative_zero"):
+    if negative_zero and not (signed and subnormals and not f.nan_at_negative_zero):
         raise ValueError("-0 needs a sign, a zero and its code")
-    if not negative_zero and signed and subnormals and nan != "negative_zero":
+    if not negative_zero and signed and subnormals and not f.nan_at_negative_zero:
         raise ValueError("the code of -0 would mean nothing")
     if not subnormals and nan is False:
         raise ValueError("without zero, zero inputs need a NaN")
@@ -408,7 +436,7 @@ def meaning(f: Fmt):
     are the same format (and must be the same dtype). The NaN codes are the
     code of -0 or the magnitudes from nan_from up, the infinities inf_mag."""
     return (f.ebits, f.mbits, f.bias, f.signed, f.has_neg_zero, f.subnormals, f.overflow,
-            f.inf_mag if f.has_inf else None, f.nan == "negative_zero", f.nan_from)
+            f.inf_mag if f.has_inf else None, f.nan_at_negative_zero, f.nan_from)
 
 
 # Every spelling of the parameters other than the widths and bias.
@@ -417,13 +445,32 @@ FLAG_SPACE = dict(signed=(True, False), infinities=(False, True, "max"),
                   subnormals=(True, False), overflow=(None, "inf", "nan", "saturate"))
 
 
-def parameter_sweep(shapes):
+def nan_code_lists(exponent_bits, mantissa_bits, signed):
+    """nan= lists to try on a shape: valid ones (the two largest magnitudes,
+    the largest with the code of -0, the three largest with it, the
+    all-ones codes and the code of -0 alone, which named kinds spell) and
+    invalid ones (one sign only, a hole below the largest, a code twice)."""
+    bits = int(signed) + exponent_bits + mantissa_bits
+    mag = (1 << (bits - int(signed))) - 1
+    sign = 1 << (bits - 1) if signed else 0
+    both = (lambda *mags: tuple(m | s for m in mags for s in ((0, sign) if signed else (0,))))
+    lists = [both(mag, mag - 1), both(mag), both(mag, mag - 1, mag - 2), (mag, mag - 2) + ((mag | sign,) if signed else ()),
+             (mag, mag)]
+    if signed:
+        lists += [both(mag) + (sign,), both(mag, mag - 1, mag - 2) + (sign,), (sign,), (mag,)]
+    return lists
+
+
+def parameter_sweep(shapes, nan_lists=False):
     """For each (exponent_bits, mantissa_bits, bias or None): every
     combination of the other parameters, as (params, Fmt or the ValueError
     the package must raise)."""
     keys = list(FLAG_SPACE)
     for e, m, bias in shapes:
-        for values in itertools.product(*FLAG_SPACE.values()):
+        space = dict(FLAG_SPACE)
+        if nan_lists:  # lists of NaN codes instead of the named kinds
+            space["nan"] = tuple(code_list for signed in (True, False) for code_list in nan_code_lists(e, m, signed))
+        for values in itertools.product(*space.values()):
             params = dict(exponent_bits=e, mantissa_bits=m, bias=bias, **dict(zip(keys, values)))
             try:
                 yield params, describe(**params)

@@ -55,7 +55,23 @@ def label(params):
     return "-".join(str(params.get(k)) for k in keys)
 
 
-SWEEP = distinct_formats(SHAPES) + [(p, R.describe(**p)) for p in WIDE]
+# NaN as a list of codes (R.nan_code_lists: valid and invalid lists) on an
+# 8-bit and a 4-bit shape, every other field swept as above.
+LIST_SHAPES = [(4, 3, None), (2, 1, None)]
+
+
+def distinct_list_formats(shapes):
+    """As distinct_formats, for the NaN lists, leaving out the meanings a
+    named kind also has (the main sweep has those)."""
+    named = {R.meaning(f) for _, f in distinct_formats(shapes)}
+    seen = {}
+    for params, f in R.parameter_sweep(shapes, nan_lists=True):
+        if isinstance(f, R.Fmt) and R.meaning(f) not in named:
+            seen.setdefault(R.meaning(f), (params, f))
+    return list(seen.values())
+
+
+SWEEP = distinct_formats(SHAPES) + distinct_list_formats(LIST_SHAPES) + [(p, R.describe(**p)) for p in WIDE]
 # Every built-in format by its description (float_format gives the built-in
 # dtype itself), through the same exact checks.
 BUILTIN_SWEEP = [(R.FORMATS[n].params(), R.FORMATS[n]) for n in R.FORMAT_NAMES]
@@ -156,6 +172,34 @@ def test_invalid_descriptions_raise_and_spellings_share_a_dtype(mf):
         assert first.setdefault(R.meaning(f), dt) is dt, params
 
 
+def test_nan_lists_raise_or_share_a_dtype_with_every_spelling(mf):
+    """NaN given as a list of codes: invalid lists raise ValueError, valid
+    ones give the dtype of every other spelling of the same codes (a list of
+    the all-ones codes is nan='all_ones', of the code of -0 'negative_zero')."""
+    first = {}
+    for params, f in R.parameter_sweep(SHAPES):
+        if isinstance(f, R.Fmt):
+            first.setdefault(R.meaning(f), mf.float_format(**params))
+    lists = 0
+    for params, f in R.parameter_sweep(LIST_SHAPES, nan_lists=True):
+        if isinstance(f, ValueError):
+            with pytest.raises(ValueError):
+                mf.float_format(**params)
+            continue
+        dt = mf.float_format(**params)
+        assert first.setdefault(R.meaning(f), dt) is dt, params
+        lists += 1
+    assert lists >= 50
+    listed = mf.float_format(exponent_bits=4, mantissa_bits=3, infinities=False, nan=[0xFF, 0x7F, 0x7E, 0xFE])
+    info = mf.format_info(listed)
+    assert info["nan"] == (0x7E, 0x7F, 0xFE, 0xFF) and float(np.finfo(listed).max) == 416.0  # 0x7D: 1.625 * 2**8
+    assert listed is mf.float_format(exponent_bits=4, mantissa_bits=3, infinities=False, nan=info["nan"])
+    assert mf.float_format(exponent_bits=4, mantissa_bits=3, bias=7, infinities=False, nan=(0x7F, 0xFF)) \
+        is np.dtype(mf.float8_e4m3fn)
+    assert mf.float_format(exponent_bits=4, mantissa_bits=3, bias=8, infinities=False, nan=(0x80,),
+                           negative_zero=False) is np.dtype(mf.float8_e4m3fnuz)
+
+
 @pytest.mark.parametrize("name", R.FORMAT_NAMES)
 def test_builtin_descriptions_give_the_builtin_dtype(mf, name):
     """The built-in dtype itself; where two built-ins have the same codes
@@ -203,6 +247,13 @@ def test_same_parameters_same_dtype_and_the_e4m3_example(mf):
     (dict(exponent_bits=4, mantissa_bits=3, infinities="yes"), "infinities"),
     (dict(exponent_bits=4, mantissa_bits=3, overflow="clamp"), "overflow"),
     (dict(exponent_bits=4, mantissa_bits=3, name="not a name"), "identifier"),
+    (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x7F,)), "both signs"),
+    (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x7F, 0xFF, 0x7D, 0xFD)), "hole"),
+    (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x7F, 0xFF, 0x7F)), "twice"),
+    (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x100,)), "does not fit"),
+    (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x7F, 0xFF, 0x80)), "negative_zero=False"),
+    (dict(exponent_bits=4, mantissa_bits=3, nan=(0x7F, 0xFF, 0x7E, 0xFE)), "list them all"),
+    (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=()), "1 to 16"),
 ])
 def test_impossible_combinations_say_why(mf, params, message):
     with pytest.raises(ValueError, match=message):
@@ -216,6 +267,10 @@ def test_wrong_types_raise_type_error(mf):
         mf.float_format(exponent_bits=4, mantissa_bits=3, signed="yes")
     with pytest.raises(TypeError):
         mf.float_format(4, 3)
+    with pytest.raises(TypeError):
+        mf.float_format(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(127.0, 255))
+    with pytest.raises(TypeError):
+        mf.float_format(exponent_bits=4, mantissa_bits=3, infinities=False, nan={0x7F, 0xFF})
 
 
 # --------------------------------------------------------------------------
@@ -232,6 +287,9 @@ SAMPLES = {
                                subnormals=False, negative_zero=False),
     "e3m2_b2_sat": dict(exponent_bits=3, mantissa_bits=2, bias=2, overflow="saturate"),
     "e2m1_b0": dict(exponent_bits=2, mantissa_bits=1, bias=0, infinities=False, nan=False),
+    # NaN as a list: the two largest magnitudes and the code of -0, infinities below them
+    "e4m3_listed_nans": dict(exponent_bits=4, mantissa_bits=3, infinities="max", nan=(0x7E, 0x7F, 0x80, 0xFE, 0xFF),
+                             negative_zero=False),
     "e6m9": dict(exponent_bits=6, mantissa_bits=9, bias=30),
 }
 SAMPLE_IDS = list(SAMPLES)
@@ -422,7 +480,7 @@ def test_creation_from_threads_gives_one_dtype(mf):
 # Every ufunc minifloat has, on a format made at run time, against the exact
 # reference (8-bit samples: every code; binary ops: every code against the
 # special codes and a spread of others, both orders).
-EIGHT_BIT_SAMPLES = ["e4m3_b9_fn", "e5m2_p3109like", "u_e4m4", "e5m2_no_subnormals", "e2m1_b0"]
+EIGHT_BIT_SAMPLES = ["e4m3_b9_fn", "e5m2_p3109like", "u_e4m4", "e5m2_no_subnormals", "e2m1_b0", "e4m3_listed_nans"]
 
 
 @pytest.mark.parametrize("op", U.UNARY_FORMAT_OPS + U.BOOL_UNARY)

@@ -17,11 +17,36 @@ constexpr uint32_t all_ones_exponent_magnitude(const FormatRow& r) {
 constexpr uint32_t magnitude_mask_of(const FormatRow& r) {
     return (1u << (r.bits - (r.is_signed ? 1 : 0))) - 1u;
 }
+constexpr uint32_t sign_bit_of(const FormatRow& r) { return r.is_signed ? 1u << (r.bits - 1) : 0u; }
+
+// NanCodes::listed: whether `code` is listed, whether the code of -0 is,
+// and how many of the largest magnitudes are (counting down from the
+// all-ones magnitude while one of its codes is listed; row_problem checks
+// that the list holds nothing else and both signs of each).
+constexpr bool nan_list_has(const FormatRow& r, uint32_t code) {
+    for (int i = 0; i < r.nan_list.count && i < kMaxListedNans; i++) {
+        if (r.nan_list.codes[i] == code) return true;
+    }
+    return false;
+}
+constexpr bool listed_nan_at_negative_zero(const FormatRow& r) {
+    return r.nan == NanCodes::listed && r.is_signed && nan_list_has(r, sign_bit_of(r));
+}
+constexpr uint32_t listed_top_magnitudes(const FormatRow& r) {
+    uint32_t count = 0;
+    for (uint32_t m = magnitude_mask_of(r); m > 0; m--) {
+        if (!nan_list_has(r, m) && !nan_list_has(r, m | sign_bit_of(r))) break;
+        count++;
+    }
+    return count;
+}
+
 // Magnitudes from this one up are NaN (above the mask: none are).
 constexpr uint32_t nan_magnitude_from_of(const FormatRow& r) {
     switch (r.nan) {
         case NanCodes::ieee: return all_ones_exponent_magnitude(r) + 1u;
         case NanCodes::all_ones: return magnitude_mask_of(r);
+        case NanCodes::listed: return magnitude_mask_of(r) + 1u - listed_top_magnitudes(r);
         case NanCodes::negative_zero:
         case NanCodes::none: return magnitude_mask_of(r) + 1u;
     }
@@ -47,6 +72,49 @@ constexpr int max_exponent_of(const FormatRow& r) {
 // Exponent of the smallest positive value's last bit.
 constexpr int min_exponent_of(const FormatRow& r) {
     return r.subnormals ? min_normal_exponent_of(r) - r.mantissa_bits : min_normal_exponent_of(r);
+}
+
+// Why a NanCodes::listed row's list is not one minifloat can hold, or nullptr.
+constexpr const char* nan_list_problem(const FormatRow& r) {
+    const NanList& list = r.nan_list;
+    if (list.count < 1) return "a list of NaN codes needs at least one code";
+    if (list.count > kMaxListedNans) return "a list of NaN codes holds at most 16 codes";
+    const uint32_t sign = sign_bit_of(r);
+    const uint32_t nan_from = nan_magnitude_from_of(r);
+    const bool at_negative_zero = listed_nan_at_negative_zero(r);
+    int others = 0;
+    for (int i = 0; i < list.count; i++) {
+        const uint32_t code = list.codes[i];
+        if (code > ((1u << r.bits) - 1u)) return "a listed NaN code does not fit in the format's bits";
+        for (int j = 0; j < i; j++) {
+            if (list.codes[j] == code) return "a NaN code is listed twice";
+        }
+        if (r.is_signed && code == sign) continue;  // the code of -0
+        if ((code & magnitude_mask_of(r)) < nan_from) {
+            return "listed NaN codes must be the largest magnitudes (or the code of -0): a NaN amid the "
+                   "values would be a hole that no rounding rule skips";
+        }
+        others++;
+    }
+    const uint32_t top = listed_top_magnitudes(r);
+    if (r.is_signed && static_cast<uint32_t>(others) != 2u * top) {
+        return "each listed NaN magnitude needs its code of both signs (the two signs share one range)";
+    }
+    if (at_negative_zero && !r.subnormals) return "a format without zero has no code of -0 for NaN";
+    if (at_negative_zero && r.negative_zero) return "the code of -0 cannot be NaN and -0 at once";
+    if (top == 0 && at_negative_zero) return "a list of the code of -0 alone is NanCodes::negative_zero (not canonical)";
+    if (top == 1 && !at_negative_zero) return "a list of the all-ones codes is NanCodes::all_ones (not canonical)";
+    const uint32_t ieee_nans = r.mantissa_bits > 0 ? (1u << r.mantissa_bits) - 1u : 0u;
+    if (ieee_nans > 0 && top == ieee_nans && !at_negative_zero) {
+        return "a list of IEEE's NaNs is NanCodes::ieee (not canonical)";
+    }
+    if (r.infinities == Infinities::largest_codes && ieee_nans > 0 && top == ieee_nans) {
+        return "below IEEE's NaNs the largest codes are IEEE infinities (not canonical)";
+    }
+    if (r.infinities == Infinities::ieee && (ieee_nans == 0 || top != ieee_nans)) {
+        return "IEEE infinities reserve the all-ones exponent, whose other codes must be NaN";
+    }
+    return nullptr;
 }
 
 // Why `r` is not a format minifloat can hold, or nullptr. The same rules
@@ -78,6 +146,9 @@ constexpr const char* row_problem(const FormatRow& r) {
             if (r.infinities == Infinities::ieee)
                 return "IEEE infinities reserve the all-ones exponent, whose other codes must be NaN";
             break;
+        case NanCodes::listed:
+            if (const char* problem = nan_list_problem(r)) return problem;
+            break;
         case NanCodes::none:
             if (r.infinities == Infinities::ieee && r.mantissa_bits > 0)
                 return "IEEE infinities reserve the all-ones exponent, whose other codes must be NaN";
@@ -87,7 +158,8 @@ constexpr const char* row_problem(const FormatRow& r) {
     }
     if (r.negative_zero && !r.is_signed) return "an unsigned format has no -0";
     if (r.negative_zero && !r.subnormals) return "a format without zero has no -0";
-    if (!r.negative_zero && r.is_signed && r.subnormals && r.nan != NanCodes::negative_zero)
+    if (!r.negative_zero && r.is_signed && r.subnormals && r.nan != NanCodes::negative_zero &&
+        !listed_nan_at_negative_zero(r))
         return "the code of -0 must be -0 unless it is the NaN";
     switch (r.overflow) {
         case Overflow::to_infinity:
@@ -139,6 +211,7 @@ struct Format {
     bool has_inf = false;
     bool has_nan = false;
     bool has_negative_zero = false;
+    bool nan_at_negative_zero = false;  // the code of -0 is a NaN (fnuz, P3109 signed, some lists)
     bool has_zero = true;
     bool has_subnormals = true;   // the zero exponent field holds zero and subnormals
     bool is_float32_upper_half = false;  // bfloat16: a code is float32's top 16 bits
@@ -167,6 +240,8 @@ struct Format {
             case NanCodes::ieee:
             case NanCodes::all_ones: return (code & magnitude_mask) >= nan_magnitude_from;
             case NanCodes::negative_zero: return code == sign_bit;
+            case NanCodes::listed:
+                return (code & magnitude_mask) >= nan_magnitude_from || (nan_at_negative_zero && code == sign_bit);
         }
         return false;
     }
@@ -209,6 +284,7 @@ inline Format make_format(const FormatRow& row, int index) {
     f.has_inf = row.infinities != Infinities::none;
     f.has_nan = row.nan != NanCodes::none;
     f.has_negative_zero = row.negative_zero;
+    f.nan_at_negative_zero = row.nan == NanCodes::negative_zero || listed_nan_at_negative_zero(row);
     f.has_zero = row.subnormals;
     f.has_subnormals = row.subnormals;
     f.is_float32_upper_half = row.bits == 16 && row.exponent_bits == 8 && row.bias == 127 && row.is_signed &&
@@ -227,6 +303,10 @@ inline Format make_format(const FormatRow& row, int index) {
             break;
         case NanCodes::all_ones: f.nan_code = f.magnitude_mask; break;
         case NanCodes::negative_zero: f.nan_code = f.sign_bit; break;
+        case NanCodes::listed:
+            // the largest magnitude when listed (as all_ones), else the -0 code
+            f.nan_code = f.nan_magnitude_from <= f.magnitude_mask ? f.magnitude_mask : f.sign_bit;
+            break;
         case NanCodes::none:
             // No NaN exists; NaN inputs become -0 (ml_dtypes' choice, kept so
             // that existing data round-trips bit for bit; unsigned: 0).
@@ -244,12 +324,14 @@ inline Format make_format(const FormatRow& row, int index) {
                              row.infinities == Infinities::none;
     if (e8m0_layout) {
         f.kernel_kind = KernelKind::e8m0;
-    } else if (row.is_signed && row.subnormals && f.min_normal_exponent >= -126 && row.mantissa_bits >= 1 &&
+    } else if (row.is_signed && row.subnormals && row.nan != NanCodes::listed && f.min_normal_exponent >= -126 &&
+               row.mantissa_bits >= 1 &&
                (f.max_magnitude >> row.mantissa_bits) >= 1) {
         // (the hand-written kernels break ties with the kept bit of the
         // source: with no mantissa bit that is the exponent's, while a tie
         // between powers of two goes to the larger one; and they place the
-        // largest value as a normal one)
+        // largest value as a normal one; a list of NaN codes can hold two
+        // NaN rules at once, which they do not model)
         f.kernel_kind = KernelKind::sign_magnitude;
     } else {
         f.kernel_kind = KernelKind::general;

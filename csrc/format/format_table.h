@@ -34,6 +34,21 @@ enum class NanCodes : uint8_t {
     // The code of -0 (the sign bit alone) only: the "fnuz" formats and
     // P3109's signed formats.
     negative_zero,
+    // The codes in FormatRow::nan_list: the k largest magnitudes of each
+    // sign, and/or the code of -0 (format.h's row_problem says why other
+    // lists are refused: a NaN code amid the values would be a hole that no
+    // rounding rule skips, and one sign's largest codes alone would give the
+    // signs different ranges). A list one of the kinds above spells must be
+    // spelled that way, so equal formats have equal rows.
+    listed,
+};
+
+// Most codes a NaN list holds.
+inline constexpr int kMaxListedNans = 16;
+
+struct NanList {
+    uint8_t count = 0;
+    uint16_t codes[kMaxListedNans] = {};
 };
 
 // What a default (non-saturating) cast writes for a finite value beyond
@@ -65,6 +80,7 @@ struct FormatRow {
     // symbols ! " # $ % & ' ( ) * + - . / : ; @ [ ] ^ ` { } ~ (not digits,
     // which parse as a size, nor the byte-order marks < = > |, nor ? , \).
     char type_char;
+    NanList nan_list{};       // the NaN codes when nan == NanCodes::listed
 };
 
 namespace row_fields {

@@ -612,6 +612,10 @@ DecodePlan make_decode_plan(const Format& f, const uint32_t* exact_bits) {
         case NanCodes::ieee:
         case NanCodes::all_ones: d.nan_magnitude_from = f.nan_magnitude_from; break;
         case NanCodes::negative_zero: d.nan_code = f.sign_bit; break;
+        case NanCodes::listed:
+            d.nan_magnitude_from = f.nan_magnitude_from;
+            if (f.nan_at_negative_zero) d.nan_code = f.sign_bit;
+            break;
         case NanCodes::none: break;
     }
     if (f.storage_bytes == 1) {

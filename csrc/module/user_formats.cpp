@@ -1,7 +1,9 @@
 #include "user_formats.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "dtype_class.h"
 #include "registry.h"
@@ -24,12 +26,19 @@ py::object infinities_value(Infinities i) {
     return py::none();
 }
 
-py::object nan_value(NanCodes n) {
-    switch (n) {
+py::object nan_value(const FormatRow& row) {
+    switch (row.nan) {
         case NanCodes::none: return py::bool_(false);
         case NanCodes::ieee: return py::bool_(true);
         case NanCodes::all_ones: return py::str("all_ones");
         case NanCodes::negative_zero: return py::str("negative_zero");
+        case NanCodes::listed: {
+            std::vector<int> codes(row.nan_list.codes, row.nan_list.codes + row.nan_list.count);
+            std::sort(codes.begin(), codes.end());
+            py::tuple listed(codes.size());
+            for (size_t i = 0; i < codes.size(); i++) listed[i] = py::int_(codes[i]);
+            return std::move(listed);
+        }
     }
     return py::none();
 }
@@ -50,12 +59,31 @@ Infinities infinities_of(const std::string& text) {
     throw py::value_error("infinities: expected 'none', 'ieee' or 'max', not '" + text + "'");
 }
 
-NanCodes nan_of(const std::string& text) {
-    if (text == "none") return NanCodes::none;
-    if (text == "ieee") return NanCodes::ieee;
-    if (text == "all_ones") return NanCodes::all_ones;
-    if (text == "negative_zero") return NanCodes::negative_zero;
-    throw py::value_error("nan: expected 'none', 'ieee', 'all_ones' or 'negative_zero', not '" + text + "'");
+// `nan` as a kind's name, or a sequence of codes (NanCodes::listed).
+void set_nan(FormatRow& row, const py::handle nan) {
+    if (py::isinstance<py::str>(nan)) {
+        const std::string text = py::cast<std::string>(nan);
+        if (text == "none") row.nan = NanCodes::none;
+        else if (text == "ieee") row.nan = NanCodes::ieee;
+        else if (text == "all_ones") row.nan = NanCodes::all_ones;
+        else if (text == "negative_zero") row.nan = NanCodes::negative_zero;
+        else throw py::value_error("nan: expected 'none', 'ieee', 'all_ones', 'negative_zero' or codes, not '" + text + "'");
+        return;
+    }
+    if (!py::isinstance<py::sequence>(nan)) throw py::type_error("nan: a kind's name or a sequence of codes");
+    const py::sequence codes = py::reinterpret_borrow<py::sequence>(nan);
+    if (codes.size() < 1 || codes.size() > static_cast<size_t>(kMaxListedNans)) {
+        throw py::value_error("nan: a list of 1 to " + std::to_string(kMaxListedNans) + " codes");
+    }
+    row.nan = NanCodes::listed;
+    row.nan_list.count = static_cast<uint8_t>(codes.size());
+    for (size_t i = 0; i < codes.size(); i++) {
+        const py::object item = codes[i];
+        if (!py::isinstance<py::int_>(item)) throw py::type_error("nan: listed codes are integers");
+        const long long code = py::cast<long long>(item);
+        if (code < 0 || code > 0xFFFF) throw py::value_error("nan: codes are 0..65535");
+        row.nan_list.codes[i] = static_cast<uint16_t>(code);
+    }
 }
 
 Overflow overflow_of(const std::string& text) {
@@ -76,7 +104,7 @@ py::dict describe(int index) {
     d["bias"] = f.bias;
     d["signed"] = f.is_signed;
     d["infinities"] = infinities_value(f.infinities);
-    d["nan"] = nan_value(f.nan);
+    d["nan"] = nan_value(*f.row);
     d["negative_zero"] = f.has_negative_zero;
     d["subnormals"] = f.has_subnormals;
     d["overflow"] = overflow_value(f.overflow);
@@ -93,7 +121,7 @@ py::dict describe(int index) {
 // Makes a format from its description (checked and made canonical by
 // mf.float_format, checked again here) and returns its dtype.
 py::object make_user_format(int exponent_bits, int mantissa_bits, int bias, bool is_signed, const std::string& infinities,
-                       const std::string& nan, bool negative_zero, bool subnormals, const std::string& overflow,
+                       py::object nan, bool negative_zero, bool subnormals, const std::string& overflow,
                        const std::string& name, const std::string& dtype_class_name, const std::string& repr_text,
                        py::object reduce_value) {
     if (exponent_bits < 0 || exponent_bits > 16 || mantissa_bits < 0 || mantissa_bits > 16 || bias < -32768 ||
@@ -110,7 +138,7 @@ py::object make_user_format(int exponent_bits, int mantissa_bits, int bias, bool
     row.bias = static_cast<int16_t>(bias);
     row.is_signed = is_signed;
     row.infinities = infinities_of(infinities);
-    row.nan = nan_of(nan);
+    set_nan(row, nan);
     row.negative_zero = negative_zero;
     row.subnormals = subnormals;
     row.overflow = overflow_of(overflow);

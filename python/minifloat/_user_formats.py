@@ -23,6 +23,7 @@ __all__ = ["float_format"]
 
 _INFINITIES = (False, True, "max")
 _NANS = (False, True, "all_ones", "negative_zero")
+_MAX_NAN_CODES = 16  # kMaxListedNans (format_table.h)
 _OVERFLOWS = ("inf", "nan", "saturate")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -55,6 +56,39 @@ def _flag(value, what):
     return bool(value)
 
 
+def _nan_codes(value, bits, signed):
+    """nan given as codes: (sorted codes, whether the code of -0 is one, how
+    many of the largest magnitudes are), or ValueError/TypeError saying why
+    the list is not one a format can have."""
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"nan must be one of False, True, 'all_ones', 'negative_zero' or a tuple of codes, "
+                        f"not {value!r}")
+    codes = []
+    for code in value:
+        if _is_bool(code) or not isinstance(code, (int, np.integer)):
+            raise TypeError(f"nan: the listed codes are integers, not {code!r}")
+        if not 0 <= int(code) < (1 << bits):
+            raise ValueError(f"nan: code {int(code):#x} does not fit in {bits} bits")
+        codes.append(int(code))
+    if not 1 <= len(codes) <= _MAX_NAN_CODES:
+        raise ValueError(f"nan: list 1 to {_MAX_NAN_CODES} codes, not {len(codes)}")
+    if len(set(codes)) != len(codes):
+        raise ValueError(f"nan: a code is listed twice in {tuple(codes)}")
+    sign = 1 << (bits - 1) if signed else 0
+    magnitude_mask = (1 << (bits - int(signed))) - 1
+    at_negative_zero = bool(signed) and sign in codes
+    magnitudes = [c & magnitude_mask for c in codes if not (signed and c == sign)]
+    nan_from = min(magnitudes) if magnitudes else magnitude_mask + 1
+    expected = {m | s for m in range(nan_from, magnitude_mask + 1) for s in ((0, sign) if signed else (0,))}
+    if at_negative_zero:
+        expected.add(sign)
+    if set(codes) != expected:
+        raise ValueError("nan: listed NaN codes must be the largest magnitudes, with both signs in a signed format, "
+                         "and/or the code of -0 (a NaN amid the values would be a hole no rounding rule skips); "
+                         f"{tuple(codes)} is not such a list")
+    return tuple(sorted(codes)), at_negative_zero, magnitude_mask + 1 - nan_from
+
+
 def _canonical(exponent_bits, mantissa_bits, bias, signed, infinities, nan, negative_zero, subnormals, overflow):
     """The checked, canonical description (a tuple in float_format's order),
     or ValueError saying which parameters do not fit together and why."""
@@ -67,6 +101,19 @@ def _canonical(exponent_bits, mantissa_bits, bias, signed, infinities, nan, nega
         raise ValueError(f"formats have 2 to 16 bits; sign + exponent_bits + mantissa_bits is {bits}")
     if bias is None:
         bias = 2 ** (exponent_bits - 1) - 1  # IEEE's
+    nan_at_negative_zero = nan == "negative_zero"
+    ieee_nans = (1 << mantissa_bits) - 1  # magnitudes above the all-ones exponent's zero mantissa
+    if isinstance(nan, tuple):
+        # a list of codes that one of the named kinds spells is spelled that way
+        nan, nan_at_negative_zero, top = _nan_codes(nan, bits, signed)
+        if top == 0:
+            nan = "negative_zero"
+        elif top == 1 and not nan_at_negative_zero:
+            nan = "all_ones"
+        elif top == ieee_nans and not nan_at_negative_zero:
+            nan = True
+        elif infinities == "max" and top == ieee_nans:
+            infinities = True  # below IEEE's NaNs the largest codes are IEEE's infinities
     # Spellings of the same codes, made one.
     if nan == "all_ones" and mantissa_bits == 1:
         nan = True  # the all-ones exponent's one non-zero mantissa is the all-ones magnitude
@@ -78,10 +125,19 @@ def _canonical(exponent_bits, mantissa_bits, bias, signed, infinities, nan, nega
     if nan is True and mantissa_bits == 0:
         raise ValueError("nan=True (IEEE: the all-ones exponent with a non-zero mantissa) needs mantissa_bits >= 1; "
                          "use nan='all_ones' for the all-ones code")
-    if infinities is True and nan is not True:
+    if infinities is True and isinstance(nan, tuple):
+        if top != ieee_nans:
+            raise ValueError("infinities=True (IEEE) reserves the all-ones exponent, whose other codes must then be "
+                             "NaN: list them all, or pass infinities='max' for infinities at the largest codes")
+    elif infinities is True and nan is not True:
         raise ValueError("infinities=True (IEEE) reserves the all-ones exponent, whose other codes must then be NaN: "
                          "pass nan=True, or infinities='max' for infinities at the largest codes")
-    if nan == "negative_zero":
+    if isinstance(nan, tuple) and nan_at_negative_zero:
+        if not subnormals:
+            raise ValueError("nan lists the code of -0, but without subnormals there is no zero and no code of -0")
+        if negative_zero:
+            raise ValueError("nan lists the code of -0, which then is no -0: pass negative_zero=False")
+    elif nan == "negative_zero":
         if not signed:
             raise ValueError("nan='negative_zero' needs a sign: an unsigned format has no code of -0")
         if not subnormals:
@@ -101,7 +157,7 @@ def _canonical(exponent_bits, mantissa_bits, bias, signed, infinities, nan, nega
     if not subnormals and nan is False:
         raise ValueError("subnormals=False leaves no zero, so zero inputs need a NaN: pass nan='all_ones' (or True)")
     if overflow is None:
-        overflow = "inf" if infinities is not False else ("nan" if nan is not False else "saturate")
+        overflow = _default_overflow(infinities, nan)
     elif overflow == "inf" and infinities is False:
         raise ValueError("overflow='inf' needs infinities (infinities=True or 'max')")
     elif overflow == "nan" and nan is False:
@@ -109,7 +165,10 @@ def _canonical(exponent_bits, mantissa_bits, bias, signed, infinities, nan, nega
     # Where the values end (the rules of the C++ description).
     magnitude_mask = (1 << (bits - int(signed))) - 1
     all_ones_exponent = ((1 << exponent_bits) - 1) << mantissa_bits
-    nan_from = {True: all_ones_exponent + 1, "all_ones": magnitude_mask}.get(nan, magnitude_mask + 1)
+    if isinstance(nan, tuple):
+        nan_from = magnitude_mask + 1 - top
+    else:
+        nan_from = {True: all_ones_exponent + 1, "all_ones": magnitude_mask}.get(nan, magnitude_mask + 1)
     max_magnitude = nan_from - 1 if infinities is False else (
         all_ones_exponent - 1 if infinities is True else nan_from - 2)
     if max_magnitude < (1 if subnormals else 0):
@@ -123,6 +182,10 @@ def _canonical(exponent_bits, mantissa_bits, bias, signed, infinities, nan, nega
         raise ValueError(f"every value must be a float32 value: the smallest is 2^{min_exponent} "
                          f"(bias <= {bias + min_exponent + 149} keeps it at least 2^-149)")
     return (exponent_bits, mantissa_bits, bias, signed, infinities, nan, negative_zero, subnormals, overflow)
+
+
+def _default_overflow(infinities, nan):
+    return "inf" if infinities is not False else ("nan" if nan is not False else "saturate")
 
 
 _PARAMETERS = ("exponent_bits", "mantissa_bits", "bias", "signed", "infinities", "nan", "negative_zero",
@@ -144,11 +207,13 @@ def _generated_name(description):
     if infinities is not True:
         parts.append("noinf" if infinities is False else "maxinf")
     if nan is not True:
-        parts.append({False: "nonan", "all_ones": "nanones", "negative_zero": "nannegzero"}[nan])
+        if isinstance(nan, tuple):
+            parts.append("nan" + "_".join(format(code, "x") for code in nan))
+        else:
+            parts.append({False: "nonan", "all_ones": "nanones", "negative_zero": "nannegzero"}[nan])
     if not subnormals:
         parts.append("nosubnormals")
-    default_overflow = "inf" if infinities is not False else ("nan" if nan is not False else "saturate")
-    if overflow != default_overflow:
+    if overflow != _default_overflow(infinities, nan):
         parts.append({"inf": "ovfinf", "nan": "ovfnan", "saturate": "sat"}[overflow])
     return "_".join(parts)
 
@@ -162,8 +227,7 @@ def _repr_text(description, name, generated):
                                 ("negative_zero", negative_zero, True), ("subnormals", subnormals, True)):
         if value != default or type(value) is not type(default):
             args.append(f"{key}={value!r}")
-    default_overflow = "inf" if infinities is not False else ("nan" if nan is not False else "saturate")
-    if overflow != default_overflow:
+    if overflow != _default_overflow(infinities, nan):
         args.append(f"overflow={overflow!r}")
     if not generated:
         args.append(f"name={name!r}")
@@ -202,7 +266,10 @@ def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infini
     nan: False (none), True (IEEE: all-ones exponent, non-zero mantissa),
       "all_ones" (the all-ones magnitude only, as the fn formats; the
       all-ones code of an unsigned format) or "negative_zero" (the code of
-      -0 only, as the fnuz formats; then negative_zero=False).
+      -0 only, as the fnuz formats; then negative_zero=False), or a tuple
+      of codes: the largest magnitudes (both signs, when signed) and/or the
+      code of -0, e.g. (0x7E, 0x7F, 0xFE, 0xFF) or (0x7F, 0x80, 0xFF); a
+      list one of the named kinds spells is that kind.
     negative_zero: whether the code of -0 is -0 (signed formats with zero).
     subnormals: True (IEEE); False makes the zero exponent a normal binade,
       leaving no zero (as float8_e8m0fnu; needs a NaN).
@@ -226,7 +293,13 @@ def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infini
         bias = _integer(bias, "bias")
     signed = _flag(signed, "signed")
     infinities = _choice(infinities, _INFINITIES, "infinities")
-    nan = _choice(nan, _NANS, "nan")
+    if isinstance(nan, (tuple, list)):
+        nan = tuple(nan)  # NaN codes (checked by _canonical)
+    elif isinstance(nan, (str, bool, np.bool_)):
+        nan = _choice(nan, _NANS, "nan")
+    else:
+        raise TypeError(f"nan must be one of False, True, 'all_ones', 'negative_zero' or a tuple of codes, "
+                        f"not {nan!r}")
     negative_zero = _flag(negative_zero, "negative_zero")
     subnormals = _flag(subnormals, "subnormals")
     if overflow is not None:

@@ -42,6 +42,12 @@ bool make_signed_key_rule(const Format& f, const uint8_t* keys256, SignedKeyRule
             }
             break;
         case NanCodes::negative_zero: rule.nan_is_negative_zero = true; break;
+        case NanCodes::listed:
+            // a range of NaN codes in unsigned order, or NaNs at the top and
+            // at -0 at once (the kernels take one NaN kind): not a byte rule
+            if (!f.is_signed || f.nan_at_negative_zero) return false;
+            rule.nan_magnitude_above = static_cast<uint8_t>((f.nan_magnitude_from - 1u) << shift);
+            break;
         case NanCodes::none: break;
     }
     // The rule must agree with the keys on NaN, order and ties, for every
