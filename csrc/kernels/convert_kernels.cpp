@@ -4,6 +4,7 @@
 // simd_dispatch.h. codec.h holds the exact scalar rules these must match.
 #include "convert_kernels.h"
 #include "bit_scan.h"
+#include "byte_table_encoder.h"
 #include "memory_streams.h"
 
 #include "codec.h"
@@ -539,6 +540,7 @@ EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
         case KernelKind::general:
             // float32 subnormals would land in the format's normal range
             p.widen_float32 = f.min_normal_exponent < -126;
+            if (f.storage_bytes == 1) p.byte_table = new ByteTableSource(f, s);  // lives with the format
             break;
     }
     p.storage_bytes = f.storage_bytes;
@@ -657,7 +659,7 @@ uint32_t encode_widened(const float* in, size_t n, EncodeDoubles&& encode) {
 }
 
 MINIFLOAT_SIMD_CLONES
-uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n) {
+static uint32_t encode_f32_without_table(const EncodePlan& plan, const float* in, void* out, size_t n) {
     if (plan.widen_float32) {
         return encode_widened(in, n, [&](const double* block, size_t start, size_t count) {
             return encode_f64(plan, block, static_cast<char*>(out) + start * plan.storage_bytes, count);
@@ -666,6 +668,23 @@ uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n
     DefaultFpuModeScope default_modes;  // the subnormal range is rounded by the FPU
     if (plan.storage_bytes == 1) return encode_nearest_even(plan, in, static_cast<uint8_t*>(out), n);
     return encode_nearest_even(plan, in, static_cast<uint16_t*>(out), n);
+}
+
+uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n) {
+    const ByteTableEncoder* table = plan.byte_table != nullptr ? &plan.byte_table->table() : nullptr;
+    if (table == nullptr || !table->usable) return encode_f32_without_table(plan, in, out, n);
+    // blocks with a value beyond the table's (overflow, inf, NaN, negative
+    // into unsigned, zero without zero) are redone by the exact encoder
+    constexpr size_t kBlock = 256;
+    uint8_t* codes = static_cast<uint8_t*>(out);
+    uint32_t flags = 0;
+    for (size_t start = 0; start < n; start += kBlock) {
+        const size_t count = n - start < kBlock ? n - start : kBlock;
+        if (!encode_f32_block_by_table(*table, in + start, codes + start, count)) {
+            flags |= encode_f32_without_table(plan, in + start, codes + start, count);
+        }
+    }
+    return flags;
 }
 
 uint32_t encode_bf16_bits(const EncodePlan& plan, const uint16_t* in, void* out, size_t n) {

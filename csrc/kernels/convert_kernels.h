@@ -12,6 +12,8 @@
 
 namespace minifloat {
 
+class ByteTableSource;  // byte_table_encoder.h
+
 // Everything an encoder needs about the target, as plain integers (the
 // kernels copy these into locals so the compiler can vectorize).
 struct EncodePlan {
@@ -52,6 +54,9 @@ struct EncodePlan {
     // DoubleHighWordTraits in convert_kernels.cpp), when they apply.
     FastConstants<uint32_t, float> fast64_high{};
     bool fast64_high_usable = false;
+    // kind general, one byte: float32 sources by one table lookup per value
+    // (byte_table_encoder.h), made on the first cast; kept for the process
+    ByteTableSource* byte_table = nullptr;
 };
 
 EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s);
