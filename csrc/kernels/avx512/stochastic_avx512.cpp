@@ -1,5 +1,6 @@
 #include "stochastic_avx512.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "counter_random.h"
@@ -13,30 +14,41 @@ namespace minifloat {
 
 namespace {
 
-#define MINIFLOAT_AVX512_DQ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+#define MINIFLOAT_AVX512_DQ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi2,vaes")))
 
-bool cpu_has_avx512_dq() {
-    static const bool has = cpu_has_avx512_bw() && __builtin_cpu_supports("avx512dq");
+// AVX-512 with VAES (Ice Lake and later, Zen 4): ARS-5 in zmm registers;
+// VBMI2 (the same CPUs) for small_magnitudes64's funnel shift.
+bool cpu_has_avx512_dq_vaes() {
+    static const bool has = cpu_has_avx512_bw() && __builtin_cpu_supports("avx512dq") &&
+                            __builtin_cpu_supports("vaes") && __builtin_cpu_supports("avx512vbmi2");
     return has;
 }
 
-// The counters of 8 consecutive hashes h_j .. h_{j+7} and their step.
+// The counters of 4 consecutive ARS-5 blocks c_j .. c_{j+3} (one per
+// 128-bit lane), their step, and the round keys in every lane.
 struct CounterLanes {
-    __m512i z;
+    __m512i counter;
     __m512i step;
+    __m512i keys[kArsRounds + 1];  // the last one complemented (next_complemented_draws)
+    __m512i last_key;              // k_5 itself (next_draws)
 };
 
-// ~(h_j .. h_{j+7}): the complements of 16 draws, element order (see
-// counter_random.h). The last xor of the mix and the complement are one
-// ternary-logic step.
+// ~(B_j .. B_{j+3}): the complements of 16 draws, element order (see
+// counter_random.h), 5 VAES instructions. The complement rides on the last
+// round key: AESENCLAST ends with the key's xor.
 MINIFLOAT_AVX512_DQ inline __m512i next_complemented_draws(CounterLanes& c) {
-    const __m512i m1 = _mm512_set1_epi64(static_cast<long long>(0xBF58476D1CE4E5B9ull));
-    const __m512i m2 = _mm512_set1_epi64(static_cast<long long>(0x94D049BB133111EBull));
-    __m512i z = c.z;
-    c.z = _mm512_add_epi64(c.z, c.step);
-    z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), m1);
-    z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), m2);
-    return _mm512_ternarylogic_epi32(z, _mm512_srli_epi64(z, 31), z, 0x99);  // ~(a ^ b)
+    __m512i x = _mm512_xor_si512(c.counter, c.keys[0]);
+    c.counter = _mm512_add_epi64(c.counter, c.step);
+    for (int r = 1; r < kArsRounds; r++) x = _mm512_aesenc_epi128(x, c.keys[r]);
+    return _mm512_aesenclast_epi128(x, c.keys[kArsRounds]);
+}
+
+// B_j .. B_{j+3} themselves: the next 16 draws.
+MINIFLOAT_AVX512_DQ inline __m512i next_draws(CounterLanes& c) {
+    __m512i x = _mm512_xor_si512(c.counter, c.keys[0]);
+    c.counter = _mm512_add_epi64(c.counter, c.step);
+    for (int r = 1; r < kArsRounds; r++) x = _mm512_aesenc_epi128(x, c.keys[r]);
+    return _mm512_aesenclast_epi128(x, c.last_key);
 }
 
 // The plan's constants (the rules: stochastic_rounding.cpp), as scalars of
@@ -44,6 +56,10 @@ MINIFLOAT_AVX512_DQ inline __m512i next_complemented_draws(CounterLanes& c) {
 struct Constants {
     uint64_t fraction_shift, carry_shift, rebias, normal_from, max_bits, span, sign_shift, sign_bit;
     uint64_t exponent_mask, scale_base, max_magnitude;
+    // small_magnitudes (float32): 32 - (emin field + fraction_shift), and
+    // the band of exponent fields [band_from, band_from + band_span) whose
+    // values it cannot round (below: the threshold is 0 anyway)
+    uint64_t count_base, band_from, band_span;
     double step_unit;  // 2^-(fraction bits - mantissa bits): the scaled step's exponent
     bool zero_drops_sign;
 };
@@ -73,12 +89,23 @@ Constants make_constants(const EncodePlan& p) {
     k.scale_base = (2 * kBias + p.mantissa_bits) << kFractionBits;
     k.max_magnitude = p.max_magnitude;
     k.zero_drops_sign = p.zero_drops_sign;
+    const int64_t shift_base = static_cast<int64_t>(emin_field + k.fraction_shift);  // K: s = K - e
+    constexpr int64_t kLaneBits = sizeof(Bits) * 8, kSignificandBits = kFractionBits + 1;
+    k.count_base = static_cast<uint64_t>(kLaneBits - shift_base);
+    // float32: s > 32 (e < K - 32) loses threshold bits in the shifts;
+    // float64: s >= 64 (e <= K - 64; small_magnitudes64); either unless
+    // s >= 32 + significand bits (the significand lies below 2^-32)
+    const int64_t band_low = std::max<int64_t>(shift_base - 31 - kSignificandBits, 1);
+    const int64_t band_high = kLaneBits == 32 ? shift_base - 32 : shift_base - 63;
+    k.band_from = static_cast<uint64_t>(band_low) << kFractionBits;
+    k.band_span = band_high > band_low ? static_cast<uint64_t>(band_high - band_low) << kFractionBits : 0;
     return k;
 }
 
 struct Lanes32 {
     __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_bit;
     __m512i exponent_mask, scale_base, code_shift, two_pow_32;
+    __m512i count_base, normal_count, fraction_mask, implicit_bit, band_from, band_span;
     bool zero_drops_sign;
 };
 
@@ -99,6 +126,12 @@ MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
     k.scale_base = v(c.scale_base);
     k.code_shift = v(c.fraction_shift);
     k.two_pow_32 = _mm512_castps_si512(_mm512_set1_ps(4294967296.0f));
+    k.count_base = v(c.count_base);
+    k.normal_count = v(32 - c.fraction_shift);
+    k.fraction_mask = v(0x7FFFFF);
+    k.implicit_bit = v(0x800000);
+    k.band_from = v(c.band_from);
+    k.band_span = v(c.band_span);
     k.zero_drops_sign = c.zero_drops_sign;
     return k;
 }
@@ -124,15 +157,41 @@ MINIFLOAT_AVX512_DQ inline __m512i any_magnitudes(const Lanes32& k, __m512i a, _
     return _mm512_mask_sub_epi32(magnitude, up, magnitude, _mm512_set1_epi32(-1));
 }
 
+// The magnitude codes of 16 values at most the largest value, none in the
+// band of exponents make_constants describes, in integers: with s the
+// number of dropped bits (fraction_shift in the normal range, K - e below
+// it, K = emin field + fraction_shift) and x the bits (normal: |x|'s,
+// whose exponent the rebias turns into the code's) or the significand
+// (below), the code is x >> s and the threshold floor(f * 2^32) is the
+// dropped bits moved to the top, x << (32 - s) (exact while s <= 32; for
+// s >= 56 both shifts give 0, right for such values, the threshold being
+// 0). Half the vector instructions of any_magnitudes' float steps.
+MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes(const Lanes32& k, __m512i a, __m512i draw) {
+    const __m512i exponent = _mm512_srli_epi32(a, 23);
+    const __m512i up_count = _mm512_min_epi32(_mm512_add_epi32(exponent, k.count_base), k.normal_count);
+    const __m512i down_count = _mm512_sub_epi32(_mm512_set1_epi32(32), up_count);
+    const __mmask16 below = _mm512_cmplt_epu32_mask(a, k.normal_from);
+    const __m512i x = _mm512_mask_ternarylogic_epi32(a, below, k.fraction_mask, k.implicit_bit, 0xEA);  // (a & b) | c
+    const __mmask16 up = _mm512_cmplt_epu32_mask(draw, _mm512_sllv_epi32(x, up_count));
+    const __m512i q = _mm512_srlv_epi32(x, down_count);
+    const __m512i magnitude = _mm512_mask_sub_epi32(q, static_cast<__mmask16>(~below), q, k.rebias);
+    return _mm512_mask_sub_epi32(magnitude, up, magnitude, _mm512_set1_epi32(-1));
+}
+
 // How a group of values is rounded: all in the target's normal range below
-// its largest value (the normal rule), all at most the largest value
-// (any_magnitudes), or anything (step by step, handing steps with overflow
+// its largest value (the normal rule), all at most the largest value and
+// none in small_magnitudes' band (small_magnitudes), all at most the
+// largest value (any_magnitudes), or anything (step by step, handing steps with overflow
 // or specials to the portable rule). Chosen per group of kGroup values by a
 // scan, not per vector: a data-dependent branch per vector mispredicts
 // often on data with some subnormal-range values (float8_e3m4 from a
 // Gaussian: 3.4 against 1.5 ms).
-enum class GroupKind { normal, below_max, any };
+enum class GroupKind { normal, small, below_max, any };
 constexpr size_t kGroup = 256;
+// The scans prefetch the group this many groups ahead: its loads then
+// overlap the rounding of the groups before it (without, the scan of
+// float64 groups waited on memory for half of the kernel's time).
+constexpr size_t kPrefetchGroups = 2;
 
 // The codes of 16 values by the rule of `Kind`; false: the step needs the
 // portable rule (only for GroupKind::any).
@@ -141,7 +200,7 @@ MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __
                                         __m512i& codes) {
     const __m512i a = _mm512_and_si512(u, k.abs_mask);
     // the sign by a compare and a masked or, not a shift: shifts and the
-    // hash's multiplies share one port, the kernels' bottleneck
+    // generator (VAES) share port 0 on Intel
     const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
     bool normal = Kind == GroupKind::normal;
     if constexpr (Kind == GroupKind::any) {
@@ -155,7 +214,12 @@ MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __
         codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
         return true;
     }
-    const __m512i magnitude = any_magnitudes(k, a, complement);
+    __m512i magnitude;
+    if constexpr (Kind == GroupKind::small) {
+        magnitude = small_magnitudes(k, a, complement);  // plain draws for this kind (run_group)
+    } else {
+        magnitude = any_magnitudes(k, a, complement);
+    }
     codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
     if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
     return true;
@@ -169,17 +233,23 @@ MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __
 MINIFLOAT_AVX512_DQ inline GroupKind scan_group(const Lanes32& k, const float* in) {
     __m512i high = _mm512_setzero_si512();
     for (size_t i = 0; i < kGroup; i += 16) {
+        _mm_prefetch(reinterpret_cast<const char*>(in + i + kPrefetchGroups * kGroup), _MM_HINT_T0);
         const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask);
         high = _mm512_max_epu32(high, _mm512_sub_epi32(a, k.normal_from));
     }
     const uint32_t span = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.span)));
     if (_mm512_reduce_max_epu32(high) < span) return GroupKind::normal;
     high = _mm512_setzero_si512();
+    __m512i band = _mm512_set1_epi32(-1);
     for (size_t i = 0; i < kGroup; i += 16) {
-        high = _mm512_max_epu32(high, _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask));
+        const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask);
+        high = _mm512_max_epu32(high, a);
+        band = _mm512_min_epu32(band, _mm512_sub_epi32(a, k.band_from));
     }
     const uint32_t max_bits = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.max_bits)));
-    return _mm512_reduce_max_epu32(high) > max_bits ? GroupKind::any : GroupKind::below_max;
+    const uint32_t band_span = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.band_span)));
+    if (_mm512_reduce_max_epu32(high) > max_bits) return GroupKind::any;
+    return _mm512_reduce_min_epu32(band) < band_span ? GroupKind::below_max : GroupKind::small;
 }
 
 template <int OutBytes>
@@ -229,8 +299,8 @@ MINIFLOAT_AVX512_DQ inline void run_group(const Lanes32& k, CounterLanes& counte
     for (size_t i = 0; i < kGroup; i += 64) {
         __m512i c[4];
         for (int j = 0; j < 4; j++) {
-            const __m512i complement = next_complemented_draws(counters);
-            codes16<Kind>(k, complement, _mm512_loadu_si512(in + i + 16 * j), 0xFFFF, c[j]);
+            const __m512i draws = Kind == GroupKind::small ? next_draws(counters) : next_complemented_draws(counters);
+            codes16<Kind>(k, draws, _mm512_loadu_si512(in + i + 16 * j), 0xFFFF, c[j]);
         }
         const __m512i low = _mm512_packus_epi32(c[0], c[1]), high = _mm512_packus_epi32(c[2], c[3]);
         if constexpr (OutBytes == 1) {
@@ -254,6 +324,9 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel(const EncodePlan& plan, const Lan
         switch (scan_group(k, in + i)) {
             case GroupKind::normal:
                 run_group<OutBytes, GroupKind::normal>(k, counters, in + i, group_out);
+                break;
+            case GroupKind::small:
+                run_group<OutBytes, GroupKind::small>(k, counters, in + i, group_out);
                 break;
             case GroupKind::below_max:
                 run_group<OutBytes, GroupKind::below_max>(k, counters, in + i, group_out);
@@ -291,7 +364,7 @@ MINIFLOAT_AVX512_DQ void e8m0_kernel(const EncodePlan& plan, CounterLanes counte
     }
 }
 
-// float64 sources: 8 values per vector, two vectors per hash vector (its
+// float64 sources: 8 values per vector, two vectors per draw vector (its
 // low 8 draws, then its high 8), the same rules in 64-bit lanes.
 struct Lanes64 {
     __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_shift, sign_bit;
@@ -299,6 +372,9 @@ struct Lanes64 {
     // the same rules on the upper 32 bits of 16 values (run_group64):
     // fraction_shift - 32, the code's sign bit, rebias
     __m512i high_fraction_shift, sign_bit32, rebias32;
+    // small_magnitudes64 (32-bit lanes): K - 32, the normal range's start,
+    // the significand's upper part; the band it cannot round
+    __m512i high_shift_base, normal_from32, fraction_mask32, implicit_bit32, band_from, band_span;
     bool zero_drops_sign;
 };
 
@@ -322,6 +398,12 @@ MINIFLOAT_AVX512_DQ Lanes64 make_lanes64(const EncodePlan& p) {
     k.high_fraction_shift = v(c.fraction_shift - 32);  // fraction_shift >= 52 - 7
     k.sign_bit32 = v(c.sign_bit);
     k.rebias32 = v(c.rebias);
+    k.high_shift_base = v(64 - c.count_base - 32);  // count_base = 64 - K
+    k.normal_from32 = v(c.normal_from >> 32);
+    k.fraction_mask32 = v(0xFFFFF);
+    k.implicit_bit32 = v(0x100000);
+    k.band_from = v64(c.band_from);
+    k.band_span = v64(c.band_span);
     k.zero_drops_sign = c.zero_drops_sign;
     return k;
 }
@@ -340,6 +422,25 @@ MINIFLOAT_AVX512_DQ inline __m512i any_magnitudes64(const Lanes64& k, __m512i a,
     const __m512i binade = _mm512_srlv_epi64(_mm512_sub_epi64(exponent, k.normal_from), k.fraction_shift);
     const __m512i magnitude = _mm512_add_epi64(binade, q);
     return _mm512_mask_sub_epi64(magnitude, up, magnitude, _mm512_set1_epi64(-1));
+}
+
+// small_magnitudes for 16 float64 values held as their upper and lower
+// 32-bit halves: s >= fraction_shift > 32 dropped bits, so the code is the
+// upper half (significand, below the normal range) shifted by c = s - 32
+// and the threshold the 32 bits of the pair from bit c, one funnel shift
+// (VBMI2); lanes with s >= 64 (c >= 32) have no threshold bits (those with
+// 64 <= s < 85 would: their groups go to any_magnitudes64).
+MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes64(const Lanes64& k, __m512i high, __m512i low, __m512i draw) {
+    const __m512i a = _mm512_and_si512(high, _mm512_set1_epi32(0x7FFFFFFF));
+    const __m512i exponent = _mm512_srli_epi32(a, 20);
+    const __m512i c = _mm512_max_epi32(_mm512_sub_epi32(k.high_shift_base, exponent), k.high_fraction_shift);
+    const __mmask16 below = _mm512_cmplt_epu32_mask(a, k.normal_from32);
+    const __m512i x = _mm512_mask_ternarylogic_epi32(a, below, k.fraction_mask32, k.implicit_bit32, 0xEA);  // (a & b) | c
+    const __mmask16 has_threshold = _mm512_cmplt_epi32_mask(c, _mm512_set1_epi32(32));
+    const __mmask16 up = _mm512_mask_cmplt_epu32_mask(has_threshold, draw, _mm512_shrdv_epi32(low, x, c));
+    const __m512i q = _mm512_srlv_epi32(x, c);
+    const __m512i magnitude = _mm512_mask_sub_epi32(q, static_cast<__mmask16>(~below), q, k.rebias32);
+    return _mm512_mask_sub_epi32(magnitude, up, magnitude, _mm512_set1_epi32(-1));
 }
 
 template <GroupKind Kind>
@@ -365,14 +466,26 @@ MINIFLOAT_AVX512_DQ inline bool codes8(const Lanes64& k, __m512i u, __mmask8 lan
     return true;
 }
 
+MINIFLOAT_AVX512_DQ inline uint64_t first_lane64(__m512i x) {
+    return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_castsi512_si128(x)));
+}
+
 MINIFLOAT_AVX512_DQ inline GroupKind scan_group64(const Lanes64& k, const double* in) {
-    __mmask8 outside = 0, beyond = 0;
+    __m512i high = _mm512_setzero_si512();
+    for (size_t i = 0; i < kGroup; i += 8) {
+        _mm_prefetch(reinterpret_cast<const char*>(in + i + kPrefetchGroups * kGroup), _MM_HINT_T0);
+        const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask);
+        high = _mm512_max_epu64(high, _mm512_sub_epi64(a, k.normal_from));
+    }
+    if (_mm512_reduce_max_epu64(high) < first_lane64(k.span)) return GroupKind::normal;
+    __m512i top = _mm512_setzero_si512(), band = _mm512_set1_epi64(-1);
     for (size_t i = 0; i < kGroup; i += 8) {
         const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask);
-        outside |= _mm512_cmpge_epu64_mask(_mm512_sub_epi64(a, k.normal_from), k.span);
-        beyond |= _mm512_cmpgt_epu64_mask(a, k.max_bits);
+        top = _mm512_max_epu64(top, a);
+        band = _mm512_min_epu64(band, _mm512_sub_epi64(a, k.band_from));
     }
-    return outside == 0 ? GroupKind::normal : beyond == 0 ? GroupKind::below_max : GroupKind::any;
+    if (_mm512_reduce_max_epu64(top) > first_lane64(k.max_bits)) return GroupKind::any;
+    return _mm512_reduce_min_epu64(band) < first_lane64(k.band_span) ? GroupKind::below_max : GroupKind::small;
 }
 
 template <int OutBytes>
@@ -384,8 +497,8 @@ MINIFLOAT_AVX512_DQ inline void store_codes8(void* out, size_t i, __m512i codes,
     }
 }
 
-// Values [i, i + count) (i even) by the rule of Kind: 16 per hash vector,
-// its low 8 draws for the first 8 values, its high 8 for the next.
+// Values [i, i + count) by the rule of Kind: 16 per draw vector,
+// its low 8 draws (blocks j, j + 1) for the first 8 values, its high 8 for the next.
 template <int OutBytes, GroupKind Kind>
 MINIFLOAT_AVX512_DQ inline uint32_t run_steps64(const EncodePlan& plan, const Lanes64& k, CounterLanes& counters,
                                                 const double* in, void* out, size_t i, size_t count,
@@ -413,6 +526,16 @@ MINIFLOAT_AVX512_DQ inline uint32_t run_steps64(const EncodePlan& plan, const La
     return flags;
 }
 
+// 16 codes from 32-bit lanes into out[i..i+16).
+template <int OutBytes>
+MINIFLOAT_AVX512_DQ inline void store16(void* out, size_t i, __m512i codes) {
+    if constexpr (OutBytes == 1) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<uint8_t*>(out) + i), _mm512_cvtepi32_epi8(codes));
+    } else {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint16_t*>(out) + i), _mm512_cvtepi32_epi16(codes));
+    }
+}
+
 // A whole run of kGroup float64 values whose every value takes the rule of
 // Kind (normal or below_max), 16 per step in whole vectors: the codes' bits
 // all lie in the upper halves of the sums (normal: fraction_shift > 32) or
@@ -425,6 +548,18 @@ MINIFLOAT_AVX512_DQ inline void run_group64(const Lanes64& k, CounterLanes& coun
     const __m512i high_halves = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     const __m512i abs_mask32 = _mm512_set1_epi32(0x7FFFFFFF);
     for (size_t i = 0; i < kGroup; i += 16) {
+        if constexpr (Kind == GroupKind::small) {
+            const __m512i draws = next_draws(counters);
+            const __m512i u0 = _mm512_loadu_si512(in + i), u1 = _mm512_loadu_si512(in + i + 8);
+            const __m512i high = _mm512_permutex2var_epi32(u0, high_halves, u1);
+            const __m512i magnitude =
+                small_magnitudes64(k, high, _mm512_permutex2var_epi32(u0, low_halves, u1), draws);
+            const __mmask16 negative = _mm512_cmplt_epi32_mask(high, _mm512_setzero_si512());
+            __m512i codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit32);
+            if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
+            store16<OutBytes>(out, i, codes);
+            continue;
+        }
         const __m512i complement = next_complemented_draws(counters);
         const __m256i draws_low = _mm512_castsi512_si256(complement), draws_high = _mm512_extracti64x4_epi64(complement, 1);
         const __m512i u0 = _mm512_loadu_si512(in + i), u1 = _mm512_loadu_si512(in + i + 8);
@@ -448,12 +583,7 @@ MINIFLOAT_AVX512_DQ inline void run_group64(const Lanes64& k, CounterLanes& coun
         if constexpr (Kind == GroupKind::below_max) {
             if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
         }
-        if constexpr (OutBytes == 1) {
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<uint8_t*>(out) + i), _mm512_cvtepi32_epi8(codes));
-        } else {
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint16_t*>(out) + i),
-                                _mm512_cvtepi32_epi16(codes));
-        }
+        store16<OutBytes>(out, i, codes);
     }
 }
 
@@ -467,6 +597,9 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel64(const EncodePlan& plan, const L
         switch (scan_group64(k, in + i)) {
             case GroupKind::normal:
                 run_group64<OutBytes, GroupKind::normal>(k, counters, in + i, group_out);
+                break;
+            case GroupKind::small:
+                run_group64<OutBytes, GroupKind::small>(k, counters, in + i, group_out);
                 break;
             case GroupKind::below_max:
                 run_group64<OutBytes, GroupKind::below_max>(k, counters, in + i, group_out);
@@ -510,11 +643,17 @@ MINIFLOAT_AVX512_DQ void e8m0_kernel64(const EncodePlan& plan, CounterLanes coun
 }
 
 MINIFLOAT_AVX512_DQ CounterLanes counters_from(uint64_t key, uint64_t first) {
+    const ArsRoundKeys k = ars_round_keys(key);
     CounterLanes counters;
-    const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-    counters.z = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(key + (first / 2 + 1) * kSplitMixGamma)),
-                                  _mm512_mullo_epi64(lane, _mm512_set1_epi64(static_cast<long long>(kSplitMixGamma))));
-    counters.step = _mm512_set1_epi64(static_cast<long long>(8 * kSplitMixGamma));
+    const long long block = static_cast<long long>(first / 4);
+    counters.counter = _mm512_setr_epi64(block, 0, block + 1, 0, block + 2, 0, block + 3, 0);
+    counters.step = _mm512_setr_epi64(4, 0, 4, 0, 4, 0, 4, 0);
+    for (int r = 0; r <= kArsRounds; r++) {
+        const uint64_t low = r == kArsRounds ? ~k.low[r] : k.low[r], high = r == kArsRounds ? ~k.high[r] : k.high[r];
+        counters.keys[r] = _mm512_broadcast_i32x4(_mm_set_epi64x(static_cast<long long>(high), static_cast<long long>(low)));
+    }
+    counters.last_key = _mm512_broadcast_i32x4(
+        _mm_set_epi64x(static_cast<long long>(k.high[kArsRounds]), static_cast<long long>(k.low[kArsRounds])));
     return counters;
 }
 
@@ -552,7 +691,7 @@ MINIFLOAT_AVX512_DQ void run_kernel64(const EncodePlan& plan, uint64_t key, uint
 
 bool stochastic_avx512(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in, bool float64,
                        void* out, size_t n, uint32_t& flags, StochasticRedo redo) {
-    if (!avx512_bw_usable() || !cpu_has_avx512_dq()) return false;
+    if (!avx512_bw_usable() || !cpu_has_avx512_dq_vaes() || first % 4 != 0) return false;
     if (float64) {
         run_kernel64(plan, key, first, static_cast<const double*>(in), out, n, flags, redo);
     } else {
