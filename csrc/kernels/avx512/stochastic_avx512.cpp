@@ -104,7 +104,6 @@ Constants make_constants(const EncodePlan& p) {
 
 struct Lanes32 {
     __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_bit;
-    __m512i exponent_mask, scale_base, code_shift, two_pow_32;
     __m512i count_base, normal_count, fraction_mask, implicit_bit, band_from, band_span;
     bool zero_drops_sign;
 };
@@ -122,10 +121,6 @@ MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
     k.max_bits = v(c.max_bits);
     k.span = v(c.span);
     k.sign_bit = v(c.sign_bit);
-    k.exponent_mask = v(c.exponent_mask);
-    k.scale_base = v(c.scale_base);
-    k.code_shift = v(c.fraction_shift);
-    k.two_pow_32 = _mm512_castps_si512(_mm512_set1_ps(4294967296.0f));
     k.count_base = v(c.count_base);
     k.normal_count = v(32 - c.fraction_shift);
     k.fraction_mask = v(0x7FFFFF);
@@ -136,27 +131,6 @@ MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
     return k;
 }
 
-// The magnitude codes of 16 values at most the target's largest value (any
-// above it give garbage: the caller checks), normal or not: with e
-// the exponent field of |x| raised to the normal range's, v = |x| * 2^(M - e)
-// is |x| in units of the target's step there (exact), q = trunc(v) the
-// step count from the binade's start and floor(frac(v) * 2^32) the
-// threshold; the code is (e - emin) << M plus q plus the draw's carry.
-MINIFLOAT_AVX512_DQ inline __m512i any_magnitudes(const Lanes32& k, __m512i a, __m512i complement) {
-    const __m512i exponent = _mm512_max_epu32(_mm512_and_si512(a, k.exponent_mask), k.normal_from);
-    const __m512 scale = _mm512_castsi512_ps(_mm512_sub_epi32(k.scale_base, exponent));
-    const __m512 v = _mm512_mul_ps(_mm512_castsi512_ps(a), scale);
-    const __m512i q = _mm512_cvttps_epi32(v);
-    const __m512 fraction = _mm512_sub_ps(v, _mm512_cvtepi32_ps(q));
-    const __m512i threshold = _mm512_cvttps_epu32(_mm512_mul_ps(fraction, _mm512_castsi512_ps(k.two_pow_32)));
-    // d < threshold <=> ~d >= 2^32 - threshold... compared directly
-    const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);
-    const __mmask16 up = _mm512_cmplt_epu32_mask(draw, threshold);
-    const __m512i binade = _mm512_srlv_epi32(_mm512_sub_epi32(exponent, k.normal_from), k.code_shift);
-    const __m512i magnitude = _mm512_add_epi32(binade, q);
-    return _mm512_mask_sub_epi32(magnitude, up, magnitude, _mm512_set1_epi32(-1));
-}
-
 // The magnitude codes of 16 values at most the largest value, none in the
 // band of exponents make_constants describes, in integers: with s the
 // number of dropped bits (fraction_shift in the normal range, K - e below
@@ -165,14 +139,19 @@ MINIFLOAT_AVX512_DQ inline __m512i any_magnitudes(const Lanes32& k, __m512i a, _
 // (below), the code is x >> s and the threshold floor(f * 2^32) is the
 // dropped bits moved to the top, x << (32 - s) (exact while s <= 32; for
 // s >= 56 both shifts give 0, right for such values, the threshold being
-// 0). Half the vector instructions of any_magnitudes' float steps.
+// 0). Half the vector instructions of float steps (any_magnitudes64).
+// Wide: also s > 32, its threshold x >> (s - 32) (two more instructions,
+// no band).
+template <bool Wide>
 MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes(const Lanes32& k, __m512i a, __m512i draw) {
     const __m512i exponent = _mm512_srli_epi32(a, 23);
     const __m512i up_count = _mm512_min_epi32(_mm512_add_epi32(exponent, k.count_base), k.normal_count);
     const __m512i down_count = _mm512_sub_epi32(_mm512_set1_epi32(32), up_count);
     const __mmask16 below = _mm512_cmplt_epu32_mask(a, k.normal_from);
     const __m512i x = _mm512_mask_ternarylogic_epi32(a, below, k.fraction_mask, k.implicit_bit, 0xEA);  // (a & b) | c
-    const __mmask16 up = _mm512_cmplt_epu32_mask(draw, _mm512_sllv_epi32(x, up_count));
+    __m512i threshold = _mm512_sllv_epi32(x, up_count);  // 0 where up_count < 0 (a huge unsigned count)
+    if constexpr (Wide) threshold = _mm512_or_si512(threshold, _mm512_srlv_epi32(x, _mm512_sub_epi32(_mm512_setzero_si512(), up_count)));
+    const __mmask16 up = _mm512_cmplt_epu32_mask(draw, threshold);
     const __m512i q = _mm512_srlv_epi32(x, down_count);
     const __m512i magnitude = _mm512_mask_sub_epi32(q, static_cast<__mmask16>(~below), q, k.rebias);
     return _mm512_mask_sub_epi32(magnitude, up, magnitude, _mm512_set1_epi32(-1));
@@ -180,13 +159,14 @@ MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes(const Lanes32& k, __m512i a,
 
 // How a group of values is rounded: all in the target's normal range below
 // its largest value (the normal rule), all at most the largest value and
-// none in small_magnitudes' band (small_magnitudes), all at most the
-// largest value (any_magnitudes), or anything (step by step, handing steps with overflow
-// or specials to the portable rule). Chosen per group of kGroup values by a
-// scan, not per vector: a data-dependent branch per vector mispredicts
-// often on data with some subnormal-range values (float8_e3m4 from a
-// Gaussian: 3.4 against 1.5 ms).
-enum class GroupKind { normal, small, below_max, any };
+// none in the band (small: small_magnitudes), all at most the largest value
+// (small_wide: small_magnitudes<true>; float64: below_max,
+// any_magnitudes64), or anything (step by step, handing steps with
+// overflow or specials to the portable rule). Chosen per group of kGroup
+// values by a scan, not per vector: a data-dependent branch per vector
+// mispredicts often on data with some subnormal-range values (float8_e3m4
+// from a Gaussian: 3.4 against 1.5 ms).
+enum class GroupKind { normal, small, small_wide, below_max, any };
 constexpr size_t kGroup = 256;
 // The scans prefetch the group this many groups ahead: its loads then
 // overlap the rounding of the groups before it (without, the scan of
@@ -215,10 +195,11 @@ MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __
         return true;
     }
     __m512i magnitude;
-    if constexpr (Kind == GroupKind::small) {
-        magnitude = small_magnitudes(k, a, complement);  // plain draws for this kind (run_group)
+    if constexpr (Kind == GroupKind::small || Kind == GroupKind::small_wide) {
+        magnitude = small_magnitudes<Kind == GroupKind::small_wide>(k, a, complement);  // plain draws (run_group)
     } else {
-        magnitude = any_magnitudes(k, a, complement);
+        const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);  // ~complement
+        magnitude = small_magnitudes<true>(k, a, draw);
     }
     codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
     if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
@@ -249,7 +230,7 @@ MINIFLOAT_AVX512_DQ inline GroupKind scan_group(const Lanes32& k, const float* i
     const uint32_t max_bits = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.max_bits)));
     const uint32_t band_span = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.band_span)));
     if (_mm512_reduce_max_epu32(high) > max_bits) return GroupKind::any;
-    return _mm512_reduce_min_epu32(band) < band_span ? GroupKind::below_max : GroupKind::small;
+    return _mm512_reduce_min_epu32(band) < band_span ? GroupKind::small_wide : GroupKind::small;
 }
 
 template <int OutBytes>
@@ -290,17 +271,33 @@ MINIFLOAT_AVX512_DQ inline uint32_t run_steps(const EncodePlan& plan, const Lane
     return flags;
 }
 
-// A whole group whose every value takes the rule of Kind (normal or
+// A whole group whose every value takes the rule of Kind (normal, small or
 // below_max): 64 values per step, whole vectors, their codes packed into
 // one store (the packs work within 128-bit lanes; the permute orders them).
+// The small rules also check the values (at most the largest, none in the
+// band) and return the kind the group needs when one fails (any,
+// small_wide; else Kind): then the caller rounds the group again
+// (sign_magnitude_kernel runs them without a scan after a small group).
 template <int OutBytes, GroupKind Kind>
-MINIFLOAT_AVX512_DQ inline void run_group(const Lanes32& k, CounterLanes& counters, const float* in, void* out) {
+MINIFLOAT_AVX512_DQ inline GroupKind run_group(const Lanes32& k, CounterLanes& counters, const float* in, void* out) {
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    constexpr bool kSmall = Kind == GroupKind::small || Kind == GroupKind::small_wide;
+    __m512i top = _mm512_setzero_si512(), band = _mm512_set1_epi32(-1);
     for (size_t i = 0; i < kGroup; i += 64) {
         __m512i c[4];
+        if constexpr (kSmall) {
+            _mm_prefetch(reinterpret_cast<const char*>(in + i + kPrefetchGroups * kGroup), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char*>(in + i + 32 + kPrefetchGroups * kGroup), _MM_HINT_T0);
+        }
         for (int j = 0; j < 4; j++) {
-            const __m512i draws = Kind == GroupKind::small ? next_draws(counters) : next_complemented_draws(counters);
-            codes16<Kind>(k, draws, _mm512_loadu_si512(in + i + 16 * j), 0xFFFF, c[j]);
+            const __m512i u = _mm512_loadu_si512(in + i + 16 * j);
+            if constexpr (kSmall) {
+                const __m512i a = _mm512_and_si512(u, k.abs_mask);
+                top = _mm512_max_epu32(top, a);
+                if constexpr (Kind == GroupKind::small) band = _mm512_min_epu32(band, _mm512_sub_epi32(a, k.band_from));
+            }
+            const __m512i draws = kSmall ? next_draws(counters) : next_complemented_draws(counters);
+            codes16<Kind>(k, draws, u, 0xFFFF, c[j]);
         }
         const __m512i low = _mm512_packus_epi32(c[0], c[1]), high = _mm512_packus_epi32(c[2], c[3]);
         if constexpr (OutBytes == 1) {
@@ -312,6 +309,11 @@ MINIFLOAT_AVX512_DQ inline void run_group(const Lanes32& k, CounterLanes& counte
             _mm512_storeu_si512(static_cast<uint16_t*>(out) + i + 32, _mm512_permutexvar_epi64(order64, high));
         }
     }
+    if constexpr (kSmall) {
+        if (_mm512_cmpgt_epu32_mask(top, k.max_bits) != 0) return GroupKind::any;
+        if (_mm512_cmplt_epu32_mask(band, k.band_span) != 0) return GroupKind::small_wide;
+    }
+    return Kind;
 }
 
 template <int OutBytes>
@@ -319,17 +321,34 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel(const EncodePlan& plan, const Lan
                                                const float* in, void* out, size_t n, uint32_t& flags,
                                                StochasticRedo redo) {
     size_t i = 0;
+    GroupKind last = GroupKind::any;
     for (; i + kGroup <= n; i += kGroup) {
         void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
-        switch (scan_group(k, in + i)) {
+        if (last == GroupKind::small || last == GroupKind::small_wide) {
+            // data with values below the normal range has them in most
+            // groups: round by the last group's small rule at once, the
+            // scan only when its check fails (then from the group's first
+            // draws again)
+            const __m512i group_counter = counters.counter;
+            const GroupKind needs = last == GroupKind::small
+                                        ? run_group<OutBytes, GroupKind::small>(k, counters, in + i, group_out)
+                                        : run_group<OutBytes, GroupKind::small_wide>(k, counters, in + i, group_out);
+            if (needs == last) continue;
+            counters.counter = group_counter;
+            last = needs;  // (any: the next group is scanned)
+        } else {
+            last = scan_group(k, in + i);
+        }
+        switch (last) {
             case GroupKind::normal:
                 run_group<OutBytes, GroupKind::normal>(k, counters, in + i, group_out);
                 break;
             case GroupKind::small:
                 run_group<OutBytes, GroupKind::small>(k, counters, in + i, group_out);
                 break;
-            case GroupKind::below_max:
-                run_group<OutBytes, GroupKind::below_max>(k, counters, in + i, group_out);
+            case GroupKind::small_wide:
+            case GroupKind::below_max:  // (scan_group does not choose it: small_wide covers its values)
+                run_group<OutBytes, GroupKind::small_wide>(k, counters, in + i, group_out);
                 break;
             case GroupKind::any:
                 flags |= run_steps<OutBytes, GroupKind::any>(plan, k, counters, in, out, i, kGroup, redo);
@@ -599,6 +618,7 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel64(const EncodePlan& plan, const L
                 run_group64<OutBytes, GroupKind::normal>(k, counters, in + i, group_out);
                 break;
             case GroupKind::small:
+            case GroupKind::small_wide:  // (scan_group64 does not choose it)
                 run_group64<OutBytes, GroupKind::small>(k, counters, in + i, group_out);
                 break;
             case GroupKind::below_max:
