@@ -394,6 +394,8 @@ struct Lanes64 {
     // small_magnitudes64 (32-bit lanes): K - 32, the normal range's start,
     // the significand's upper part; the band it cannot round
     __m512i high_shift_base, normal_from32, fraction_mask32, implicit_bit32, band_from, band_span;
+    // run_group64's checks on the upper halves (max_bits has no lower half)
+    __m512i max_bits_high, band_from_high, band_span_high;
     bool zero_drops_sign;
 };
 
@@ -423,6 +425,9 @@ MINIFLOAT_AVX512_DQ Lanes64 make_lanes64(const EncodePlan& p) {
     k.implicit_bit32 = v(0x100000);
     k.band_from = v64(c.band_from);
     k.band_span = v64(c.band_span);
+    k.max_bits_high = v(c.max_bits >> 32);
+    k.band_from_high = v(c.band_from >> 32);
+    k.band_span_high = v(c.band_span >> 32);
     k.zero_drops_sign = c.zero_drops_sign;
     return k;
 }
@@ -449,6 +454,9 @@ MINIFLOAT_AVX512_DQ inline __m512i any_magnitudes64(const Lanes64& k, __m512i a,
 // and the threshold the 32 bits of the pair from bit c, one funnel shift
 // (VBMI2); lanes with s >= 64 (c >= 32) have no threshold bits (those with
 // 64 <= s < 85 would: their groups go to any_magnitudes64).
+// Wide: also c >= 32 (64 <= s < 85), the threshold the upper half shifted
+// by c - 32 (no band).
+template <bool Wide>
 MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes64(const Lanes64& k, __m512i high, __m512i low, __m512i draw) {
     const __m512i a = _mm512_and_si512(high, _mm512_set1_epi32(0x7FFFFFFF));
     const __m512i exponent = _mm512_srli_epi32(a, 20);
@@ -456,7 +464,15 @@ MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes64(const Lanes64& k, __m512i 
     const __mmask16 below = _mm512_cmplt_epu32_mask(a, k.normal_from32);
     const __m512i x = _mm512_mask_ternarylogic_epi32(a, below, k.fraction_mask32, k.implicit_bit32, 0xEA);  // (a & b) | c
     const __mmask16 has_threshold = _mm512_cmplt_epi32_mask(c, _mm512_set1_epi32(32));
-    const __mmask16 up = _mm512_mask_cmplt_epu32_mask(has_threshold, draw, _mm512_shrdv_epi32(low, x, c));
+    __mmask16 up;
+    if constexpr (Wide) {
+        const __m512i funnel = _mm512_shrdv_epi32(low, x, c);
+        const __m512i threshold = _mm512_mask_srlv_epi32(funnel, static_cast<__mmask16>(~has_threshold), x,
+                                                         _mm512_sub_epi32(c, _mm512_set1_epi32(32)));
+        up = _mm512_cmplt_epu32_mask(draw, threshold);
+    } else {
+        up = _mm512_mask_cmplt_epu32_mask(has_threshold, draw, _mm512_shrdv_epi32(low, x, c));
+    }
     const __m512i q = _mm512_srlv_epi32(x, c);
     const __m512i magnitude = _mm512_mask_sub_epi32(q, static_cast<__mmask16>(~below), q, k.rebias32);
     return _mm512_mask_sub_epi32(magnitude, up, magnitude, _mm512_set1_epi32(-1));
@@ -504,7 +520,7 @@ MINIFLOAT_AVX512_DQ inline GroupKind scan_group64(const Lanes64& k, const double
         band = _mm512_min_epu64(band, _mm512_sub_epi64(a, k.band_from));
     }
     if (_mm512_reduce_max_epu64(top) > first_lane64(k.max_bits)) return GroupKind::any;
-    return _mm512_reduce_min_epu64(band) < first_lane64(k.band_span) ? GroupKind::below_max : GroupKind::small;
+    return _mm512_reduce_min_epu64(band) < first_lane64(k.band_span) ? GroupKind::small_wide : GroupKind::small;
 }
 
 template <int OutBytes>
@@ -561,18 +577,31 @@ MINIFLOAT_AVX512_DQ inline void store16(void* out, size_t i, __m512i codes) {
 // the lower halves of the magnitudes (below_max), so one permute gathers 16
 // of them into 32-bit lanes, where the sign is merged and one store writes
 // them (the 8-lane steps of run_steps64 narrow and store twice as often).
+// The small kinds check their values as run_group's do (on the upper
+// halves: values whose upper half is the largest value's go to the any
+// rule too) and return the kind the group needs.
 template <int OutBytes, GroupKind Kind>
-MINIFLOAT_AVX512_DQ inline void run_group64(const Lanes64& k, CounterLanes& counters, const double* in, void* out) {
+MINIFLOAT_AVX512_DQ inline GroupKind run_group64(const Lanes64& k, CounterLanes& counters, const double* in,
+                                                 void* out) {
     const __m512i low_halves = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i high_halves = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     const __m512i abs_mask32 = _mm512_set1_epi32(0x7FFFFFFF);
+    constexpr bool kSmall = Kind == GroupKind::small || Kind == GroupKind::small_wide;
+    __m512i top_high = _mm512_setzero_si512(), band = _mm512_set1_epi32(-1);
     for (size_t i = 0; i < kGroup; i += 16) {
-        if constexpr (Kind == GroupKind::small) {
+        if constexpr (kSmall) {
+            _mm_prefetch(reinterpret_cast<const char*>(in + i + kPrefetchGroups * kGroup), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char*>(in + i + 8 + kPrefetchGroups * kGroup), _MM_HINT_T0);
             const __m512i draws = next_draws(counters);
             const __m512i u0 = _mm512_loadu_si512(in + i), u1 = _mm512_loadu_si512(in + i + 8);
             const __m512i high = _mm512_permutex2var_epi32(u0, high_halves, u1);
-            const __m512i magnitude =
-                small_magnitudes64(k, high, _mm512_permutex2var_epi32(u0, low_halves, u1), draws);
+            const __m512i a_high = _mm512_and_si512(high, abs_mask32);
+            top_high = _mm512_max_epu32(top_high, a_high);
+            if constexpr (Kind == GroupKind::small) {
+                band = _mm512_min_epu32(band, _mm512_sub_epi32(a_high, k.band_from_high));
+            }
+            const __m512i magnitude = small_magnitudes64<Kind == GroupKind::small_wide>(
+                k, high, _mm512_permutex2var_epi32(u0, low_halves, u1), draws);
             const __mmask16 negative = _mm512_cmplt_epi32_mask(high, _mm512_setzero_si512());
             __m512i codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit32);
             if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
@@ -604,6 +633,11 @@ MINIFLOAT_AVX512_DQ inline void run_group64(const Lanes64& k, CounterLanes& coun
         }
         store16<OutBytes>(out, i, codes);
     }
+    if constexpr (kSmall) {
+        if (_mm512_cmpge_epu32_mask(top_high, k.max_bits_high) != 0) return GroupKind::any;
+        if (_mm512_cmplt_epu32_mask(band, k.band_span_high) != 0) return GroupKind::small_wide;
+    }
+    return Kind;
 }
 
 template <int OutBytes>
@@ -611,17 +645,33 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel64(const EncodePlan& plan, const L
                                                  const double* in, void* out, size_t n, uint32_t& flags,
                                                  StochasticRedo redo) {
     size_t i = 0;
+    GroupKind last = GroupKind::any;
     for (; i + kGroup <= n; i += kGroup) {
         void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
-        switch (scan_group64(k, in + i)) {
+        if (last == GroupKind::small || last == GroupKind::small_wide) {
+            // as in sign_magnitude_kernel: the last group's small rule at
+            // once, the scan's rules only when its check fails
+            const __m512i group_counter = counters.counter;
+            const GroupKind needs = last == GroupKind::small
+                                        ? run_group64<OutBytes, GroupKind::small>(k, counters, in + i, group_out)
+                                        : run_group64<OutBytes, GroupKind::small_wide>(k, counters, in + i, group_out);
+            if (needs == last) continue;
+            counters.counter = group_counter;
+            last = needs;
+        } else {
+            last = scan_group64(k, in + i);
+        }
+        switch (last) {
             case GroupKind::normal:
                 run_group64<OutBytes, GroupKind::normal>(k, counters, in + i, group_out);
                 break;
             case GroupKind::small:
-            case GroupKind::small_wide:  // (scan_group64 does not choose it)
                 run_group64<OutBytes, GroupKind::small>(k, counters, in + i, group_out);
                 break;
-            case GroupKind::below_max:
+            case GroupKind::small_wide:
+                run_group64<OutBytes, GroupKind::small_wide>(k, counters, in + i, group_out);
+                break;
+            case GroupKind::below_max:  // (scan_group64 does not choose it: small_wide covers its values)
                 run_group64<OutBytes, GroupKind::below_max>(k, counters, in + i, group_out);
                 break;
             case GroupKind::any:
