@@ -91,12 +91,15 @@ Constants make_constants(const EncodePlan& p) {
     k.zero_drops_sign = p.zero_drops_sign;
     const int64_t shift_base = static_cast<int64_t>(emin_field + k.fraction_shift);  // K: s = K - e
     constexpr int64_t kLaneBits = sizeof(Bits) * 8, kSignificandBits = kFractionBits + 1;
-    k.count_base = static_cast<uint64_t>(kLaneBits - shift_base);
-    // float32: s > 32 (e < K - 32) loses threshold bits in the shifts;
-    // float64: s >= 64 (e <= K - 64; small_magnitudes64); either unless
-    // s >= 32 + significand bits (the significand lies below 2^-32)
+    // (a target sharing the source's subnormal step: every value, the
+    // source's subnormals too, shifts by fraction_shift)
+    k.count_base = k.normal_from == 0 ? kLaneBits - k.fraction_shift : static_cast<uint64_t>(kLaneBits - shift_base);
+    // float32: s >= 32 (e <= K - 32) overflows small_magnitudes' carry or
+    // loses threshold bits in its shifts; float64: s >= 64 (e <= K - 64;
+    // small_magnitudes64); either unless s >= 32 + significand bits (the
+    // significand lies below 2^-32)
     const int64_t band_low = std::max<int64_t>(shift_base - 31 - kSignificandBits, 1);
-    const int64_t band_high = kLaneBits == 32 ? shift_base - 32 : shift_base - 63;
+    const int64_t band_high = kLaneBits == 32 ? shift_base - 31 : shift_base - 63;
     k.band_from = static_cast<uint64_t>(band_low) << kFractionBits;
     k.band_span = band_high > band_low ? static_cast<uint64_t>(band_high - band_low) << kFractionBits : 0;
     return k;
@@ -105,6 +108,7 @@ Constants make_constants(const EncodePlan& p) {
 struct Lanes32 {
     __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_bit;
     __m512i count_base, normal_count, fraction_mask, implicit_bit, band_from, band_span;
+    __m512i small_span;  // normal_from - band_from: values from the band up to the normal range
     bool zero_drops_sign;
 };
 
@@ -127,6 +131,7 @@ MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
     k.implicit_bit = v(0x800000);
     k.band_from = v(c.band_from);
     k.band_span = v(c.band_span);
+    k.small_span = v(c.normal_from - c.band_from);
     k.zero_drops_sign = c.zero_drops_sign;
     return k;
 }
@@ -136,21 +141,34 @@ MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
 // number of dropped bits (fraction_shift in the normal range, K - e below
 // it, K = emin field + fraction_shift) and x the bits (normal: |x|'s,
 // whose exponent the rebias turns into the code's) or the significand
-// (below), the code is x >> s and the threshold floor(f * 2^32) is the
-// dropped bits moved to the top, x << (32 - s) (exact while s <= 32; for
-// s >= 56 both shifts give 0, right for such values, the threshold being
-// 0). Half the vector instructions of float steps (any_magnitudes64).
-// Wide: also s > 32, its threshold x >> (s - 32) (two more instructions,
-// no band).
-template <bool Wide>
-MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes(const Lanes32& k, __m512i a, __m512i draw) {
+// (below), the code is (x + (~d >> (32 - s))) >> s, the normal rule's
+// carry (codes16) with a shift per lane (x + the carry fits 32 bits while
+// s < 32; for s >= 56 both shifts give 0, right for such values, their
+// threshold being 0). `complement`: ~d. Half the vector instructions of
+// float steps (any_magnitudes64).
+MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes(const Lanes32& k, __m512i a, __m512i complement) {
     const __m512i exponent = _mm512_srli_epi32(a, 23);
     const __m512i up_count = _mm512_min_epi32(_mm512_add_epi32(exponent, k.count_base), k.normal_count);
     const __m512i down_count = _mm512_sub_epi32(_mm512_set1_epi32(32), up_count);
     const __mmask16 below = _mm512_cmplt_epu32_mask(a, k.normal_from);
     const __m512i x = _mm512_mask_ternarylogic_epi32(a, below, k.fraction_mask, k.implicit_bit, 0xEA);  // (a & b) | c
-    __m512i threshold = _mm512_sllv_epi32(x, up_count);  // 0 where up_count < 0 (a huge unsigned count)
-    if constexpr (Wide) threshold = _mm512_or_si512(threshold, _mm512_srlv_epi32(x, _mm512_sub_epi32(_mm512_setzero_si512(), up_count)));
+    // up_count < 0: a huge unsigned count, no carry
+    const __m512i q = _mm512_srlv_epi32(_mm512_add_epi32(x, _mm512_srlv_epi32(complement, up_count)), down_count);
+    return _mm512_mask_sub_epi32(q, static_cast<__mmask16>(~below), q, k.rebias);
+}
+
+// The same for any values at most the largest (the band too), comparing
+// the draw d with the threshold floor(f * 2^32): the dropped bits moved to
+// the top, x << (32 - s), for s <= 32, or x >> (s - 32) beyond.
+MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes_wide(const Lanes32& k, __m512i a, __m512i draw) {
+    const __m512i exponent = _mm512_srli_epi32(a, 23);
+    const __m512i up_count = _mm512_min_epi32(_mm512_add_epi32(exponent, k.count_base), k.normal_count);
+    const __m512i down_count = _mm512_sub_epi32(_mm512_set1_epi32(32), up_count);
+    const __mmask16 below = _mm512_cmplt_epu32_mask(a, k.normal_from);
+    const __m512i x = _mm512_mask_ternarylogic_epi32(a, below, k.fraction_mask, k.implicit_bit, 0xEA);  // (a & b) | c
+    // each shift gives 0 where the other applies (a negative count is a huge unsigned one)
+    const __m512i threshold = _mm512_or_si512(_mm512_sllv_epi32(x, up_count),
+                                              _mm512_srlv_epi32(x, _mm512_sub_epi32(_mm512_setzero_si512(), up_count)));
     const __mmask16 up = _mm512_cmplt_epu32_mask(draw, threshold);
     const __m512i q = _mm512_srlv_epi32(x, down_count);
     const __m512i magnitude = _mm512_mask_sub_epi32(q, static_cast<__mmask16>(~below), q, k.rebias);
@@ -158,14 +176,15 @@ MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes(const Lanes32& k, __m512i a,
 }
 
 // How a group of values is rounded: all in the target's normal range below
-// its largest value (the normal rule), all at most the largest value and
-// none in the band (small: small_magnitudes), all at most the largest value
-// (small_wide: small_magnitudes<true>; float64: below_max,
-// any_magnitudes64), or anything (step by step, handing steps with
-// overflow or specials to the portable rule). Chosen per group of kGroup
-// values by a scan, not per vector: a data-dependent branch per vector
-// mispredicts often on data with some subnormal-range values (float8_e3m4
-// from a Gaussian: 3.4 against 1.5 ms).
+// its largest value (normal: the normal rule), all at most the largest
+// value and none in the band (small), all at most the largest value
+// (small_wide, float64 only; float32 small groups fix the vectors with band
+// values: fix_small_group), or anything (any: step by step, handing steps
+// with overflow or specials to the portable rule; below_max: float64's float
+// steps, for those steps). Chosen per group of kGroup values, not per
+// vector: a data-dependent branch per vector mispredicts often on data
+// with some subnormal-range values (float8_e3m4 from a Gaussian: 3.4
+// against 1.5 ms).
 enum class GroupKind { normal, small, small_wide, below_max, any };
 constexpr size_t kGroup = 256;
 // The scans prefetch the group this many groups ahead: its loads then
@@ -195,11 +214,11 @@ MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __
         return true;
     }
     __m512i magnitude;
-    if constexpr (Kind == GroupKind::small || Kind == GroupKind::small_wide) {
-        magnitude = small_magnitudes<Kind == GroupKind::small_wide>(k, a, complement);  // plain draws (run_group)
+    if constexpr (Kind == GroupKind::small) {
+        magnitude = small_magnitudes(k, a, complement);
     } else {
         const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);  // ~complement
-        magnitude = small_magnitudes<true>(k, a, draw);
+        magnitude = small_magnitudes_wide(k, a, draw);
     }
     codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
     if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
@@ -208,9 +227,7 @@ MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __
 
 // Which rule a whole group of kGroup values takes: normal when the largest
 // |x| - normal_from (unsigned: below normal_from wraps around) is inside
-// the normal span, else by the largest magnitude (a second pass, over L1,
-// only for groups that are not normal: one max per vector in the common
-// case, no mask-register traffic).
+// the normal span, else small (run_small_group: its checks find the rest).
 MINIFLOAT_AVX512_DQ inline GroupKind scan_group(const Lanes32& k, const float* in) {
     __m512i high = _mm512_setzero_si512();
     for (size_t i = 0; i < kGroup; i += 16) {
@@ -218,19 +235,7 @@ MINIFLOAT_AVX512_DQ inline GroupKind scan_group(const Lanes32& k, const float* i
         const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask);
         high = _mm512_max_epu32(high, _mm512_sub_epi32(a, k.normal_from));
     }
-    const uint32_t span = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.span)));
-    if (_mm512_reduce_max_epu32(high) < span) return GroupKind::normal;
-    high = _mm512_setzero_si512();
-    __m512i band = _mm512_set1_epi32(-1);
-    for (size_t i = 0; i < kGroup; i += 16) {
-        const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask);
-        high = _mm512_max_epu32(high, a);
-        band = _mm512_min_epu32(band, _mm512_sub_epi32(a, k.band_from));
-    }
-    const uint32_t max_bits = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.max_bits)));
-    const uint32_t band_span = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.band_span)));
-    if (_mm512_reduce_max_epu32(high) > max_bits) return GroupKind::any;
-    return _mm512_reduce_min_epu32(band) < band_span ? GroupKind::small_wide : GroupKind::small;
+    return _mm512_cmpge_epu32_mask(high, k.span) == 0 ? GroupKind::normal : GroupKind::small;
 }
 
 template <int OutBytes>
@@ -271,17 +276,16 @@ MINIFLOAT_AVX512_DQ inline uint32_t run_steps(const EncodePlan& plan, const Lane
     return flags;
 }
 
-// A whole group whose every value takes the rule of Kind (normal, small or
-// below_max): 64 values per step, whole vectors, their codes packed into
-// one store (the packs work within 128-bit lanes; the permute orders them).
-// The small rules also check the values (at most the largest, none in the
-// band) and return the kind the group needs when one fails (any,
-// small_wide; else Kind): then the caller rounds the group again
-// (sign_magnitude_kernel runs them without a scan after a small group).
+// A whole group by the rule of Kind (normal or small): 64 values per step,
+// whole vectors, their codes packed into one store (the packs work within
+// 128-bit lanes; the permute orders them). The small rule also checks the
+// values and returns any when one is beyond the largest or in the band
+// (then fix_small_group redoes those vectors), normal when none lies from
+// the band up to the normal range (the next group is scanned), else small.
 template <int OutBytes, GroupKind Kind>
 MINIFLOAT_AVX512_DQ inline GroupKind run_group(const Lanes32& k, CounterLanes& counters, const float* in, void* out) {
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    constexpr bool kSmall = Kind == GroupKind::small || Kind == GroupKind::small_wide;
+    constexpr bool kSmall = Kind == GroupKind::small;
     __m512i top = _mm512_setzero_si512(), band = _mm512_set1_epi32(-1);
     for (size_t i = 0; i < kGroup; i += 64) {
         __m512i c[4];
@@ -294,10 +298,9 @@ MINIFLOAT_AVX512_DQ inline GroupKind run_group(const Lanes32& k, CounterLanes& c
             if constexpr (kSmall) {
                 const __m512i a = _mm512_and_si512(u, k.abs_mask);
                 top = _mm512_max_epu32(top, a);
-                if constexpr (Kind == GroupKind::small) band = _mm512_min_epu32(band, _mm512_sub_epi32(a, k.band_from));
+                band = _mm512_min_epu32(band, _mm512_sub_epi32(a, k.band_from));
             }
-            const __m512i draws = kSmall ? next_draws(counters) : next_complemented_draws(counters);
-            codes16<Kind>(k, draws, u, 0xFFFF, c[j]);
+            codes16<Kind>(k, next_complemented_draws(counters), u, 0xFFFF, c[j]);
         }
         const __m512i low = _mm512_packus_epi32(c[0], c[1]), high = _mm512_packus_epi32(c[2], c[3]);
         if constexpr (OutBytes == 1) {
@@ -311,9 +314,40 @@ MINIFLOAT_AVX512_DQ inline GroupKind run_group(const Lanes32& k, CounterLanes& c
     }
     if constexpr (kSmall) {
         if (_mm512_cmpgt_epu32_mask(top, k.max_bits) != 0) return GroupKind::any;
-        if (_mm512_cmplt_epu32_mask(band, k.band_span) != 0) return GroupKind::small_wide;
+        if (_mm512_cmplt_epu32_mask(band, k.band_span) != 0) return GroupKind::any;
+        // no value from the band up to the normal range: the next group is scanned
+        if (_mm512_cmplt_epu32_mask(band, k.small_span) == 0) return GroupKind::normal;
     }
     return Kind;
+}
+
+// The vectors of a small group its rule got wrong, again from their draws
+// (`group_counter`: the group's first): those with a value beyond the
+// largest (or not finite) by the portable rule, those with one in the band
+// by small_magnitudes_wide (codes16<any>). Rare in data: a few per
+// thousand groups of Gaussian data.
+template <int OutBytes>
+MINIFLOAT_AVX512_DQ uint32_t fix_small_group(const EncodePlan& plan, const Lanes32& k, CounterLanes counters,
+                                             __m512i group_counter, const float* in, void* out,
+                                             StochasticRedo redo) {
+    uint32_t flags = 0;
+    for (size_t v = 0; v < kGroup / 16; v++) {
+        const __m512i u = _mm512_loadu_si512(in + 16 * v);
+        const __m512i a = _mm512_and_si512(u, k.abs_mask);
+        const bool beyond = _mm512_cmpgt_epu32_mask(a, k.max_bits) != 0;
+        if (!beyond && _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, k.band_from), k.band_span) == 0) continue;
+        // vector v's blocks: 4 per vector
+        counters.counter = _mm512_add_epi64(group_counter, _mm512_maskz_set1_epi64(0x55, static_cast<long long>(4 * v)));
+        const __m512i complement = next_complemented_draws(counters);
+        if (beyond) {
+            flags |= redo_step<OutBytes>(plan, redo, in, complement, out, 16 * v, 16);
+            continue;
+        }
+        __m512i codes;
+        codes16<GroupKind::any>(k, complement, u, 0xFFFF, codes);  // (nothing beyond the largest: never declines)
+        store_codes<OutBytes>(out, 16 * v, codes, 0xFFFF);
+    }
+    return flags;
 }
 
 template <int OutBytes>
@@ -321,35 +355,28 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel(const EncodePlan& plan, const Lan
                                                const float* in, void* out, size_t n, uint32_t& flags,
                                                StochasticRedo redo) {
     size_t i = 0;
-    GroupKind last = GroupKind::any;
+    GroupKind last = GroupKind::normal;
     for (; i + kGroup <= n; i += kGroup) {
         void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
-        if (last == GroupKind::small || last == GroupKind::small_wide) {
-            // data with values below the normal range has them in most
-            // groups: round by the last group's small rule at once, the
-            // scan only when its check fails (then from the group's first
-            // draws again)
-            const __m512i group_counter = counters.counter;
-            const GroupKind needs = last == GroupKind::small
-                                        ? run_group<OutBytes, GroupKind::small>(k, counters, in + i, group_out)
-                                        : run_group<OutBytes, GroupKind::small_wide>(k, counters, in + i, group_out);
-            if (needs == last) continue;
-            counters.counter = group_counter;
-            last = needs;  // (any: the next group is scanned)
-        } else {
-            last = scan_group(k, in + i);
-        }
+        // data with values below the normal range has them in most groups:
+        // after a group with some, the next takes the small rule at once
+        // (without a scan; its checks find what it cannot round)
+        if (last != GroupKind::small) last = scan_group(k, in + i);
         switch (last) {
             case GroupKind::normal:
                 run_group<OutBytes, GroupKind::normal>(k, counters, in + i, group_out);
                 break;
-            case GroupKind::small:
-                run_group<OutBytes, GroupKind::small>(k, counters, in + i, group_out);
+            case GroupKind::small: {
+                const __m512i group_counter = counters.counter;
+                const GroupKind found = run_group<OutBytes, GroupKind::small>(k, counters, in + i, group_out);
+                if (found == GroupKind::any) {
+                    flags |= fix_small_group<OutBytes>(plan, k, counters, group_counter, in + i, group_out, redo);
+                }
+                last = found == GroupKind::normal ? GroupKind::normal : GroupKind::small;
                 break;
-            case GroupKind::small_wide:
-            case GroupKind::below_max:  // (scan_group does not choose it: small_wide covers its values)
-                run_group<OutBytes, GroupKind::small_wide>(k, counters, in + i, group_out);
-                break;
+            }
+            case GroupKind::small_wide:  // (scan_group chooses normal or small only)
+            case GroupKind::below_max:
             case GroupKind::any:
                 flags |= run_steps<OutBytes, GroupKind::any>(plan, k, counters, in, out, i, kGroup, redo);
                 break;
