@@ -43,6 +43,13 @@ MINIFLOAT_AVX512_DQ inline __m512i next_complemented_draws(CounterLanes& c) {
     return _mm512_aesenclast_epi128(x, c.keys[kArsRounds]);
 }
 
+// The complemented draws of the blocks `counter` holds (c's keys).
+MINIFLOAT_AVX512_DQ inline __m512i complemented_draws_at(const CounterLanes& c, __m512i counter) {
+    __m512i x = _mm512_xor_si512(counter, c.keys[0]);
+    for (int r = 1; r < kArsRounds; r++) x = _mm512_aesenc_epi128(x, c.keys[r]);
+    return _mm512_aesenclast_epi128(x, c.keys[kArsRounds]);
+}
+
 // B_j .. B_{j+3} themselves: the next 16 draws.
 MINIFLOAT_AVX512_DQ inline __m512i next_draws(CounterLanes& c) {
     __m512i x = _mm512_xor_si512(c.counter, c.keys[0]);
@@ -282,11 +289,16 @@ MINIFLOAT_AVX512_DQ inline uint32_t run_steps(const EncodePlan& plan, const Lane
 // values and returns any when one is beyond the largest or in the band
 // (then fix_small_group redoes those vectors), normal when none lies from
 // the band up to the normal range (the next group is scanned), else small.
+// `suspects`: for any, the vectors (bit v) that may hold a value in the
+// band (the band minimum is kept per position of the 4-vector steps) or,
+// with one beyond the largest, all of them.
 template <int OutBytes, GroupKind Kind>
-MINIFLOAT_AVX512_DQ inline GroupKind run_group(const Lanes32& k, CounterLanes& counters, const float* in, void* out) {
+MINIFLOAT_AVX512_DQ inline GroupKind run_group(const Lanes32& k, CounterLanes& counters, const float* in, void* out,
+                                               uint32_t* suspects = nullptr) {
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     constexpr bool kSmall = Kind == GroupKind::small;
-    __m512i top = _mm512_setzero_si512(), band = _mm512_set1_epi32(-1);
+    __m512i top = _mm512_setzero_si512();
+    __m512i band[4] = {_mm512_set1_epi32(-1), _mm512_set1_epi32(-1), _mm512_set1_epi32(-1), _mm512_set1_epi32(-1)};
     for (size_t i = 0; i < kGroup; i += 64) {
         __m512i c[4];
         if constexpr (kSmall) {
@@ -298,7 +310,7 @@ MINIFLOAT_AVX512_DQ inline GroupKind run_group(const Lanes32& k, CounterLanes& c
             if constexpr (kSmall) {
                 const __m512i a = _mm512_and_si512(u, k.abs_mask);
                 top = _mm512_max_epu32(top, a);
-                band = _mm512_min_epu32(band, _mm512_sub_epi32(a, k.band_from));
+                band[j] = _mm512_min_epu32(band[j], _mm512_sub_epi32(a, k.band_from));
             }
             codes16<Kind>(k, next_complemented_draws(counters), u, 0xFFFF, c[j]);
         }
@@ -313,12 +325,54 @@ MINIFLOAT_AVX512_DQ inline GroupKind run_group(const Lanes32& k, CounterLanes& c
         }
     }
     if constexpr (kSmall) {
-        if (_mm512_cmpgt_epu32_mask(top, k.max_bits) != 0) return GroupKind::any;
-        if (_mm512_cmplt_epu32_mask(band, k.band_span) != 0) return GroupKind::any;
+        if (_mm512_cmpgt_epu32_mask(top, k.max_bits) != 0) {
+            *suspects = 0xFFFF;
+            return GroupKind::any;
+        }
+        uint32_t positions = 0;
+        for (int j = 0; j < 4; j++) {
+            if (_mm512_cmplt_epu32_mask(band[j], k.band_span) != 0) positions |= 0x1111u << j;
+        }
+        if (positions != 0) {
+            *suspects = positions;
+            return GroupKind::any;
+        }
         // no value from the band up to the normal range: the next group is scanned
-        if (_mm512_cmplt_epu32_mask(band, k.small_span) == 0) return GroupKind::normal;
+        const __m512i lowest = _mm512_min_epu32(_mm512_min_epu32(band[0], band[1]), _mm512_min_epu32(band[2], band[3]));
+        if (_mm512_cmplt_epu32_mask(lowest, k.small_span) == 0) return GroupKind::normal;
     }
     return Kind;
+}
+
+// `codes` with the lanes in `lanes` replaced by a special code by sign.
+MINIFLOAT_AVX512_DQ inline __m512i with_special_codes(__m512i codes, __mmask16 lanes, __mmask16 negative,
+                                                      uint32_t positive, uint32_t negative_code) {
+    codes = _mm512_mask_mov_epi32(codes, lanes & static_cast<__mmask16>(~negative),
+                                  _mm512_set1_epi32(static_cast<int>(positive)));
+    return _mm512_mask_mov_epi32(codes, lanes & negative, _mm512_set1_epi32(static_cast<int>(negative_code)));
+}
+
+// The codes of 16 values of any kind (the rules of stochastic_code in
+// stochastic_rounding.cpp): small_magnitudes_wide, continued beyond the
+// largest value (the normal rule's codes keep counting), then overflow,
+// infinities and NaN by the plan's codes; `flags` gains the FpFlag bits.
+MINIFLOAT_AVX512_DQ inline __m512i any_codes16(const EncodePlan& plan, const Lanes32& k, __m512i complement, __m512i u,
+                                               uint32_t& flags) {
+    const __m512i a = _mm512_and_si512(u, k.abs_mask);
+    const __m512i inf_bits = _mm512_set1_epi32(0x7F800000);
+    const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, inf_bits), inf = _mm512_cmpeq_epi32_mask(a, inf_bits);
+    const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);  // ~complement
+    const __m512i magnitude = small_magnitudes_wide(k, _mm512_min_epu32(a, inf_bits), draw);
+    const __mmask16 overflow = _mm512_cmpgt_epu32_mask(magnitude, _mm512_set1_epi32(static_cast<int>(plan.max_magnitude))) &
+                               static_cast<__mmask16>(~(nan | inf));
+    __m512i codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
+    if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
+    codes = with_special_codes(codes, overflow, negative, plan.overflow_positive, plan.overflow_negative);
+    codes = with_special_codes(codes, inf, negative, plan.inf_positive, plan.inf_negative);
+    codes = with_special_codes(codes, nan, negative, plan.nan_positive, plan.nan_negative);
+    flags |= (overflow ? plan.overflow_flags : 0) | (inf ? plan.inf_flags : 0) | (nan ? plan.nan_flags : 0);
+    return codes;
 }
 
 // The vectors of a small group its rule got wrong, again from their draws
@@ -327,25 +381,22 @@ MINIFLOAT_AVX512_DQ inline GroupKind run_group(const Lanes32& k, CounterLanes& c
 // by small_magnitudes_wide (codes16<any>). Rare in data: a few per
 // thousand groups of Gaussian data.
 template <int OutBytes>
-MINIFLOAT_AVX512_DQ uint32_t fix_small_group(const EncodePlan& plan, const Lanes32& k, CounterLanes counters,
+MINIFLOAT_AVX512_DQ uint32_t fix_small_group(const EncodePlan& plan, const Lanes32& k, const CounterLanes& counters,
                                              __m512i group_counter, const float* in, void* out,
-                                             StochasticRedo redo) {
+                                             StochasticRedo redo, uint32_t suspects) {
     uint32_t flags = 0;
     for (size_t v = 0; v < kGroup / 16; v++) {
+        if (!(suspects >> v & 1)) continue;
         const __m512i u = _mm512_loadu_si512(in + 16 * v);
         const __m512i a = _mm512_and_si512(u, k.abs_mask);
-        const bool beyond = _mm512_cmpgt_epu32_mask(a, k.max_bits) != 0;
-        if (!beyond && _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, k.band_from), k.band_span) == 0) continue;
-        // vector v's blocks: 4 per vector
-        counters.counter = _mm512_add_epi64(group_counter, _mm512_maskz_set1_epi64(0x55, static_cast<long long>(4 * v)));
-        const __m512i complement = next_complemented_draws(counters);
-        if (beyond) {
-            flags |= redo_step<OutBytes>(plan, redo, in, complement, out, 16 * v, 16);
+        if (_mm512_cmpgt_epu32_mask(a, k.max_bits) == 0 &&
+            _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, k.band_from), k.band_span) == 0) {
             continue;
         }
-        __m512i codes;
-        codes16<GroupKind::any>(k, complement, u, 0xFFFF, codes);  // (nothing beyond the largest: never declines)
-        store_codes<OutBytes>(out, 16 * v, codes, 0xFFFF);
+        // vector v's blocks: 4 per vector
+        const __m512i complement = complemented_draws_at(
+            counters, _mm512_add_epi64(group_counter, _mm512_maskz_set1_epi64(0x55, static_cast<long long>(4 * v))));
+        store_codes<OutBytes>(out, 16 * v, any_codes16(plan, k, complement, u, flags), 0xFFFF);
     }
     return flags;
 }
@@ -368,9 +419,12 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel(const EncodePlan& plan, const Lan
                 break;
             case GroupKind::small: {
                 const __m512i group_counter = counters.counter;
-                const GroupKind found = run_group<OutBytes, GroupKind::small>(k, counters, in + i, group_out);
+                uint32_t suspects = 0;
+                const GroupKind found =
+                    run_group<OutBytes, GroupKind::small>(k, counters, in + i, group_out, &suspects);
                 if (found == GroupKind::any) {
-                    flags |= fix_small_group<OutBytes>(plan, k, counters, group_counter, in + i, group_out, redo);
+                    flags |= fix_small_group<OutBytes>(plan, k, counters, group_counter, in + i, group_out, redo,
+                                                       suspects);
                 }
                 last = found == GroupKind::normal ? GroupKind::normal : GroupKind::small;
                 break;
