@@ -115,7 +115,8 @@ Constants make_constants(const EncodePlan& p) {
 struct Lanes32 {
     __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_bit;
     __m512i count_base, normal_count, fraction_mask, implicit_bit, band_from, band_span;
-    __m512i small_span;  // normal_from - band_from: values from the band up to the normal range
+    __m512i small_span;   // normal_from - band_from: values from the band up to the normal range
+    __m512i rebias_bits;  // rebias << fraction_shift
     bool zero_drops_sign;
 };
 
@@ -139,6 +140,7 @@ MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
     k.band_from = v(c.band_from);
     k.band_span = v(c.band_span);
     k.small_span = v(c.normal_from - c.band_from);
+    k.rebias_bits = v(c.rebias << c.fraction_shift);
     k.zero_drops_sign = c.zero_drops_sign;
     return k;
 }
@@ -158,10 +160,13 @@ MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes(const Lanes32& k, __m512i a,
     const __m512i up_count = _mm512_min_epi32(_mm512_add_epi32(exponent, k.count_base), k.normal_count);
     const __m512i down_count = _mm512_sub_epi32(_mm512_set1_epi32(32), up_count);
     const __mmask16 below = _mm512_cmplt_epu32_mask(a, k.normal_from);
-    const __m512i x = _mm512_mask_ternarylogic_epi32(a, below, k.fraction_mask, k.implicit_bit, 0xEA);  // (a & b) | c
+    // normal: the bits less the rebias's (their low 23 bits, the
+    // significand's, stay: below, (that & b) | c)
+    const __m512i x = _mm512_mask_ternarylogic_epi32(_mm512_sub_epi32(a, k.rebias_bits), below, k.fraction_mask,
+                                                     k.implicit_bit, 0xEA);
     // up_count < 0: a huge unsigned count, no carry
     const __m512i q = _mm512_srlv_epi32(_mm512_add_epi32(x, _mm512_srlv_epi32(complement, up_count)), down_count);
-    return _mm512_mask_sub_epi32(q, static_cast<__mmask16>(~below), q, k.rebias);
+    return q;
 }
 
 // The same for any values at most the largest (the band too), comparing
@@ -172,14 +177,16 @@ MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes_wide(const Lanes32& k, __m51
     const __m512i up_count = _mm512_min_epi32(_mm512_add_epi32(exponent, k.count_base), k.normal_count);
     const __m512i down_count = _mm512_sub_epi32(_mm512_set1_epi32(32), up_count);
     const __mmask16 below = _mm512_cmplt_epu32_mask(a, k.normal_from);
-    const __m512i x = _mm512_mask_ternarylogic_epi32(a, below, k.fraction_mask, k.implicit_bit, 0xEA);  // (a & b) | c
+    // normal: the bits less the rebias's (their low 23 bits, the
+    // significand's, stay: below, (that & b) | c)
+    const __m512i x = _mm512_mask_ternarylogic_epi32(_mm512_sub_epi32(a, k.rebias_bits), below, k.fraction_mask,
+                                                     k.implicit_bit, 0xEA);
     // each shift gives 0 where the other applies (a negative count is a huge unsigned one)
     const __m512i threshold = _mm512_or_si512(_mm512_sllv_epi32(x, up_count),
                                               _mm512_srlv_epi32(x, _mm512_sub_epi32(_mm512_setzero_si512(), up_count)));
     const __mmask16 up = _mm512_cmplt_epu32_mask(draw, threshold);
     const __m512i q = _mm512_srlv_epi32(x, down_count);
-    const __m512i magnitude = _mm512_mask_sub_epi32(q, static_cast<__mmask16>(~below), q, k.rebias);
-    return _mm512_mask_sub_epi32(magnitude, up, magnitude, _mm512_set1_epi32(-1));
+    return _mm512_mask_sub_epi32(q, up, q, _mm512_set1_epi32(-1));
 }
 
 // How a group of values is rounded: all in the target's normal range below
@@ -477,6 +484,7 @@ struct Lanes64 {
     __m512i high_shift_base, normal_from32, fraction_mask32, implicit_bit32, band_from, band_span;
     // run_group64's checks on the upper halves (max_bits has no lower half)
     __m512i max_bits_high, band_from_high, band_span_high;
+    __m512i rebias_bits_high;  // (rebias << fraction_shift) >> 32
     bool zero_drops_sign;
 };
 
@@ -507,6 +515,7 @@ MINIFLOAT_AVX512_DQ Lanes64 make_lanes64(const EncodePlan& p) {
     k.band_from = v64(c.band_from);
     k.band_span = v64(c.band_span);
     k.max_bits_high = v(c.max_bits >> 32);
+    k.rebias_bits_high = v((c.rebias << c.fraction_shift) >> 32);
     k.band_from_high = v(c.band_from >> 32);
     k.band_span_high = v(c.band_span >> 32);
     k.zero_drops_sign = c.zero_drops_sign;
@@ -543,7 +552,9 @@ MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes64(const Lanes64& k, __m512i 
     const __m512i exponent = _mm512_srli_epi32(a, 20);
     const __m512i c = _mm512_max_epi32(_mm512_sub_epi32(k.high_shift_base, exponent), k.high_fraction_shift);
     const __mmask16 below = _mm512_cmplt_epu32_mask(a, k.normal_from32);
-    const __m512i x = _mm512_mask_ternarylogic_epi32(a, below, k.fraction_mask32, k.implicit_bit32, 0xEA);  // (a & b) | c
+    // (as in small_magnitudes: normal lanes less the rebias's bits)
+    const __m512i x = _mm512_mask_ternarylogic_epi32(_mm512_sub_epi32(a, k.rebias_bits_high), below, k.fraction_mask32,
+                                                     k.implicit_bit32, 0xEA);
     const __mmask16 has_threshold = _mm512_cmplt_epi32_mask(c, _mm512_set1_epi32(32));
     __mmask16 up;
     if constexpr (Wide) {
@@ -555,8 +566,7 @@ MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes64(const Lanes64& k, __m512i 
         up = _mm512_mask_cmplt_epu32_mask(has_threshold, draw, _mm512_shrdv_epi32(low, x, c));
     }
     const __m512i q = _mm512_srlv_epi32(x, c);
-    const __m512i magnitude = _mm512_mask_sub_epi32(q, static_cast<__mmask16>(~below), q, k.rebias32);
-    return _mm512_mask_sub_epi32(magnitude, up, magnitude, _mm512_set1_epi32(-1));
+    return _mm512_mask_sub_epi32(q, up, q, _mm512_set1_epi32(-1));
 }
 
 template <GroupKind Kind>
