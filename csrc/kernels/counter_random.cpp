@@ -1,8 +1,9 @@
 // ARS-5's draws (counter_random.h) outside the AVX-512 kernels: with AES-NI
 // (or the Armv8 AES instructions where the compiler targets them) four
 // blocks at a time, else the AES rounds in software from their definition
-// (FIPS-197), the same bits. The software rounds take about 8 ns per draw
-// (33 ms for 4M values), AES-NI 0.25.
+// (FIPS-197), the same bits. Measured on 4M float32 values to float8_e4m3fn
+// without the AVX-512 kernels: 1.9 ms with AES-NI, 33 ms with the software
+// rounds.
 #include "counter_random.h"
 
 #include <array>
