@@ -43,13 +43,6 @@ MINIFLOAT_AVX512_DQ inline __m512i next_complemented_draws(CounterLanes& c) {
     return _mm512_aesenclast_epi128(x, c.keys[kArsRounds]);
 }
 
-// The complemented draws of the blocks `counter` holds (c's keys).
-MINIFLOAT_AVX512_DQ inline __m512i complemented_draws_at(const CounterLanes& c, __m512i counter) {
-    __m512i x = _mm512_xor_si512(counter, c.keys[0]);
-    for (int r = 1; r < kArsRounds; r++) x = _mm512_aesenc_epi128(x, c.keys[r]);
-    return _mm512_aesenclast_epi128(x, c.keys[kArsRounds]);
-}
-
 // B_j .. B_{j+3} themselves: the next 16 draws.
 MINIFLOAT_AVX512_DQ inline __m512i next_draws(CounterLanes& c) {
     __m512i x = _mm512_xor_si512(c.counter, c.keys[0]);
@@ -301,7 +294,7 @@ MINIFLOAT_AVX512_DQ inline uint32_t run_steps(const EncodePlan& plan, const Lane
 // with one beyond the largest, all of them.
 template <int OutBytes, GroupKind Kind>
 MINIFLOAT_AVX512_DQ inline GroupKind run_group(const Lanes32& k, CounterLanes& counters, const float* in, void* out,
-                                               uint32_t* suspects = nullptr) {
+                                               uint32_t* suspects = nullptr, __m512i* draws = nullptr) {
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
     constexpr bool kSmall = Kind == GroupKind::small;
     __m512i top = _mm512_setzero_si512();
@@ -319,7 +312,9 @@ MINIFLOAT_AVX512_DQ inline GroupKind run_group(const Lanes32& k, CounterLanes& c
                 top = _mm512_max_epu32(top, a);
                 band[j] = _mm512_min_epu32(band[j], _mm512_sub_epi32(a, k.band_from));
             }
-            codes16<Kind>(k, next_complemented_draws(counters), u, 0xFFFF, c[j]);
+            const __m512i complement = next_complemented_draws(counters);
+            if constexpr (kSmall) draws[i / 16 + j] = complement;  // kept for fix_small_group (stores: no ALU port)
+            codes16<Kind>(k, complement, u, 0xFFFF, c[j]);
         }
         const __m512i low = _mm512_packus_epi32(c[0], c[1]), high = _mm512_packus_epi32(c[2], c[3]);
         if constexpr (OutBytes == 1) {
@@ -382,15 +377,14 @@ MINIFLOAT_AVX512_DQ inline __m512i any_codes16(const EncodePlan& plan, const Lan
     return codes;
 }
 
-// The vectors of a small group its rule got wrong, again from their draws
-// (`group_counter`: the group's first): those with a value beyond the
-// largest (or not finite) by the portable rule, those with one in the band
-// by small_magnitudes_wide (codes16<any>). Rare in data: a few per
-// thousand groups of Gaussian data.
+// The vectors of a small group its rule got wrong (among `suspects`), again
+// with their draws (`draws`: the group's complemented draws, per vector):
+// those with a value in the band or beyond the largest (or not finite), by
+// any_codes16. Gaussian data puts a value beyond the largest in 1.5% of the
+// groups, one in the band in up to a quarter of them (float4_e2m1fn).
 template <int OutBytes>
-MINIFLOAT_AVX512_DQ uint32_t fix_small_group(const EncodePlan& plan, const Lanes32& k, const CounterLanes& counters,
-                                             __m512i group_counter, const float* in, void* out,
-                                             StochasticRedo redo, uint32_t suspects) {
+MINIFLOAT_AVX512_DQ uint32_t fix_small_group(const EncodePlan& plan, const Lanes32& k, const __m512i* draws,
+                                             const float* in, void* out, uint32_t suspects) {
     uint32_t flags = 0;
     for (size_t v = 0; v < kGroup / 16; v++) {
         if (!(suspects >> v & 1)) continue;
@@ -401,9 +395,7 @@ MINIFLOAT_AVX512_DQ uint32_t fix_small_group(const EncodePlan& plan, const Lanes
             continue;
         }
         // vector v's blocks: 4 per vector
-        const __m512i complement = complemented_draws_at(
-            counters, _mm512_add_epi64(group_counter, _mm512_maskz_set1_epi64(0x55, static_cast<long long>(4 * v))));
-        store_codes<OutBytes>(out, 16 * v, any_codes16(plan, k, complement, u, flags), 0xFFFF);
+        store_codes<OutBytes>(out, 16 * v, any_codes16(plan, k, draws[v], u, flags), 0xFFFF);
     }
     return flags;
 }
@@ -414,6 +406,7 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel(const EncodePlan& plan, const Lan
                                                StochasticRedo redo) {
     size_t i = 0;
     GroupKind last = GroupKind::normal;
+    __m512i group_draws[kGroup / 16];  // a small group's complemented draws, per vector
     for (; i + kGroup <= n; i += kGroup) {
         void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
         // data with values below the normal range has them in most groups:
@@ -425,13 +418,11 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel(const EncodePlan& plan, const Lan
                 run_group<OutBytes, GroupKind::normal>(k, counters, in + i, group_out);
                 break;
             case GroupKind::small: {
-                const __m512i group_counter = counters.counter;
                 uint32_t suspects = 0;
                 const GroupKind found =
-                    run_group<OutBytes, GroupKind::small>(k, counters, in + i, group_out, &suspects);
+                    run_group<OutBytes, GroupKind::small>(k, counters, in + i, group_out, &suspects, group_draws);
                 if (found == GroupKind::any) {
-                    flags |= fix_small_group<OutBytes>(plan, k, counters, group_counter, in + i, group_out, redo,
-                                                       suspects);
+                    flags |= fix_small_group<OutBytes>(plan, k, group_draws, in + i, group_out, suspects);
                 }
                 last = found == GroupKind::normal ? GroupKind::normal : GroupKind::small;
                 break;
