@@ -94,12 +94,12 @@ Constants make_constants(const EncodePlan& p) {
     // (a target sharing the source's subnormal step: every value, the
     // source's subnormals too, shifts by fraction_shift)
     k.count_base = k.normal_from == 0 ? kLaneBits - k.fraction_shift : static_cast<uint64_t>(kLaneBits - shift_base);
-    // float32: s >= 32 (e <= K - 32) overflows small_magnitudes' carry or
-    // loses threshold bits in its shifts; float64: s >= 64 (e <= K - 64;
+    // float32: s > 32 (e < K - 32) loses threshold bits in
+    // small_magnitudes' shifts; float64: s >= 64 (e <= K - 64;
     // small_magnitudes64); either unless s >= 32 + significand bits (the
     // significand lies below 2^-32)
     const int64_t band_low = std::max<int64_t>(shift_base - 31 - kSignificandBits, 1);
-    const int64_t band_high = kLaneBits == 32 ? shift_base - 31 : shift_base - 63;
+    const int64_t band_high = kLaneBits == 32 ? shift_base - 32 : shift_base - 63;
     k.band_from = static_cast<uint64_t>(band_low) << kFractionBits;
     k.band_span = band_high > band_low ? static_cast<uint64_t>(band_high - band_low) << kFractionBits : 0;
     return k;
@@ -141,14 +141,16 @@ MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
 // The magnitude codes of 16 values at most the largest value, none in the
 // band of exponents make_constants describes, in integers: with s the
 // number of dropped bits (fraction_shift in the normal range, K - e below
-// it, K = emin field + fraction_shift) and x the bits (normal: |x|'s,
-// whose exponent the rebias turns into the code's) or the significand
-// (below), the code is (x + (~d >> (32 - s))) >> s, the normal rule's
-// carry (codes16) with a shift per lane (x + the carry fits 32 bits while
-// s < 32; for s >= 56 both shifts give 0, right for such values, their
-// threshold being 0). `complement`: ~d. Half the vector instructions of
-// float steps (any_magnitudes64).
-MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes(const Lanes32& k, __m512i a, __m512i complement) {
+// it, K = emin field + fraction_shift) and x the bits (normal: |x|'s less
+// the rebias's, so that the exponent becomes the code's) or the
+// significand (below), the code is x >> s, plus 1 when the draw d is below
+// the threshold floor(f * 2^32), the dropped bits moved to the top:
+// x << (32 - s) (exact while s <= 32; for s >= 56 both shifts give 0,
+// right for such values, their threshold being 0). (The normal rule's
+// carry, (x + (~d >> (32 - s))) >> s, is one instruction shorter but
+// overflows at s = 32, which doubles the band's fixes for float4_e2m1fn.)
+// Half the vector instructions of float steps (any_magnitudes64).
+MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes(const Lanes32& k, __m512i a, __m512i draw) {
     const __m512i exponent = _mm512_srli_epi32(a, 23);
     const __m512i up_count = _mm512_min_epi32(_mm512_add_epi32(exponent, k.count_base), k.normal_count);
     const __m512i down_count = _mm512_sub_epi32(_mm512_set1_epi32(32), up_count);
@@ -157,9 +159,10 @@ MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes(const Lanes32& k, __m512i a,
     // significand's, stay: below, (that & b) | c)
     const __m512i x = _mm512_mask_ternarylogic_epi32(_mm512_sub_epi32(a, k.rebias_bits), below, k.fraction_mask,
                                                      k.implicit_bit, 0xEA);
-    // up_count < 0: a huge unsigned count, no carry
-    const __m512i q = _mm512_srlv_epi32(_mm512_add_epi32(x, _mm512_srlv_epi32(complement, up_count)), down_count);
-    return q;
+    // threshold x << up_count: 0 where up_count < 0 (a huge unsigned count)
+    const __mmask16 up = _mm512_cmplt_epu32_mask(draw, _mm512_sllv_epi32(x, up_count));
+    const __m512i q = _mm512_srlv_epi32(x, down_count);
+    return _mm512_mask_sub_epi32(q, up, q, _mm512_set1_epi32(-1));
 }
 
 // The same for any values at most the largest (the band too), comparing
@@ -222,7 +225,7 @@ MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __
     }
     __m512i magnitude;
     if constexpr (Kind == GroupKind::small) {
-        magnitude = small_magnitudes(k, a, complement);
+        magnitude = small_magnitudes(k, a, complement);  // (the draws themselves: run_group)
     } else {
         const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);  // ~complement
         magnitude = small_magnitudes_wide(k, a, draw);
@@ -312,9 +315,10 @@ MINIFLOAT_AVX512_DQ inline GroupKind run_group(const Lanes32& k, CounterLanes& c
                 top = _mm512_max_epu32(top, a);
                 band[j] = _mm512_min_epu32(band[j], _mm512_sub_epi32(a, k.band_from));
             }
-            const __m512i complement = next_complemented_draws(counters);
-            if constexpr (kSmall) draws[i / 16 + j] = complement;  // kept for fix_small_group (stores: no ALU port)
-            codes16<Kind>(k, complement, u, 0xFFFF, c[j]);
+            // (the small rule takes the draws themselves, the normal one their complements)
+            const __m512i drawn = kSmall ? next_draws(counters) : next_complemented_draws(counters);
+            if constexpr (kSmall) draws[i / 16 + j] = drawn;  // kept for fix_small_group (stores: no ALU port)
+            codes16<Kind>(k, drawn, u, 0xFFFF, c[j]);
         }
         const __m512i low = _mm512_packus_epi32(c[0], c[1]), high = _mm512_packus_epi32(c[2], c[3]);
         if constexpr (OutBytes == 1) {
@@ -395,7 +399,8 @@ MINIFLOAT_AVX512_DQ uint32_t fix_small_group(const EncodePlan& plan, const Lanes
             continue;
         }
         // vector v's blocks: 4 per vector
-        store_codes<OutBytes>(out, 16 * v, any_codes16(plan, k, draws[v], u, flags), 0xFFFF);
+        const __m512i complement = _mm512_ternarylogic_epi32(draws[v], draws[v], draws[v], 0x55);  // ~draws
+        store_codes<OutBytes>(out, 16 * v, any_codes16(plan, k, complement, u, flags), 0xFFFF);
     }
     return flags;
 }
