@@ -555,7 +555,16 @@ def _int_cases():
     return int_cases
 
 
+def _user_format_cases():
+    """benchmarks/user_format_cases.py (issue 16), importable however run.py was loaded."""
+    sys.path.insert(0, HERE) if HERE not in sys.path else None
+    import user_format_cases
+    return user_format_cases
+
+
 GROUPS += _quant_cases().groups(Group, Ref)
+GROUPS.append(Group(17, "a format made by mf.float_format", "the built-in of the same shape / minifloat >= 0.67x "
+                    "(at most 1.5x)", lambda add, data, torch: _user_format_cases().user_format_cases(add, Ref, data)))
 
 
 def build_cases(data, torch, groups=None):

@@ -491,6 +491,20 @@ def _build():
     case("dtype/class_with_arg", lambda: mf.Float8E4M3FNDType("x"), raises=(TypeError,))
     case("dtype/class_no_arg", lambda: mf.Float8E4M3FNDType(), check=lambda r: r == np.dtype(mf.float8_e4m3fn))
     case("dtype/abstract_base", lambda: mf.MinifloatDType(), raises=(TypeError,))
+    case("dtype/float_format_positional", lambda: mf.float_format(4, 3), raises=(TypeError,))
+    case("dtype/float_format_no_args", lambda: mf.float_format(), raises=(TypeError,))
+    case("dtype/float_format_float_bits", lambda: mf.float_format(exponent_bits=4.0, mantissa_bits=3),
+         raises=(TypeError,))
+    case("dtype/float_format_huge_bits", lambda: mf.float_format(exponent_bits=2**40, mantissa_bits=3),
+         raises=(ValueError,))
+    case("dtype/float_format_huge_bias", lambda: mf.float_format(exponent_bits=4, mantissa_bits=3, bias=2**70),
+         raises=(ValueError,))
+    case("dtype/float_format_choice_junk", lambda: mf.float_format(exponent_bits=4, mantissa_bits=3, nan=[1]),
+         raises=(ValueError,))
+    case("dtype/float_format_name_junk", lambda: mf.float_format(exponent_bits=4, mantissa_bits=3, name="a b"),
+         raises=(ValueError,))
+    case("dtype/float_format_name_taken", lambda: mf.float_format(exponent_bits=5, mantissa_bits=2, name="bfloat16"),
+         raises=(ValueError,))
     case("dtype/empty_with_abstract", lambda: np.empty(3, dtype=mf.MinifloatDType), raises=(TypeError,))
     case("dtype/name_junk", lambda: np.dtype("float8_e4m3fX"), raises=(TypeError,))
     case("dtype/newbyteorder", lambda: np.dtype(mf.bfloat16).newbyteorder(">"), raises=TV,
@@ -1191,6 +1205,20 @@ def _build():
                                                                max_element="x", significand_bits=None,
                                                                block_size=None, scale_mode=None), TV, None),
         "format_info_junk": (lambda: core.format_info("x"), TV, None),
+        "format_count_args": (lambda: core._format_count(1), TV, None),
+        "format_dtype_None": (lambda: core._format_dtype(None), TV, None),
+        "format_dtype_unknown": (lambda: core._format_dtype("x"), TV, lambda r: r is None),
+        "make_format_no_args": (lambda: core._make_format(), TV, None),
+        "make_format_widths": (lambda: core._make_format(-1, 99, 2**20, True, "ieee", "ieee", True, True, "inf",
+                                                         "x", "XDType", "x", None), TVO, None),
+        "make_format_choices": (lambda: core._make_format(4, 3, 7, True, "x", "y", True, True, "z", "x", "XDType",
+                                                          "x", None), TV, None),
+        "make_format_existing_name": (lambda: core._make_format(4, 3, 9, True, "none", "all_ones", True, True, "nan",
+                                                                "float8_e4m3fn", "XDType", "x", None), TV, None),
+        "make_format_impossible": (lambda: core._make_format(4, 3, 7, True, "ieee", "none", True, True, "inf",
+                                                             "bad_ieee_without_nan", "XDType", "x", None), TV, None),
+        "dlpack_type_code_junk": (lambda: core.dlpack_type_code("x"), TV, None),
+        "dlpack_type_code_None": (lambda: core.dlpack_type_code(None), TV, None),
         "fallback_promoters_not_ufunc": (lambda: core._add_fallback_promoters(len, np.dtypes.Float32DType), TV, None),
         "fallback_promoters_bad_target": (lambda: core._add_fallback_promoters(np.add, np.dtypes.Int8DType), TV, None),
         "fallback_promoters_no_args": (lambda: core._add_fallback_promoters(), TV, None),
@@ -1242,7 +1270,8 @@ def _build():
                                                                     None), TV, None),
         "mx_quantize_index_99": (lambda: mxq(f32(), 99, 8, 448.0, 4, 32, "floor"), TV + (IndexError,), None,
                                  KNOWN_HARDENING),
-        "mx_quantize_index_12": (lambda: mxq(f32(), 12, 8, 448.0, 4, 32, "floor"), TV + (IndexError,), None,
+        "mx_quantize_index_past_the_formats": (lambda: mxq(f32(), core._format_count(), 8, 448.0, 4, 32, "floor"),
+                                               TV + (IndexError,), None,
                                  KNOWN_HARDENING),
         "mx_quantize_index_huge": (lambda: mxq(f32(), 2**40, 8, 448.0, 4, 32, "floor"), TVO + (IndexError,), None),
         "mx_quantize_index_negative": (lambda: mxq(f32(), -7, 0, 127 / 64, 7, 32, "floor"), TV,

@@ -1595,6 +1595,22 @@ def dtype_for(name):
     return np.dtype(getattr(minifloat, name))
 
 
+def sample_values(dt):
+    """The a and b samples the format holds: powers of two for formats
+    without a mantissa bit (float8_e8m0fnu, binary8p1*), halved until the
+    largest fits (binary8p7* stop below 4)."""
+    import numpy as np
+    if dt == np.dtype(np.float16):
+        return A_VALUES, B_VALUES
+    import minifloat
+    pow2 = minifloat._core.format_info(dt.name)["mantissa_bits"] == 0
+    avals, bvals = (A_VALUES_POW2, B_VALUES_POW2) if pow2 else (A_VALUES, B_VALUES)
+    largest = float(np.finfo(dt).max)
+    while max(avals + bvals) > largest:
+        avals, bvals = [v / 2 for v in avals], [v / 2 for v in bvals]
+    return avals, bvals
+
+
 def make_namespace(fmt, tmp):
     import copy
     import ctypes
@@ -1612,9 +1628,7 @@ def make_namespace(fmt, tmp):
         import minifloat as mf
 
     dt = dtype_for(fmt)
-    pow2 = fmt == "float8_e8m0fnu"
-    avals = A_VALUES_POW2 if pow2 else A_VALUES
-    bvals = B_VALUES_POW2 if pow2 else B_VALUES
+    avals, bvals = sample_values(dt)
     a = np.array(avals, dtype=dt)
     an_values = list(avals)
     an_values[2] = float("nan")

@@ -31,6 +31,7 @@ bits where the specs are silent.)
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -48,27 +49,48 @@ OVERFLOW = "overflow"
 INVALID = "invalid"
 
 # --------------------------------------------------------------------------
-# The format table
+# The format description
 # --------------------------------------------------------------------------
-# specials:
-#   "ieee" : exponent field all ones = inf (mantissa 0) / NaN; has -0
-#   "fn"   : no inf; NaN = S.1111...1 (both signs); has -0
-#   "fnuz" : no inf; NaN = sign bit only (0x80); no -0
-#   "none" : no inf, no NaN; has -0                  (fp6, fp4)
-#   "fnu"  : unsigned, no zero, no inf; NaN = all ones (float8_e8m0fnu)
+# A format is a description of independent fields (the parameters of
+# minifloat.float_format): exponent and mantissa widths, bias, signedness,
+# where infinities live (False: none; True: IEEE, the all-ones exponent with
+# a zero mantissa; "max": the largest-magnitude codes that are not NaN, as
+# P3109), which codes are NaN (False: none; True: IEEE, the all-ones
+# exponent with a non-zero mantissa; "all_ones": the all-ones magnitude;
+# "negative_zero": the code of -0), whether -0 exists, whether the zero
+# exponent field holds zero and subnormals (False: it is a normal binade and
+# there is no zero, as float8_e8m0fnu) and what a default cast does on
+# overflow ("inf", "nan" or "saturate"; default: inf where the format has
+# one, else NaN where it has one, else saturate). Everything below is
+# derived from these fields.
+
+
+def _default_overflow(infinities, nan):
+    return "inf" if infinities is not False else ("nan" if nan is not False else "saturate")
 
 
 @dataclass(frozen=True)
 class Fmt:
     name: str
-    bits: int
     ebits: int
     mbits: int
     bias: int
-    specials: str
-    signed: bool
+    signed: bool = True
+    infinities: object = True
+    nan: object = True
+    neg_zero: bool = True
+    subnormals: bool = True
+    overflow: str = None
+
+    def __post_init__(self):
+        if self.overflow is None:
+            object.__setattr__(self, "overflow", _default_overflow(self.infinities, self.nan))
 
     # ---- derived facts -------------------------------------------------
+    @property
+    def bits(self) -> int:
+        return int(self.signed) + self.ebits + self.mbits
+
     @property
     def mask(self) -> int:
         return (1 << self.bits) - 1
@@ -87,58 +109,74 @@ class Fmt:
 
     @property
     def emin(self) -> int:
-        """Exponent of the smallest normal (field 1); e8m0: field 0."""
-        if self.specials == "fnu":
-            return -self.bias
-        return 1 - self.bias
+        """Exponent of the smallest normal (field 1); without subnormals the
+        zero field is normal: exponent -bias."""
+        return 1 - self.bias if self.subnormals else -self.bias
+
+    @property
+    def all_ones_exponent(self) -> int:
+        """Magnitude bits of the all-ones exponent with a zero mantissa."""
+        return ((1 << self.ebits) - 1) << self.mbits
+
+    @property
+    def nan_from(self) -> int:
+        """Magnitudes from here up are NaN (ieee / all_ones NaNs)."""
+        if self.nan is True:
+            return self.all_ones_exponent + 1
+        if self.nan == "all_ones":
+            return self.mag_mask
+        return self.mag_mask + 1
+
+    @property
+    def inf_mag(self) -> int:
+        assert self.has_inf
+        return self.all_ones_exponent if self.infinities is True else self.nan_from - 1
 
     @property
     def has_inf(self) -> bool:
-        return self.specials == "ieee"
+        return self.infinities is not False
 
     @property
     def has_nan(self) -> bool:
-        return self.specials != "none"
+        return self.nan is not False
 
     @property
     def has_neg_zero(self) -> bool:
-        return self.specials in ("ieee", "fn", "none")
+        return self.neg_zero
 
     @property
     def has_zero(self) -> bool:
-        return self.specials != "fnu"
+        return self.subnormals
 
     @property
     def max_mag_code(self) -> int:
         """Magnitude bits of the largest finite value."""
-        if self.specials == "ieee":
-            return ((1 << self.ebits) - 1 << self.mbits) - 1
-        if self.specials == "fn":
-            return self.mag_mask - 1
-        if self.specials == "fnu":
-            return self.mask - 1
-        return self.mag_mask  # fnuz, none: every magnitude pattern is finite
+        return self.inf_mag - 1 if self.has_inf else self.nan_from - 1
 
     @property
     def code_dtype(self):
         return np.dtype(np.uint16) if self.bits > 8 else np.dtype(np.uint8)
 
+    def is_nan_code(self, code: int) -> bool:
+        code &= self.mask
+        if self.nan == "negative_zero":
+            return code == self.sign_bit
+        return self.has_nan and (code & self.mag_mask) >= self.nan_from
+
     def nan_code(self, negative: bool = False) -> int:
         """Code produced when a NaN is converted (for formats with NaN)."""
-        if self.specials == "ieee":  # quiet NaN: exponent all ones + mantissa MSB
-            q = ((1 << self.ebits) - 1 << self.mbits) | (1 << (self.mbits - 1))
-            return q | (self.sign_bit if negative else 0)
-        if self.specials == "fn":
-            return self.mag_mask | (self.sign_bit if negative else 0)
-        if self.specials == "fnuz":
+        sign = self.sign_bit if negative else 0
+        if self.nan is True:  # quiet NaN: exponent all ones + mantissa MSB
+            return self.all_ones_exponent | (1 << (self.mbits - 1)) | sign
+        if self.nan == "all_ones":
+            return self.mag_mask | sign
+        if self.nan == "negative_zero":
             return self.sign_bit
-        if self.specials == "fnu":
-            return self.mask
         raise ValueError(f"{self.name} has no NaN")
 
     def inf_code(self, negative: bool = False) -> int:
         assert self.has_inf
-        return ((1 << self.ebits) - 1 << self.mbits) | (self.sign_bit if negative else 0)
+        return self.inf_mag | (self.sign_bit if negative else 0)
 
     def max_code(self, negative: bool = False) -> int:
         return self.max_mag_code | (self.sign_bit if negative else 0)
@@ -147,20 +185,81 @@ class Fmt:
         assert self.has_zero
         return self.sign_bit if (negative and self.has_neg_zero) else 0
 
+    @property
+    def invalid_code(self) -> int:
+        """What an input the format has no code for becomes: a negative value
+        of an unsigned format, a zero without zero (NaN, else 0)."""
+        return self.nan_code() if self.has_nan else 0
+
+    def overflow_code(self, negative: bool, saturate: bool = False) -> int:
+        """Code of a finite value beyond the largest one (rounding away)."""
+        if saturate or self.overflow == "saturate":
+            return self.max_code(negative)
+        if self.overflow == "inf":
+            return self.inf_code(negative)
+        return self.nan_code(negative)
+
+    def params(self) -> dict:
+        """The keyword arguments of minifloat.float_format for this format."""
+        return dict(exponent_bits=self.ebits, mantissa_bits=self.mbits, bias=self.bias, signed=self.signed,
+                    infinities=self.infinities, nan=self.nan, negative_zero=self.neg_zero,
+                    subnormals=self.subnormals, overflow=self.overflow)
+
+
+# Fields shared by the rows below.
+_FN = dict(infinities=False, nan="all_ones")                       # no inf, NaN S.111..1
+_FNUZ = dict(infinities=False, nan="negative_zero", neg_zero=False)  # NaN 0x80, no -0
+_MX = dict(infinities=False, nan=False)                             # FP6/FP4: no inf, no NaN
+# P3109: no -0; NaN the code of -0 (signed) or the all-ones code (unsigned);
+# extended formats have infinities at the largest codes, finite ones none
+_P3109_SE = dict(nan="negative_zero", neg_zero=False, infinities="max")
+_P3109_SF = dict(nan="negative_zero", neg_zero=False, infinities=False)
+_P3109_UE = dict(signed=False, nan="all_ones", neg_zero=False, infinities="max")
+_P3109_UF = dict(signed=False, nan="all_ones", neg_zero=False, infinities=False)
 
 FORMATS_LIST = (
-    Fmt("float8_e4m3fn", 8, 4, 3, 7, "fn", True),
-    Fmt("float8_e4m3fnuz", 8, 4, 3, 8, "fnuz", True),
-    Fmt("float8_e5m2", 8, 5, 2, 15, "ieee", True),
-    Fmt("float8_e5m2fnuz", 8, 5, 2, 16, "fnuz", True),
-    Fmt("float8_e4m3", 8, 4, 3, 7, "ieee", True),
-    Fmt("float8_e3m4", 8, 3, 4, 3, "ieee", True),
-    Fmt("float8_e4m3b11fnuz", 8, 4, 3, 11, "fnuz", True),
-    Fmt("float8_e8m0fnu", 8, 8, 0, 127, "fnu", False),
-    Fmt("float6_e2m3fn", 6, 2, 3, 1, "none", True),
-    Fmt("float6_e3m2fn", 6, 3, 2, 3, "none", True),
-    Fmt("float4_e2m1fn", 4, 2, 1, 1, "none", True),
-    Fmt("bfloat16", 16, 8, 7, 127, "ieee", True),
+    Fmt("float8_e4m3fn", 4, 3, 7, **_FN),
+    Fmt("float8_e4m3fnuz", 4, 3, 8, **_FNUZ),
+    Fmt("float8_e5m2", 5, 2, 15),
+    Fmt("float8_e5m2fnuz", 5, 2, 16, **_FNUZ),
+    Fmt("float8_e4m3", 4, 3, 7),
+    Fmt("float8_e3m4", 3, 4, 3),
+    Fmt("float8_e4m3b11fnuz", 4, 3, 11, **_FNUZ),
+    Fmt("float8_e8m0fnu", 8, 0, 127, signed=False, infinities=False, nan="all_ones", neg_zero=False,
+        subnormals=False),
+    Fmt("float6_e2m3fn", 2, 3, 1, **_MX),
+    Fmt("float6_e3m2fn", 3, 2, 3, **_MX),
+    Fmt("float4_e2m1fn", 2, 1, 1, **_MX),
+    Fmt("bfloat16", 8, 7, 127),
+    # IEEE P3109 binary8p<P><s|u><e|f> (interim report)
+    Fmt("binary8p1se", 7, 0, 64, **_P3109_SE),
+    Fmt("binary8p1sf", 7, 0, 64, **_P3109_SF),
+    Fmt("binary8p1ue", 8, 0, 128, **_P3109_UE),
+    Fmt("binary8p1uf", 8, 0, 128, **_P3109_UF),
+    Fmt("binary8p2se", 6, 1, 32, **_P3109_SE),
+    Fmt("binary8p2sf", 6, 1, 32, **_P3109_SF),
+    Fmt("binary8p2ue", 7, 1, 64, **_P3109_UE),
+    Fmt("binary8p2uf", 7, 1, 64, **_P3109_UF),
+    Fmt("binary8p3se", 5, 2, 16, **_P3109_SE),
+    Fmt("binary8p3sf", 5, 2, 16, **_P3109_SF),
+    Fmt("binary8p3ue", 6, 2, 32, **_P3109_UE),
+    Fmt("binary8p3uf", 6, 2, 32, **_P3109_UF),
+    Fmt("binary8p4se", 4, 3, 8, **_P3109_SE),
+    Fmt("binary8p4sf", 4, 3, 8, **_P3109_SF),
+    Fmt("binary8p4ue", 5, 3, 16, **_P3109_UE),
+    Fmt("binary8p4uf", 5, 3, 16, **_P3109_UF),
+    Fmt("binary8p5se", 3, 4, 4, **_P3109_SE),
+    Fmt("binary8p5sf", 3, 4, 4, **_P3109_SF),
+    Fmt("binary8p5ue", 4, 4, 8, **_P3109_UE),
+    Fmt("binary8p5uf", 4, 4, 8, **_P3109_UF),
+    Fmt("binary8p6se", 2, 5, 2, **_P3109_SE),
+    Fmt("binary8p6sf", 2, 5, 2, **_P3109_SF),
+    Fmt("binary8p6ue", 3, 5, 4, **_P3109_UE),
+    Fmt("binary8p6uf", 3, 5, 4, **_P3109_UF),
+    Fmt("binary8p7se", 1, 6, 1, **_P3109_SE),
+    Fmt("binary8p7sf", 1, 6, 1, **_P3109_SF),
+    Fmt("binary8p7ue", 2, 6, 2, **_P3109_UE),
+    Fmt("binary8p7uf", 2, 6, 2, **_P3109_UF),
 )
 FORMATS = {f.name: f for f in FORMATS_LIST}
 FORMAT_NAMES = tuple(f.name for f in FORMATS_LIST)
@@ -186,6 +285,36 @@ EXPECTED_FINFO = {
     "float4_e2m1fn": (_F(6), _F(1), _2**-1, _2**-1),
     # the notes say "≈3.3895e38": the exact value is (2 - 2^-7) * 2^127
     "bfloat16": ((2 - _2**-7) * _2**127, _2**-126, _2**-133, _2**-7),
+    # P3109 interim report, value tables (K8): largest finite value (the code
+    # below the infinity in extended formats), smallest normal and subnormal
+    "binary8p1se": (_2**62, _2**-63, _2**-63, _2**0),
+    "binary8p1sf": (_2**63, _2**-63, _2**-63, _2**0),
+    "binary8p1ue": (_2**125, _2**-127, _2**-127, _2**0),
+    "binary8p1uf": (_2**126, _2**-127, _2**-127, _2**0),
+    "binary8p2se": (_F(2147483648), _2**-31, _2**-32, _2**-1),
+    "binary8p2sf": (_F(3221225472), _2**-31, _2**-32, _2**-1),
+    "binary8p2ue": (_F(3, 2) * _2**62, _2**-63, _2**-64, _2**-1),
+    "binary8p2uf": (_2**63, _2**-63, _2**-64, _2**-1),
+    "binary8p3se": (_F(49152), _2**-15, _2**-17, _2**-2),
+    "binary8p3sf": (_F(57344), _2**-15, _2**-17, _2**-2),
+    "binary8p3ue": (_F(2684354560), _2**-31, _2**-33, _2**-2),
+    "binary8p3uf": (_F(3221225472), _2**-31, _2**-33, _2**-2),
+    "binary8p4se": (_F(224), _2**-7, _2**-10, _2**-3),
+    "binary8p4sf": (_F(240), _2**-7, _2**-10, _2**-3),
+    "binary8p4ue": (_F(53248), _2**-15, _2**-18, _2**-3),
+    "binary8p4uf": (_F(57344), _2**-15, _2**-18, _2**-3),
+    "binary8p5se": (_F(15), _2**-3, _2**-7, _2**-4),
+    "binary8p5sf": (_F(31, 2), _2**-3, _2**-7, _2**-4),
+    "binary8p5ue": (_F(232), _2**-7, _2**-11, _2**-4),
+    "binary8p5uf": (_F(240), _2**-7, _2**-11, _2**-4),
+    "binary8p6se": (_F(31, 8), _2**-1, _2**-6, _2**-5),
+    "binary8p6sf": (_F(63, 16), _2**-1, _2**-6, _2**-5),
+    "binary8p6ue": (_F(61, 4), _2**-3, _2**-8, _2**-5),
+    "binary8p6uf": (_F(31, 2), _2**-3, _2**-8, _2**-5),
+    "binary8p7se": (_F(63, 32), _2**0, _2**-6, _2**-6),
+    "binary8p7sf": (_F(127, 64), _2**0, _2**-6, _2**-6),
+    "binary8p7ue": (_F(125, 32), _2**-1, _2**-7, _2**-6),
+    "binary8p7uf": (_F(63, 16), _2**-1, _2**-7, _2**-6),
 }
 
 # Quiet-NaN codes given literally by the cast rules (positive, negative).
@@ -199,9 +328,107 @@ EXPECTED_NAN_CODES = {
     "float8_e5m2fnuz": (0x80, 0x80),
     "float8_e4m3b11fnuz": (0x80, 0x80),
     "float8_e8m0fnu": (0xFF, 0xFF),
+    # P3109: the code of -0 (signed), the all-ones code (unsigned)
+    "binary8p1se": (0x80, 0x80),
+    "binary8p1sf": (0x80, 0x80),
+    "binary8p1ue": (0xFF, 0xFF),
+    "binary8p1uf": (0xFF, 0xFF),
+    "binary8p2se": (0x80, 0x80),
+    "binary8p2sf": (0x80, 0x80),
+    "binary8p2ue": (0xFF, 0xFF),
+    "binary8p2uf": (0xFF, 0xFF),
+    "binary8p3se": (0x80, 0x80),
+    "binary8p3sf": (0x80, 0x80),
+    "binary8p3ue": (0xFF, 0xFF),
+    "binary8p3uf": (0xFF, 0xFF),
+    "binary8p4se": (0x80, 0x80),
+    "binary8p4sf": (0x80, 0x80),
+    "binary8p4ue": (0xFF, 0xFF),
+    "binary8p4uf": (0xFF, 0xFF),
+    "binary8p5se": (0x80, 0x80),
+    "binary8p5sf": (0x80, 0x80),
+    "binary8p5ue": (0xFF, 0xFF),
+    "binary8p5uf": (0xFF, 0xFF),
+    "binary8p6se": (0x80, 0x80),
+    "binary8p6sf": (0x80, 0x80),
+    "binary8p6ue": (0xFF, 0xFF),
+    "binary8p6uf": (0xFF, 0xFF),
+    "binary8p7se": (0x80, 0x80),
+    "binary8p7sf": (0x80, 0x80),
+    "binary8p7ue": (0xFF, 0xFF),
+    "binary8p7uf": (0xFF, 0xFF),
 }
 # NaN into fp6/fp4 (no NaN): positive NaN -> code of -0, negative NaN -> +0.
 EXPECTED_NAN_NONE = {"float6_e2m3fn": 0x20, "float6_e3m2fn": 0x20, "float4_e2m1fn": 0x8}
+
+
+# --------------------------------------------------------------------------
+# Formats from mf.float_format's parameters
+# --------------------------------------------------------------------------
+
+
+def describe(*, exponent_bits, mantissa_bits, bias=None, signed=True, infinities=True, nan=True,
+             negative_zero=True, subnormals=True, overflow=None, name=None) -> Fmt:
+    """The format minifloat.float_format(...) describes, or ValueError when
+    the parameters do not describe one: written from what each parameter
+    means for the codes, independently of the package."""
+    e, m = exponent_bits, mantissa_bits
+    if bias is None:
+        bias = 2 ** (e - 1) - 1
+    f = Fmt(name or "user", e, m, bias, signed, infinities, nan, negative_zero, subnormals, overflow)
+    if e < 1 or m < 0 or not 2 <= f.bits <= 16:
+        raise ValueError("widths")
+    if nan is True and m == 0:
+        raise ValueError("IEEE NaNs need a mantissa bit")
+    if infinities is True:
+        # the all-ones exponent's other codes must be NaN, and it not
+        if not (f.nan_from <= f.all_ones_exponent + 1 and f.all_ones_exponent < f.nan_from):
+            raise ValueError("IEEE infinities need the rest of the all-ones exponent to be NaN")
+    if nan == "negative_zero" and not (signed and subnormals and not negative_zero):
+        raise ValueError("the NaN of the -0 code needs a sign, a zero and no -0")
+    if negative_zero and not (signed and subnormals and nan != "negative_zero"):
+        raise ValueError("-0 needs a sign, a zero and its code")
+    if not negative_zero and signed and subnormals and nan != "negative_zero":
+        raise ValueError("the code of -0 would mean nothing")
+    if not subnormals and nan is False:
+        raise ValueError("without zero, zero inputs need a NaN")
+    if (f.overflow == "inf" and not f.has_inf) or (f.overflow == "nan" and not f.has_nan):
+        raise ValueError("overflow to a special the format lacks")
+    if f.max_mag_code < (1 if subnormals else 0):
+        raise ValueError("no positive finite value")
+    top = (f.max_mag_code >> m) - bias
+    bottom = (1 - bias - m) if subnormals else -bias
+    if top > 127 or bottom < -149:
+        raise ValueError("values beyond float32")
+    return f
+
+
+def meaning(f: Fmt):
+    """What the format's codes mean, whatever the spelling: equal meanings
+    are the same format (and must be the same dtype). The NaN codes are the
+    code of -0 or the magnitudes from nan_from up, the infinities inf_mag."""
+    return (f.ebits, f.mbits, f.bias, f.signed, f.has_neg_zero, f.subnormals, f.overflow,
+            f.inf_mag if f.has_inf else None, f.nan == "negative_zero", f.nan_from)
+
+
+# Every spelling of the parameters other than the widths and bias.
+FLAG_SPACE = dict(signed=(True, False), infinities=(False, True, "max"),
+                  nan=(False, True, "all_ones", "negative_zero"), negative_zero=(True, False),
+                  subnormals=(True, False), overflow=(None, "inf", "nan", "saturate"))
+
+
+def parameter_sweep(shapes):
+    """For each (exponent_bits, mantissa_bits, bias or None): every
+    combination of the other parameters, as (params, Fmt or the ValueError
+    the package must raise)."""
+    keys = list(FLAG_SPACE)
+    for e, m, bias in shapes:
+        for values in itertools.product(*FLAG_SPACE.values()):
+            params = dict(exponent_bits=e, mantissa_bits=m, bias=bias, **dict(zip(keys, values)))
+            try:
+                yield params, describe(**params)
+            except ValueError as problem:
+                yield params, problem
 
 
 def fmt_of(f) -> Fmt:
@@ -222,23 +449,15 @@ def decode(fmt, code: int):
     """Exact value of ``code`` (high bits beyond the format width ignored)."""
     fmt = fmt_of(fmt)
     code = int(code) & fmt.mask
-    if fmt.specials == "fnu":
-        if code == fmt.mask:
-            return NAN
-        return _2 ** (code - fmt.bias)
+    if fmt.is_nan_code(code):
+        return NAN
     neg = bool(code & fmt.sign_bit)
     mag = code & fmt.mag_mask
+    if fmt.has_inf and mag == fmt.inf_mag:
+        return NEG_INF if neg else POS_INF
     field = mag >> fmt.mbits
     mant = mag & ((1 << fmt.mbits) - 1)
-    if fmt.specials == "fnuz" and code == fmt.sign_bit:
-        return NAN
-    if fmt.specials == "fn" and mag == fmt.mag_mask:
-        return NAN
-    if fmt.specials == "ieee" and field == (1 << fmt.ebits) - 1:
-        if mant == 0:
-            return NEG_INF if neg else POS_INF
-        return NAN
-    if field == 0:
+    if field == 0 and fmt.subnormals:
         v = mant * _2 ** (fmt.emin - fmt.mbits)
     else:
         v = ((1 << fmt.mbits) + mant) * _2 ** (field - fmt.bias - fmt.mbits)
@@ -316,61 +535,60 @@ def round_half_even(q: Fraction) -> int:
     return fl + (fl & 1)
 
 
+def rounded_magnitude(fmt, q: Fraction) -> int:
+    """Magnitude bits of q > 0 rounded once to nearest, ties to the even
+    significand n (with M >= 1 the even code; with a 1-bit significand, M = 0,
+    a tie between powers of two goes to the larger one, and one between 0
+    and the smallest value to 0); may exceed max_mag_code (overflow).
+    Without subnormals, values below the smallest one (the zero field's
+    2^-bias) take it: there is no zero."""
+    M = fmt.mbits
+    if not fmt.subnormals:
+        if q < _2**fmt.emin:
+            return 0
+        e = floor_log2(q)
+        n = round_half_even(q / _2 ** (e - M))  # in [2^M, 2^(M+1)]
+        return (e - fmt.emin) * (1 << M) + n - (1 << M)
+    e = max(floor_log2(q), fmt.emin)
+    n = round_half_even(q / _2 ** (e - M))
+    # n in [0, 2^(M+1)]; field 0 holds the subnormals of binade emin, field 1
+    # its normals, and a carry n == 2^(M+1) lands on mantissa 0 of the next field
+    return (e - fmt.emin) * (1 << M) + n
+
+
 def encode(fmt, value, saturate: bool = False):
     """Round ``value`` once (RNE) into ``fmt``.  Returns (code, flags)."""
     fmt = fmt_of(fmt)
     kind, neg, q = _classify(value)
-    sp = fmt.specials
 
     if kind == "nan":
-        if sp == "none":
+        if not fmt.has_nan:
             # ml_dtypes' bits: +NaN -> code of -0, -NaN -> +0; invalid.
             return (0 if neg else fmt.sign_bit), frozenset({INVALID})
         return fmt.nan_code(neg), frozenset()
-
-    if sp == "fnu":
-        if neg or (kind == "finite" and q == 0):
-            return fmt.mask, frozenset({INVALID})
-        if kind == "inf":
-            if saturate:
-                return fmt.max_code(), frozenset()
-            return fmt.mask, frozenset({INVALID})
-        if q < _2**-127:
+    if neg and not fmt.signed:
+        # no negative values: invalid, unless the value rounds to zero
+        if kind == "finite" and fmt.has_zero and (q == 0 or rounded_magnitude(fmt, q) == 0):
             return 0, frozenset()
-        k = floor_log2(q)
-        n = round_half_even(q / _2**k)  # in {1, 2}; 1.5 -> 2 (ties up)
-        code = k + fmt.bias + (n - 1)
-        if code > fmt.max_mag_code:
-            if saturate:
-                return fmt.max_code(), frozenset()
-            return fmt.mask, frozenset({OVERFLOW})
-        return code, frozenset()
-
+        return fmt.invalid_code, frozenset({INVALID})
+    if kind == "finite" and q == 0 and not fmt.has_zero:
+        return fmt.invalid_code, frozenset({INVALID})
     if kind == "inf":
         if saturate:
             return fmt.max_code(neg), frozenset()
-        if sp == "ieee":
+        if fmt.has_inf:
             return fmt.inf_code(neg), frozenset()
-        if sp == "none":
-            return fmt.max_code(neg), frozenset({INVALID})
-        return fmt.nan_code(neg), frozenset({INVALID})
+        return fmt.overflow_code(neg), frozenset({INVALID})
 
     # finite
     if q == 0:
         return fmt.zero_code(neg), frozenset()
-    e = max(floor_log2(q), fmt.emin)
-    n = round_half_even(q / _2 ** (e - fmt.mbits))
-    # n in [0, 2^(M+1)]; the code's magnitude bits are (e - emin) * 2^M + n
-    # (field 0 holds the subnormals of binade emin, field 1 its normals, and a
-    # carry n == 2^(M+1) lands on mantissa 0 of the next field).
-    mag = (e - fmt.emin) * (1 << fmt.mbits) + n
+    mag = rounded_magnitude(fmt, q)
     if mag > fmt.max_mag_code:
-        if saturate or sp == "none":
-            return fmt.max_code(neg), frozenset() if saturate else frozenset({OVERFLOW})
-        if sp == "ieee":
-            return fmt.inf_code(neg), frozenset({OVERFLOW})
-        return fmt.nan_code(neg), frozenset({OVERFLOW})
-    if mag == 0:
+        if saturate:
+            return fmt.max_code(neg), frozenset()
+        return fmt.overflow_code(neg), frozenset({OVERFLOW})
+    if mag == 0 and fmt.has_zero:
         return fmt.zero_code(neg), frozenset()
     return mag | (fmt.sign_bit if neg else 0), frozenset()
 
@@ -399,30 +617,30 @@ def finite_values(fmt):
     return sorted(out.items())
 
 
-@lru_cache(maxsize=None)
-def value_set(name) -> frozenset:
+def value_set(fmt) -> frozenset:
     """Every finite value of the format (as Fractions; -0 counts as 0)."""
-    return frozenset(v for v, _ in finite_values(name))
+    return _value_set(fmt_of(fmt))
+
+
+@lru_cache(maxsize=None)
+def _value_set(fmt) -> frozenset:
+    return frozenset(v for v, _ in finite_values(fmt))
 
 
 def finfo_expected(name):
     """finfo constants derived from the value set (exact Fractions)."""
     fmt = fmt_of(name)
-    vals = sorted(value_set(name))
+    vals = sorted(value_set(fmt))
     pos = [v for v in vals if v > 0]
     mx = pos[-1]
-    if fmt.specials == "fnu":
-        smallest_normal = pos[0]
-        smallest_subnormal = pos[0]  # no subnormals: the smallest value
-    else:
-        smallest_normal = _2**fmt.emin
-        smallest_subnormal = pos[0]
+    smallest_normal = _2**fmt.emin
+    smallest_subnormal = pos[0]  # without subnormals: the smallest value
     one = vals.index(Fraction(1))
     eps = vals[one + 1] - 1
     epsneg = 1 - vals[one - 1]
     return dict(
         max=mx,
-        min=(pos[0] if fmt.specials == "fnu" else -mx),
+        min=vals[0],  # the lowest value: -max, 0 (unsigned) or the smallest (no zero)
         smallest_normal=smallest_normal,
         tiny=smallest_normal,
         smallest_subnormal=smallest_subnormal,
@@ -437,6 +655,7 @@ def finfo_expected(name):
 
 def check_table():
     """Cross-check the parameter table against the literal facts."""
+    assert set(EXPECTED_FINFO) == set(FORMATS), "every built-in format states its finfo facts"
     for f in FORMATS_LIST:
         mx, mn, ms, eps = EXPECTED_FINFO[f.name]
         got = finfo_expected(f.name)
@@ -445,7 +664,6 @@ def check_table():
         if ms is not None:
             assert got["smallest_subnormal"] == ms, f.name
         assert got["eps"] == eps, f.name
-        assert f.bits == 1 + f.ebits + f.mbits or (not f.signed and f.bits == f.ebits + f.mbits)
         if f.name in EXPECTED_NAN_CODES:
             p, n = EXPECTED_NAN_CODES[f.name]
             assert encode(f, NAN)[0] == p and encode(f, NEG_NAN)[0] == n, f.name
@@ -520,8 +738,8 @@ def shortest_reprs(fmt, code: int, overflow_ok: bool = True):
 
 
 @lru_cache(maxsize=None)
-def _decode_table(name) -> np.ndarray:
-    fmt = fmt_of(name)
+def _decode_table(fmt) -> np.ndarray:
+    fmt = fmt_of(fmt)
     t = np.array([decode_float(fmt, c) for c in range(fmt.ncodes)], dtype=np.float64)
     t.setflags(write=False)
     return t
@@ -531,7 +749,7 @@ def decode_array(fmt, codes) -> np.ndarray:
     """float64 array of the exact values of ``codes`` (table lookup)."""
     fmt = fmt_of(fmt)
     codes = np.asarray(codes).astype(np.int64) & fmt.mask
-    return _decode_table(fmt.name)[codes]
+    return _decode_table(fmt)[codes]
 
 
 def encode_array(fmt, x, saturate: bool = False):
@@ -570,11 +788,16 @@ def encode_array(fmt, x, saturate: bool = False):
        next exponent field; overflow iff mag > max_mag_code, which is the
        "round with unbounded exponent, then compare to max" rule.
 
-    float8_e8m0fnu: k = ex - 1 = floor(log2(a)), y = ldexp(a, -k) in [1, 2)
-    (a power-of-two scaling to a normal float64: exact), N = rint(y) in
-    {1, 2} (rint(1.5) = 2: a tie goes to the larger power of two, as RNE on
-    a 1-bit significand), code = k + 127 + (N - 1); every positive value
-    below 2**-127 gives code 0.
+    Without subnormals (float8_e8m0fnu): k = ex - 1 = floor(log2(a)),
+    y = ldexp(a, M - k) in [2**M, 2**(M+1)) (a power-of-two scaling to a
+    normal float64: exact), N = rint(y), and the magnitude is
+    (k - emin) * 2**M + N - 2**M (the zero field is a normal binade, its
+    implicit bit is not part of the code; M = 0: a tie goes to the larger
+    power of two, as RNE on a 1-bit significand); every positive value
+    below 2**emin gives magnitude 0, the smallest value.
+
+    Unsigned formats: a negative value is invalid (NaN, else 0) unless it
+    rounds to zero; without zero, zero is invalid too.
     """
     fmt = fmt_of(fmt)
     x = np.asarray(x)
@@ -594,80 +817,58 @@ def encode_array(fmt, x, saturate: bool = False):
     m, ex = np.frexp(a)  # step 3
     ex = ex.astype(np.int64)
     M = fmt.mbits
-    overflow = np.zeros(x.shape, dtype=bool)
     invalid = np.zeros(x.shape, dtype=bool)
-    codes = np.zeros(x.shape, dtype=np.int64)
-    sp = fmt.specials
 
-    if sp == "fnu":
-        k = np.where(zero, 0, ex - 1)
-        y = np.ldexp(a, -k)
+    if fmt.subnormals:
+        e = np.where(zero, fmt.emin, ex - 1)
+        ep = np.maximum(e, fmt.emin)  # step 4
+        y = np.ldexp(a, M - ep)
+        N = np.rint(y).astype(np.int64)  # step 5
+        mag = (ep - fmt.emin) * (1 << M) + N  # step 6
+    else:
+        k = np.where(zero, fmt.emin, ex - 1)
+        y = np.ldexp(a, M - k)
         N = np.rint(y).astype(np.int64)
-        c = k + fmt.bias + (N - 1)
-        c = np.maximum(c, 0)
-        over = fin & ~zero & ~neg & (c > fmt.max_mag_code)
-        c = np.where(over, fmt.max_code() if saturate else fmt.mask, c)
-        if not saturate:
-            overflow |= over
-        bad = (fin & (zero | neg)) | isnan | (isinf & neg) | (isinf & ~neg & (not saturate))
-        invalid |= bad & ~isnan
-        codes = np.where(bad, fmt.mask, c)
-        codes = np.where(isinf & ~neg & saturate, fmt.max_code(), codes)
-        return codes.astype(fmt.code_dtype).reshape(shape), dict(
-            overflow=overflow.reshape(shape), invalid=invalid.reshape(shape)
-        )
-
-    e = np.where(zero, fmt.emin, ex - 1)
-    ep = np.maximum(e, fmt.emin)  # step 4
-    y = np.ldexp(a, M - ep)
-    N = np.rint(y).astype(np.int64)  # step 5
-    mag = (ep - fmt.emin) * (1 << M) + N  # step 6
+        mag = np.where(k < fmt.emin, 0, (k - fmt.emin) * (1 << M) + N - (1 << M))
     sbit = np.where(neg, fmt.sign_bit, 0)
     over = fin & (mag > fmt.max_mag_code)
     mag_c = np.minimum(mag, fmt.max_mag_code)
     codes = mag_c | sbit
     # zeros (including everything that rounded to zero)
-    is0 = fin & (mag == 0)
+    is0 = fin & (mag == 0) & fmt.has_zero
     if not fmt.has_neg_zero:
         codes = np.where(is0, 0, codes)
 
     # overflow
-    if saturate or sp == "none":
-        ov_code = fmt.max_mag_code | sbit
-    elif sp == "ieee":
-        ov_code = fmt.inf_code() | sbit
-    elif sp == "fn":
-        ov_code = fmt.nan_code() | sbit
-    else:  # fnuz
-        ov_code = np.full(x.shape, fmt.nan_code())
+    ov_code = np.where(neg, fmt.overflow_code(True, saturate), fmt.overflow_code(False, saturate))
     codes = np.where(over, ov_code, codes)
-    if not saturate:
-        overflow |= over
 
     # infinities
     if saturate:
-        inf_code = fmt.max_mag_code | sbit
-    elif sp == "ieee":
-        inf_code = fmt.inf_code() | sbit
-    elif sp == "none":
-        inf_code = fmt.max_mag_code | sbit
-        invalid |= isinf
-    elif sp == "fn":
-        inf_code = fmt.nan_code() | sbit
-        invalid |= isinf
+        inf_code = np.where(neg, fmt.max_code(True), fmt.max_code(False))
+    elif fmt.has_inf:
+        inf_code = np.where(neg, fmt.inf_code(True), fmt.inf_code(False))
     else:
-        inf_code = np.full(x.shape, fmt.nan_code())
+        inf_code = ov_code
         invalid |= isinf
     codes = np.where(isinf, inf_code, codes)
 
+    # values the format has no code for
+    bad = np.zeros(x.shape, dtype=bool)
+    if not fmt.signed:
+        bad |= neg & (isinf | (fin & ((mag != 0) | (not fmt.has_zero))))
+    if not fmt.has_zero:
+        bad |= zero
+    codes = np.where(bad, fmt.invalid_code, codes)
+    invalid |= bad
+    overflow = over & ~bad & (not saturate)
+
     # NaNs
-    if sp == "none":
+    if not fmt.has_nan:
         nan_code = np.where(neg, 0, fmt.sign_bit)
         invalid |= isnan
-    elif sp == "fnuz":
-        nan_code = fmt.nan_code()
     else:
-        nan_code = fmt.nan_code() | sbit
+        nan_code = np.where(neg, fmt.nan_code(True), fmt.nan_code(False))
     codes = np.where(isnan, nan_code, codes)
     return codes.astype(fmt.code_dtype).reshape(shape), dict(
         overflow=overflow.reshape(shape), invalid=invalid.reshape(shape)
@@ -760,10 +961,14 @@ def fits(q: Fraction, target: str) -> bool:
     return q in value_set(target)
 
 
+def _is_format(x) -> bool:
+    return isinstance(x, Fmt) or x in FORMATS
+
+
 def specials_of(name):
     """(has_inf, has_nan, has_neg_zero) for a format or standard float."""
-    if name in FORMATS:
-        f = FORMATS[name]
+    if _is_format(name):
+        f = fmt_of(name)
         return f.has_inf, f.has_nan, f.has_neg_zero
     return True, True, True
 
@@ -778,7 +983,7 @@ def safe_cast(src: str, dst: str) -> bool:
     di, dn, dz = specials_of(dst)
     if (si and not di) or (sn and not dn) or (sz and not dz):
         return False
-    if src in FORMATS:
+    if _is_format(src):
         return all(fits(v, dst) for v in value_set(src))
     # a standard float into something else
     if src == "longdouble":
@@ -796,8 +1001,8 @@ def safe_cast(src: str, dst: str) -> bool:
 
 
 def int_range_safe(lo: int, hi: int, dst: str) -> bool:
-    """Every integer in [lo, hi] is a value of dst (dst a format name)."""
-    f = FORMATS[dst]
+    """Every integer in [lo, hi] is a value of dst (dst a format)."""
+    f = fmt_of(dst)
     if not f.has_zero and lo <= 0 <= hi:
         return False
     if hi - lo > 1 << 17:
@@ -810,7 +1015,11 @@ def int_range_safe(lo: int, hi: int, dst: str) -> bool:
 def common_type(a: str, b: str) -> str:
     """The design's promotion rule for two formats (or a format and a
     standard float): the target of a safe cast when one exists, otherwise
-    the smallest of float16/float32/float64 holding both exactly."""
+    the smallest of float16/float32/float64 holding both exactly. Two
+    formats of the same values (binary8p3sf and float8_e5m2fnuz): the one
+    first in the table, whichever side asks."""
+    if safe_cast(a, b) and safe_cast(b, a) and a in FORMATS and b in FORMATS:
+        return min(a, b, key=FORMAT_NAMES.index)
     if safe_cast(a, b):
         return b
     if safe_cast(b, a):
@@ -829,46 +1038,39 @@ check_table()
 # --------------------------------------------------------------------------
 # These do not call encode(): the expected code of every case follows from
 # the sorted list of values and the stated tie rule (ties to the even
-# mantissa; float8_e8m0fnu: ties to the larger value).  Because a code's
-# magnitude bits are field << M | mantissa with M >= 1, "even mantissa" is
-# "even code".  They give an expectation independent of the encoder above.
+# mantissa; with no mantissa bits, M = 0 as float8_e8m0fnu and P3109's P = 1:
+# to the larger value, except 0 against the smallest value).  Because a
+# code's magnitude bits are field << M | mantissa, with M >= 1 "even
+# mantissa" is "even code".  They give an expectation independent of the
+# encoder above.
 
 OVER = -1  # marker: the case overflows
 
 
 def _neg_code(fmt, c):
     """Expected code for -x given the expected code c (or OVER) for +x > 0."""
-    if fmt.specials == "fnu":
-        return fmt.mask
+    if not fmt.signed:
+        return 0 if c == 0 and fmt.has_zero else fmt.invalid_code
     if c == OVER:
         return OVER
-    if c == 0:
+    if c == 0 and fmt.has_zero:
         return 0 if not fmt.has_neg_zero else fmt.sign_bit
     return c | fmt.sign_bit
 
 
 def overflow_code(fmt, negative, saturate=False):
-    if saturate:
-        if fmt.specials == "fnu":
-            return fmt.mask if negative else fmt.max_code()
-        return fmt.max_code(negative)
-    sp = fmt.specials
-    if sp == "ieee":
-        return fmt.inf_code(negative)
-    if sp == "none":
-        return fmt.max_code(negative)
-    if sp == "fnu":
-        return fmt.mask
-    return fmt.nan_code(negative)
+    fmt = fmt_of(fmt)
+    if negative and not fmt.signed:
+        return fmt.invalid_code
+    return fmt.overflow_code(negative, saturate)
 
 
 def boundary_cases(fmt, dtype=np.float64):
-    fmt = fmt_of(fmt)
-    return _boundary_cases(fmt.name, np.dtype(dtype).name)
+    return _boundary_cases(fmt_of(fmt), np.dtype(dtype).name)
 
 
 @lru_cache(maxsize=None)
-def _boundary_cases(name, dtype_name):
+def _boundary_cases(fmt, dtype_name):
     """Every value, every midpoint between adjacent values and the overflow
     midpoint, each with its two ``dtype`` neighbours (np.nextafter), both
     signs, plus tiny and huge values.
@@ -876,7 +1078,6 @@ def _boundary_cases(name, dtype_name):
     Returns (x, expected_codes, expected_overflow) where x has ``dtype``.
     Cases whose exact value is not representable in ``dtype`` are dropped.
     """
-    fmt = fmt_of(name)
     dtype = np.dtype(dtype_name)
     pos = [(v, c) for v, c in finite_values(fmt) if v >= 0]
     cases = []  # (value in dtype, code or OVER) for positive x
@@ -899,10 +1100,10 @@ def _boundary_cases(name, dtype_name):
             add(f, c)
     for (v0, c0), (v1, c1) in zip(pos, pos[1:]):
         m = (v0 + v1) / 2
-        if fmt.specials == "fnu":
-            tie = c1
-        else:
-            tie = c0 if c0 % 2 == 0 else c1
+        if fmt.mbits > 0:
+            tie = c0 if c0 % 2 == 0 else c1  # the even mantissa is the even code
+        else:  # a 1-bit significand: the larger power of two (but 0 against the smallest)
+            tie = c0 if v0 == 0 else c1
         f = rep(m)
         if f is None:
             continue
@@ -911,9 +1112,9 @@ def _boundary_cases(name, dtype_name):
         add(np.nextafter(f, inf), c1)
     # above max
     mx, cmax = pos[-1]
-    gap = _2 ** (floor_log2(mx) - fmt.mbits)
+    gap = _2 ** (max(floor_log2(mx), fmt.emin) - fmt.mbits)  # the quantum at max (subnormal or not)
     for q, code in (
-        (mx + gap / 2, cmax if (fmt.specials != "fnu" and cmax % 2 == 0) else OVER),
+        (mx + gap / 2, cmax if (fmt.mbits > 0 and cmax % 2 == 0) else OVER),
         (mx + gap, OVER),
         (2 * mx, OVER),
         (mx * 1024, OVER),
@@ -948,7 +1149,7 @@ def _boundary_cases(name, dtype_name):
     for f, c in cases:
         for neg in (False, True):
             cc = c if not neg else _neg_code(fmt, c)
-            ov = cc == OVER or (c == OVER and fmt.specials == "fnu" and not neg)
+            ov = cc == OVER
             if cc == OVER:
                 cc = overflow_code(fmt, neg)
             xs.append(-f if neg else f)
@@ -957,7 +1158,7 @@ def _boundary_cases(name, dtype_name):
     # zeros
     for z, neg in ((0.0, False), (-0.0, True)):
         xs.append(dtype.type(z))
-        codes.append(fmt.zero_code(neg) if fmt.has_zero else fmt.mask)
+        codes.append(fmt.zero_code(neg) if fmt.has_zero else fmt.invalid_code)
         over.append(False)
     out = (
         np.array(xs, dtype=dtype),
@@ -984,8 +1185,8 @@ def codes_of(arr, fmt=None) -> np.ndarray:
 def targeted_float32_bits(name, n, rng):
     """float32 bit patterns whose exponent lies in (or just around) the
     format's range, with extra weight on ties and near-ties."""
-    fmt = FORMATS[name]
-    fi = finfo_expected(name)
+    fmt = fmt_of(name)
+    fi = finfo_expected(fmt)
     lo = floor_log2(fi["smallest_subnormal"]) - 3
     hi = floor_log2(fi["max"]) + 2
     e = rng.integers(max(lo + 127, 0), min(hi + 127, 254) + 1, n, dtype=np.uint32)

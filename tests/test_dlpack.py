@@ -15,25 +15,44 @@ import gc
 import numpy as np
 import pytest
 
-import issue5_reference as I
+import cast_mode_reference as I
 import reference as R
 
 NAMES = R.FORMAT_NAMES
-BYTE_FORMATS = [n for n in NAMES if R.FORMATS[n].bits in (8, 16)]
-TYPE_CODES = {
-    "bfloat16": (4, 16),
-    "float8_e3m4": (7, 8),
-    "float8_e4m3": (8, 8),
-    "float8_e4m3b11fnuz": (9, 8),
-    "float8_e4m3fn": (10, 8),
-    "float8_e4m3fnuz": (11, 8),
-    "float8_e5m2": (12, 8),
-    "float8_e5m2fnuz": (13, 8),
-    "float8_e8m0fnu": (14, 8),
-    "float6_e2m3fn": (15, 6),
-    "float6_e3m2fn": (16, 6),
-    "float4_e2m1fn": (17, 4),
-}
+# DLPack 1.1's type codes for minifloat formats (dlpack.h), each with the
+# values it denotes; a format exports under a code when its description has
+# those values (whatever its name), formats without one raise BufferError.
+_DLPACK_TYPES = [
+    (4, 16, R.Fmt("kDLBfloat", 8, 7, 127)),
+    (7, 8, R.Fmt("kDLFloat8_e3m4", 3, 4, 3)),
+    (8, 8, R.Fmt("kDLFloat8_e4m3", 4, 3, 7)),
+    (9, 8, R.Fmt("kDLFloat8_e4m3b11fnuz", 4, 3, 11, infinities=False, nan="negative_zero", neg_zero=False)),
+    (10, 8, R.Fmt("kDLFloat8_e4m3fn", 4, 3, 7, infinities=False, nan="all_ones")),
+    (11, 8, R.Fmt("kDLFloat8_e4m3fnuz", 4, 3, 8, infinities=False, nan="negative_zero", neg_zero=False)),
+    (12, 8, R.Fmt("kDLFloat8_e5m2", 5, 2, 15)),
+    (13, 8, R.Fmt("kDLFloat8_e5m2fnuz", 5, 2, 16, infinities=False, nan="negative_zero", neg_zero=False)),
+    (14, 8, R.Fmt("kDLFloat8_e8m0fnu", 8, 0, 127, signed=False, infinities=False, nan="all_ones",
+                  neg_zero=False, subnormals=False)),
+    (15, 6, R.Fmt("kDLFloat6_e2m3fn", 2, 3, 1, infinities=False, nan=False)),
+    (16, 6, R.Fmt("kDLFloat6_e3m2fn", 3, 2, 3, infinities=False, nan=False)),
+    (17, 4, R.Fmt("kDLFloat4_e2m1fn", 2, 1, 1, infinities=False, nan=False)),
+]
+
+
+def _values(f):
+    return R.meaning(f)[:6] + R.meaning(f)[7:]  # all but the overflow policy
+
+
+def type_code_of(f):
+    """(code, bits) DLPack gives the values of format f, or None."""
+    return next(((code, bits) for code, bits, g in _DLPACK_TYPES if _values(g) == _values(R.fmt_of(f))), None)
+
+
+TYPE_CODES = {n: type_code_of(n) for n in NAMES if type_code_of(n) is not None}
+WITHOUT_CODE = [n for n in NAMES if n not in TYPE_CODES]
+# the first format with the values of each code (what an import gives)
+IMPORTED_AS = {code: next(n for n in NAMES if TYPE_CODES.get(n, (None,))[0] == code) for code, _, _ in _DLPACK_TYPES}
+BYTE_FORMATS = [n for n in TYPE_CODES if R.FORMATS[n].bits in (8, 16)]
 KDLCPU = 1
 
 
@@ -219,7 +238,7 @@ def test_from_dlpack_every_type_code_shares_memory(mf, name, kind):
     prod = kind(c, c.shape, code, bits)
     a = mf.from_dlpack(prod)
     assert isinstance(a, np.ndarray)
-    assert a.dtype == np.dtype(getattr(mf, name))
+    assert a.dtype == np.dtype(getattr(mf, IMPORTED_AS[code]))
     assert a.shape == c.shape
     assert (codes_of(a) == c).all()
     assert a.ctypes.data == prod.storage.ctypes.data  # shared, not copied
@@ -389,11 +408,18 @@ def test_to_dlpack_fp6_is_type_error(mf, name):
         mf.to_dlpack(a)
 
 
+@pytest.mark.parametrize("name", WITHOUT_CODE)
+def test_to_dlpack_of_a_format_without_a_type_code_is_a_buffer_error(mf, name):
+    a = from_codes(mf, name, np.arange(8))
+    with pytest.raises(BufferError, match="no DLPack type code"):
+        mf.to_dlpack(a)
+
+
 @pytest.mark.parametrize("name", BYTE_FORMATS)
 def test_mf_round_trip_shares_memory(mf, name):
     a = from_codes(mf, name, R.all_codes(name))
     b = mf.from_dlpack(mf.to_dlpack(a))
-    assert b.dtype == a.dtype and b.shape == a.shape
+    assert b.dtype == np.dtype(getattr(mf, IMPORTED_AS[TYPE_CODES[name][0]])) and b.shape == a.shape
     assert b.ctypes.data == a.ctypes.data
     assert (codes_of(b) == codes_of(a)).all()
     t = a.reshape(-1, 16).T

@@ -259,7 +259,7 @@ def test_sum_and_prod_decode_every_code(mf, name):
     f = R.FORMATS[name]
     codes = R.all_codes(name)
     one = R.encode_code(name, 1)
-    zero = R.encode_code(name, -0.0) if f.specials != "fnu" else None
+    zero = R.encode_code(name, -0.0) if f.has_zero else None
     for length in (64, 130, 4099):
         for position in (0, 17, 63, length - 1):
             for identity, reduce in ((zero, np.add.reduce), (one, np.multiply.reduce)):

@@ -1,6 +1,6 @@
 """mf.mx.quantize: OCP Microscaling (MX v1.0 section 6.3) block formats and
 NVFP4, checked against hand-computed blocks and against the exact reference
-in issue5_reference.py on Gaussian samples."""
+in cast_mode_reference.py on Gaussian samples."""
 
 import io
 import math
@@ -10,7 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import issue5_reference as I
+import cast_mode_reference as I
 import reference as R
 
 MX = tuple(I.MX_FORMATS)
@@ -58,7 +58,7 @@ def same_values(got, exp):
 
 
 def check_against(q, ref, fmt, label=""):
-    """Compare an MXArray with a reference dict (issue5_reference.mx_quantize)."""
+    """Compare an MXArray with a reference dict (cast_mode_reference.mx_quantize)."""
     dc = data_codes(q, fmt)
     assert dc.shape == ref["data"].shape, (label, dc.shape, ref["data"].shape)
     exp = ref["data"]

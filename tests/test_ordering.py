@@ -92,12 +92,13 @@ def test_sort_nan_last_and_zeros_equal(mf, name):
     f = R.FORMATS[name]
     T = T_of(mf, name)
     vals = [3.0, -1.0, 0.5] if f.signed else [4.0, 1.0, 0.5]
+    vals = [v / 4 for v in vals] if float(R.finfo_expected(name)["max"]) < 4 else vals  # P3109's P = 7
     base = U.encode_codes(name, np.array(vals))
     extra = []
     if f.has_nan:
         extra.append(f.nan_code())
     if f.has_inf:
-        extra += [f.inf_code(), f.inf_code(True)]
+        extra += [f.inf_code(), f.inf_code(True)] if f.signed else [f.inf_code()]
     if f.has_neg_zero:
         extra += [f.sign_bit, 0]
     c = np.concatenate([np.array(extra[:1], f.code_dtype), base,
@@ -243,7 +244,9 @@ def test_max_min_argmax_argmin(mf, name):
 def test_max_min_reduce_small(mf, name):
     """The reductions on a few elements (a minimal reproducer)."""
     T = T_of(mf, name)
+    scale = 0.25 if float(R.finfo_expected(name)["max"]) < 4 else 1.0  # P3109's P = 7
     for vals in ([1.0, 4.0, 2.0], [4.0, 1.0, 2.0, 0.5], [0.5, 1.0, 2.0, 4.0, 1.0]):
+        vals = [v * scale for v in vals]
         x = np.array(vals).astype(T)
         for red, ref in ((np.max, max), (np.min, min), (np.fmax.reduce, max),
                          (np.fmin.reduce, min), (np.maximum.reduce, max),
@@ -353,7 +356,10 @@ def test_arange(mf, name):
         cases += [(0, 10, 1), (0, 20, 1)]
     if f.signed:
         cases += [(-3, 3, 0.5), (2, -2, -1)]
+    top = float(R.finfo_expected(name)["max"])
     for start, stop, step in cases:
+        if max(abs(start), abs(stop)) > top:
+            continue  # (P3109's P = 7 ends below 2)
         with np.errstate(all="ignore"):
             got = np.arange(start, stop, step, dtype=T)
         assert got.dtype == np.dtype(T)

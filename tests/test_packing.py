@@ -7,7 +7,7 @@ import zlib
 import numpy as np
 import pytest
 
-import issue5_reference as I
+import cast_mode_reference as I
 import reference as R
 
 NAMES = R.FORMAT_NAMES

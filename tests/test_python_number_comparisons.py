@@ -49,7 +49,7 @@ def weak_value(name, number):
         return number
     code, flags = ref.encode(name, Fraction(number))
     fmt = ref.fmt_of(name)
-    if ref.OVERFLOW in flags and fmt.specials != "ieee":
+    if ref.OVERFLOW in flags and not fmt.has_inf:
         return -math.inf if number < 0 else math.inf
     return ref.decode_float(name, code)
 
@@ -100,7 +100,7 @@ def test_scalars_against_python_numbers(name):
 def test_warnings_as_float16(name):
     """A finite number that overflows the format warns (as float16's cast of it
     does, and errstate can raise it); inf, NaN and numbers in range do not."""
-    a = np.array([1.0, -2.0], getattr(mf, name))
+    a = np.array([1.0, -1.5], getattr(mf, name))  # (binary8p7se ends below 2)
     x = a[0]
     big = extremes(name)[0] * 4
     assert overflows(name, big)
@@ -112,7 +112,7 @@ def test_warnings_as_float16(name):
             assert bool(np.all(operand < math.inf))
             assert not bool(np.any(operand == math.nan))
             assert bool(np.all(operand > -math.inf))
-            assert bool(np.all(operand < 2.0 if operand is x else operand[:1] < 2.0))
+            assert bool(np.all(operand < 1.75 if operand is x else operand[:1] < 1.75))
         with np.errstate(over="raise"), pytest.raises(FloatingPointError):
             operand < big
 

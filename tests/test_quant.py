@@ -17,7 +17,8 @@ import reference as R
 
 TWO = Fraction(2)
 F32_MAX = Fraction(*np.finfo(np.float32).max.as_integer_ratio())
-DATA_FORMATS = [n for n in R.FORMAT_NAMES if n != "float8_e8m0fnu"]
+# signed formats hold data (unsigned ones, float8_e8m0fnu and the P3109 u formats, are refused)
+DATA_FORMATS = [n for n in R.FORMAT_NAMES if R.FORMATS[n].signed]
 GRANULARITY_CASES = [
     ("tensor", {}),
     ("channel", {"axis": 0}),
@@ -318,8 +319,10 @@ def test_errors(mf):
         mf.quant.quantize(x, mf.float8_e4m3fn, granularity="row")
     with pytest.raises(TypeError, match="minifloat dtype"):
         mf.quant.quantize(x, np.float16)
-    with pytest.raises(ValueError, match="scales"):
+    with pytest.raises(ValueError, match="no zero or sign .*scales"):
         mf.quant.quantize(x, mf.float8_e8m0fnu)
+    with pytest.raises(ValueError, match="has no sign .*signed format"):
+        mf.quant.quantize(x, mf.binary8p3uf)
     with pytest.raises(np.exceptions.AxisError):
         mf.quant.quantize(x, mf.float8_e4m3fn, granularity="channel", axis=2)
     with pytest.raises(ValueError, match="block_shape"):

@@ -111,7 +111,7 @@ def is_snan_code(name, codes) -> np.ndarray:
     formats do not distinguish, so the tests accept either."""
     f = fmt(name)
     c = np.asarray(codes).astype(np.int64)
-    if not f.has_inf:
+    if f.nan is not True:  # only IEEE NaNs have a quiet bit
         return np.zeros(c.shape, dtype=bool)
     return is_nan_code(name, c) & ((c & (1 << (f.mbits - 1))) == 0)
 
@@ -136,7 +136,7 @@ def special_codes(name) -> np.ndarray:
     vals = [0, f.sign_bit, f.max_code(), f.max_code(True), 1, 1 | f.sign_bit]
     one = R.encode_code(f, 1)
     vals += [one, one + 1, max(one - 1, 0), one | f.sign_bit]
-    if f.specials != "fnu":
+    if f.subnormals:
         mn = 1 << f.mbits  # smallest normal
         vals += [mn, mn - 1, mn | f.sign_bit, (mn - 1) | f.sign_bit, mn + 1]
     if f.has_nan:
@@ -381,7 +381,7 @@ def round_transcendental(name, op, r, args):
         hi = encode_codes(name, r + d)
     rf = np.isfinite(r) & (r != 0)
     unsure = rf & ((lo != codes) | (hi != codes))
-    if fmt(name).specials == "fnu":
+    if not fmt(name).has_zero:
         unsure |= (r == 0) & fin_in
     idx = np.nonzero(unsure)[0]
     if idx.size:
@@ -401,7 +401,7 @@ def round_transcendental(name, op, r, args):
                 if r[i] == 0:
                     # float64 underflowed: the exact value decides the store
                     # (a tiny positive is 2**-127 in float8_e8m0fnu, no flag)
-                    flags["invalid"][i] = v == 0 and fmt(name).specials == "fnu"
+                    flags["invalid"][i] = v == 0 and not fmt(name).has_zero
     return codes, flags, idx.size
 
 
@@ -417,8 +417,9 @@ def _flags(name, r, args, enc_flags, pole=None, snan=None):
     overflow: the format overflows (finite r) or float64 itself overflowed
               from finite operands (not at a pole);
     divide:   an exact infinite result from finite operands (a pole);
-    invalid:  NaN from non-NaN operands, or an invalid store (zero or a
-              negative into float8_e8m0fnu);
+    invalid:  NaN from non-NaN operands, or an invalid store (zero into a
+              format without zero, a negative value or -inf into an
+              unsigned format);
     maybe:    an infinity stored into a format without inf (NaN or max), which
               may additionally read as 'invalid'.
     """
@@ -434,6 +435,10 @@ def _flags(name, r, args, enc_flags, pole=None, snan=None):
     divide = inf_r & fin_in & pole
     overflow = (np.isfinite(r) & enc_flags["overflow"]) | (inf_r & fin_in & ~pole)
     invalid = (np.isnan(r) & ~nan_in) | (np.isfinite(r) & enc_flags["invalid"])
+    if not f.signed:
+        # -inf has no code in an unsigned format: its store is invalid (NaN),
+        # as a negative finite value's is (log(0), negative(inf), 0 - inf)
+        invalid = invalid | (inf_r & (r < 0))
     maybe = inf_r & (not f.has_inf)
     if snan is not None:
         maybe = maybe | snan
@@ -565,8 +570,8 @@ def step_tables(name):
     bot = fin & (idn < 0)
     up[top] = R.overflow_code(f, False)
     up_ov[top] = True
-    if f.specials == "fnu":
-        down[bot] = codes[bot]  # nothing below 2**-127 (never reached by nextafter)
+    if not f.signed:
+        down[bot] = codes[bot]  # nothing below the lowest value (never reached by nextafter)
     else:
         down[bot] = R.overflow_code(f, True)
         down_ov[bot] = True
@@ -574,9 +579,11 @@ def step_tables(name):
     up[isn] = codes[isn]
     down[isn] = codes[isn]
     if f.has_inf:
-        pinf, ninf = f.inf_code(), f.inf_code(True)
+        pinf = f.inf_code()
         up[pinf], down[pinf] = pinf, f.max_code()
-        up[ninf], down[ninf] = f.max_code(True), ninf
+        if f.signed:  # (an unsigned format has +inf only)
+            ninf = f.inf_code(True)
+            up[ninf], down[ninf] = f.max_code(True), ninf
     assert (up >= 0).all() and (down >= 0).all()
     return up, down, up_ov, down_ov
 

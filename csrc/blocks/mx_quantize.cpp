@@ -69,13 +69,13 @@ char* data_of(const py::object& a) {
 // significand of 1..24 bits and an emax the shared exponent cannot
 // overflow with.
 void check_mx_element(int element_index, int emax, double max_element, int significand_bits) {
-    if (element_index < -1 || element_index >= kFormatCount) {
+    if (element_index < -1 || element_index >= format_count()) {
         throw py::value_error("element_index must be -1 (int8) or a format index below " +
-                              std::to_string(kFormatCount) + ", not " + std::to_string(element_index));
+                              std::to_string(format_count()) + ", not " + std::to_string(element_index));
     }
     if (element_index >= 0 && runtime(element_index).format.storage_bytes != 1) {
         throw py::value_error(std::string("MX elements must be an 8-bit or narrower format, not ") +
-                              kFormatTable[element_index].name);
+                              runtime(element_index).name);
     }
     const float max_float = static_cast<float>(max_element);
     if (!(max_float > 0.0f) || !std::isfinite(max_float)) {
@@ -163,7 +163,7 @@ PyArrayObject* require_code_array(py::handle obj, const char* what) {
 }
 
 const FormatRuntime& format_at(int index, const char* what) {
-    if (index < 0 || index >= kFormatCount) throw py::value_error(std::string("unknown ") + what + " format");
+    if (index < 0 || index >= format_count()) throw py::value_error(std::string("unknown ") + what + " format");
     return runtime(index);
 }
 
@@ -175,7 +175,7 @@ ElementDecoding byte_element_decoding(int element_index) {
     const FormatRuntime& rt = format_at(element_index, "element");
     if (rt.format.storage_bytes != 1) {
         throw py::value_error(std::string("MX elements must be an 8-bit or narrower format, not ") +
-                              kFormatTable[element_index].name);
+                              rt.format.row->name);
     }
     return ElementDecoding{&rt.decode_plan};
 }
@@ -203,7 +203,7 @@ py::object mx_dequantize(py::handle data_obj, py::handle scales_obj, int element
     const FormatRuntime& scale = format_at(scale_index, "scale");
     // the codes are read one byte each: a 16-bit format would read past them
     if (scale.format.storage_bytes != 1) {
-        throw py::value_error(std::string("MX scales must be an 8-bit format, not ") + kFormatTable[scale_index].name);
+        throw py::value_error(std::string("MX scales must be an 8-bit format, not ") + scale.format.row->name);
     }
     const ElementDecoding element = byte_element_decoding(element_index);
     const double unit = element_index < 0 ? 1.0 / 64.0 : 1.0;  // MXINT8 counts 2^-6 steps

@@ -32,19 +32,14 @@ inline double decode_to_double(const Format& f, uint32_t code) {
                         : std::numeric_limits<double>::infinity();
     }
     const uint32_t magnitude = code & f.magnitude_mask;
+    const uint32_t exponent_field = magnitude >> f.mantissa_bits;
+    const uint32_t fraction = magnitude & ((1u << f.mantissa_bits) - 1u);
     double value;
-    if (f.specials == Specials::unsigned_exponent_only) {
-        value = std::ldexp(1.0, static_cast<int>(magnitude) - f.bias);
+    if (exponent_field == 0 && f.has_subnormals) {
+        value = std::ldexp(static_cast<double>(fraction), f.min_normal_exponent - f.mantissa_bits);
     } else {
-        const uint32_t exponent_field = magnitude >> f.mantissa_bits;
-        const uint32_t fraction = magnitude & ((1u << f.mantissa_bits) - 1u);
-        if (exponent_field == 0) {
-            value = std::ldexp(static_cast<double>(fraction),
-                               f.min_normal_exponent - f.mantissa_bits);
-        } else {
-            value = std::ldexp(static_cast<double>(fraction | (1u << f.mantissa_bits)),
-                               static_cast<int>(exponent_field) - f.bias - f.mantissa_bits);
-        }
+        value = std::ldexp(static_cast<double>(fraction | (1u << f.mantissa_bits)),
+                           static_cast<int>(exponent_field) - f.bias - f.mantissa_bits);
     }
     return negative ? -value : value;
 }
@@ -128,54 +123,26 @@ inline Encoded encode_from_real(const Format& f, const SpecialCodes& specials, R
     const int magnitude_residual = negative ? -residual : residual;
     const Real magnitude = std::fabs(value);
     const detail::MagnitudeRounding how = detail::magnitude_rounding(mode, negative);
-
-    if (f.specials == Specials::unsigned_exponent_only) {
-        if (negative || (magnitude == 0.0 && magnitude_residual <= 0)) {
-            // Zero and negative numbers have no encoding: NaN.
-            return {f.nan_code, kFlagInvalid};
-        }
-        if (magnitude == 0) return {0u, 0u};
-        int exponent;
-        const Real significand = 2 * std::frexp(magnitude, &exponent);  // [1, 2)
-        exponent -= 1;
-        bool bump = false;
-        switch (how) {
-            case detail::MagnitudeRounding::nearest_even:  // ties to the larger power
-            case detail::MagnitudeRounding::nearest_away:
-                bump = significand > 1.5 || (significand == 1.5 && magnitude_residual >= 0);
-                break;
-            case detail::MagnitudeRounding::down:
-                if (significand == 1.0 && magnitude_residual < 0) exponent -= 1;
-                break;
-            case detail::MagnitudeRounding::up:
-                bump = significand > 1.0 || magnitude_residual > 0;
-                break;
-            case detail::MagnitudeRounding::stochastic:
-                bump = detail::draw_rounds_up(random, significand - 1);
-                break;
-        }
-        long code = static_cast<long>(exponent) + (bump ? 1 : 0) + f.bias;
-        if (code < 0) code = 0;  // below 2^-127: the smallest value
-        if (code > static_cast<long>(f.max_magnitude)) {
-            const bool toward_zero = how == detail::MagnitudeRounding::down;
-            return {toward_zero ? specials.max_positive : specials.overflow_positive,
-                    specials.overflow_flags};
-        }
-        return {static_cast<uint32_t>(code), 0u};
+    if (!f.has_zero && ((negative && !f.is_signed) || (magnitude == 0 && magnitude_residual <= 0))) {
+        // Zero (and negative numbers, unsigned) have no encoding
+        // (float8_e8m0fnu): NaN.
+        return {specials.invalid_code, kFlagInvalid};
     }
 
     uint32_t code_magnitude;
     if (magnitude == 0) {
         code_magnitude = 0;
         if (magnitude_residual > 0) {
-            // A non-zero value too small for binary64: only directed modes see it.
-            if (how == detail::MagnitudeRounding::up) code_magnitude = 1;
+            // A non-zero value too small for binary64: only directed modes see
+            // it (without zero: it is below the smallest value, see below).
+            if (how == detail::MagnitudeRounding::up || !f.has_zero) code_magnitude = f.smallest_code;
         }
     } else {
         int exponent;
         std::frexp(magnitude, &exponent);
         exponent -= 1;  // magnitude in [2^exponent, 2^(exponent+1))
         if (exponent > f.max_exponent + 1) {
+            if (!f.is_signed && negative) return {specials.invalid_code, kFlagInvalid};
             if (how == detail::MagnitudeRounding::down) {
                 return {negative ? specials.max_negative : specials.max_positive,
                         specials.overflow_flags};
@@ -183,15 +150,27 @@ inline Encoded encode_from_real(const Format& f, const SpecialCodes& specials, R
             return {negative ? specials.overflow_negative : specials.overflow_positive,
                     specials.overflow_flags};
         }
-        const int scale_exponent =
-            (exponent < f.min_normal_exponent ? f.min_normal_exponent : exponent) - f.mantissa_bits;
-        const Real q = std::ldexp(magnitude, -scale_exponent);  // < 2^(M+1), exact
-        const Real n = detail::round_magnitude(q, magnitude_residual, how, random);
-        const int64_t units = static_cast<int64_t>(n);
-        const int64_t exponent_steps =
-            (exponent < f.min_normal_exponent ? 0 : exponent - f.min_normal_exponent);
-        const int64_t c = (exponent_steps << f.mantissa_bits) + units;
+        int64_t c;
+        if (!f.has_subnormals && exponent < f.min_normal_exponent) {
+            c = 0;  // below the smallest value of a format without zero: the smallest
+        } else {
+            const int scale_exponent =
+                (exponent < f.min_normal_exponent ? f.min_normal_exponent : exponent) - f.mantissa_bits;
+            const Real q = std::ldexp(magnitude, -scale_exponent);  // < 2^(M+1), exact
+            const Real n = detail::round_magnitude(q, magnitude_residual, how, random);
+            const int64_t units = static_cast<int64_t>(n);
+            const int64_t exponent_steps =
+                (exponent < f.min_normal_exponent ? 0 : exponent - f.min_normal_exponent);
+            c = (exponent_steps << f.mantissa_bits) + units;
+            if (!f.has_subnormals) {
+                // the zero field is a normal binade: units count its implicit
+                // bit, and rounding down from its bottom stays there
+                c -= int64_t{1} << f.mantissa_bits;
+                if (c < 0) c = 0;
+            }
+        }
         if (c > static_cast<int64_t>(f.max_magnitude)) {
+            if (!f.is_signed && negative) return {specials.invalid_code, kFlagInvalid};
             if (how == detail::MagnitudeRounding::down) {
                 return {negative ? specials.max_negative : specials.max_positive,
                         specials.overflow_flags};
@@ -200,6 +179,11 @@ inline Encoded encode_from_real(const Format& f, const SpecialCodes& specials, R
                     specials.overflow_flags};
         }
         code_magnitude = static_cast<uint32_t>(c);
+    }
+    if (!f.is_signed && negative) {
+        // a negative value of an unsigned format: zero when it rounds there
+        if (code_magnitude == 0 && f.has_zero) return {0u, 0u};
+        return {specials.invalid_code, kFlagInvalid};
     }
     if (code_magnitude == 0 && specials.zero_drops_sign) return {0u, 0u};
     return {code_magnitude | (negative ? f.sign_bit : 0u), 0u};

@@ -11,7 +11,11 @@
 namespace minifloat {
 
 namespace {
-constexpr FormatRow kHalfRow = {"float16", "Float16DType", 16, 5, 10, 15, Specials::ieee, 'e'};
+constexpr FormatRow kHalfRow = {"float16",        "Float16DType",        16,
+                                 5,                10,                    15,
+                                 row_fields::kSigned, Infinities::ieee,   NanCodes::ieee,
+                                 row_fields::kNegativeZero, row_fields::kSubnormals, Overflow::to_infinity,
+                                 'e'};
 
 HalfFloatCodec build() {
     HalfFloatCodec c;

@@ -34,7 +34,7 @@ struct MlDtypesClasses {
     bool looked_up = false;
     // Strong references, kept for the life of the process (NumPy's cast
     // tables point at them too).
-    PyArray_DTypeMeta* by_format[kFormatCount] = {};
+    PyArray_DTypeMeta* by_format[kBuiltinFormatCount] = {};  // ml_dtypes names built-in formats only
 };
 MlDtypesClasses g_ml_dtypes;
 
@@ -127,7 +127,7 @@ int look_up_ml_dtypes_classes() {
         }
         return warn_unusable("importing ml_dtypes failed");
     }
-    for (int i = 0; i < kFormatCount; i++) {
+    for (int i = 0; i < kBuiltinFormatCount; i++) {
         bool failed = false;
         g_ml_dtypes.by_format[i] = ml_dtypes_class_of(module, i, &failed);
         if (failed && warn_unusable("reading an ml_dtypes type failed") < 0) {
@@ -172,7 +172,7 @@ NPY_CASTING ml_dtypes_casting(int from, int to) {
 
 int format_index_of_ml_dtypes_class(const PyArray_DTypeMeta* cls) {
     if (cls == nullptr) return -1;
-    for (int i = 0; i < kFormatCount; i++) {
+    for (int i = 0; i < kBuiltinFormatCount; i++) {
         if (g_ml_dtypes.by_format[i] == cls) return i;
     }
     return -1;
@@ -180,8 +180,8 @@ int format_index_of_ml_dtypes_class(const PyArray_DTypeMeta* cls) {
 
 int append_ml_dtypes_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out) {
     if (look_up_ml_dtypes_classes() < 0) return -1;
-    const std::string name = kFormatTable[index].name;
-    for (int other = 0; other < kFormatCount; other++) {
+    const std::string name = runtime(index).name;
+    for (int other = 0; other < kBuiltinFormatCount; other++) {
         PyArray_DTypeMeta* ml_class = g_ml_dtypes.by_format[other];
         if (ml_class == nullptr) continue;
         const std::string ml_name = std::string("ml_dtypes.") + kFormatTable[other].name;

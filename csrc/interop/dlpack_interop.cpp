@@ -62,22 +62,61 @@ constexpr const char* kLegacyName = "dltensor";
 constexpr const char* kUsedVersionedName = "used_dltensor_versioned";
 constexpr const char* kUsedLegacyName = "used_dltensor";
 
-// DLPack 1.1 type codes of the formats, by format name.
+// The floating-point type codes DLPack 1.1 defines, each with the format
+// description it denotes (DLPack names them after ml_dtypes' spellings;
+// these are those formats' facts). A format exports under a code when its
+// fields match, whatever its name: a format made at run time with
+// float8_e4m3fn's codes is float8_e4m3fn to DLPack. Overflow (a cast
+// policy, not part of the values) is not compared.
 struct TypeCode {
-    const char* format;
+    FormatRow layout;
     uint8_t code;
     uint8_t bits;  // as DLPack states them (packed sub-byte types: their width)
 };
+
+constexpr FormatRow layout(uint8_t exponent_bits, uint8_t mantissa_bits, int16_t bias, bool is_signed,
+                           Infinities infinities, NanCodes nan, bool negative_zero, bool subnormals) {
+    return {nullptr,
+            nullptr,
+            static_cast<uint8_t>((is_signed ? 1 : 0) + exponent_bits + mantissa_bits),
+            exponent_bits,
+            mantissa_bits,
+            bias,
+            is_signed,
+            infinities,
+            nan,
+            negative_zero,
+            subnormals,
+            Overflow::saturate,
+            0};
+}
+
+using namespace row_fields;
 constexpr TypeCode kTypeCodes[] = {
-    {"bfloat16", kDLBfloat, 16},        {"float8_e3m4", 7, 8},       {"float8_e4m3", 8, 8},
-    {"float8_e4m3b11fnuz", 9, 8},       {"float8_e4m3fn", 10, 8},    {"float8_e4m3fnuz", 11, 8},
-    {"float8_e5m2", 12, 8},             {"float8_e5m2fnuz", 13, 8},  {"float8_e8m0fnu", 14, 8},
-    {"float6_e2m3fn", 15, 6},           {"float6_e3m2fn", 16, 6},    {"float4_e2m1fn", 17, 4},
+    {layout(8, 7, 127, kSigned, Infinities::ieee, NanCodes::ieee, kNegativeZero, kSubnormals), kDLBfloat, 16},
+    {layout(3, 4, 3, kSigned, Infinities::ieee, NanCodes::ieee, kNegativeZero, kSubnormals), 7, 8},   // e3m4
+    {layout(4, 3, 7, kSigned, Infinities::ieee, NanCodes::ieee, kNegativeZero, kSubnormals), 8, 8},   // e4m3
+    {layout(4, 3, 11, kSigned, Infinities::none, NanCodes::negative_zero, kNoNegativeZero, kSubnormals), 9, 8},
+    {layout(4, 3, 7, kSigned, Infinities::none, NanCodes::all_ones, kNegativeZero, kSubnormals), 10, 8},  // e4m3fn
+    {layout(4, 3, 8, kSigned, Infinities::none, NanCodes::negative_zero, kNoNegativeZero, kSubnormals), 11, 8},
+    {layout(5, 2, 15, kSigned, Infinities::ieee, NanCodes::ieee, kNegativeZero, kSubnormals), 12, 8},  // e5m2
+    {layout(5, 2, 16, kSigned, Infinities::none, NanCodes::negative_zero, kNoNegativeZero, kSubnormals), 13, 8},
+    {layout(8, 0, 127, kUnsigned, Infinities::none, NanCodes::all_ones, kNoNegativeZero, kNoZero), 14, 8},  // e8m0fnu
+    {layout(2, 3, 1, kSigned, Infinities::none, NanCodes::none, kNegativeZero, kSubnormals), 15, 6},   // e2m3fn
+    {layout(3, 2, 3, kSigned, Infinities::none, NanCodes::none, kNegativeZero, kSubnormals), 16, 6},   // e3m2fn
+    {layout(2, 1, 1, kSigned, Infinities::none, NanCodes::none, kNegativeZero, kSubnormals), 17, 4},   // e2m1fn
 };
 
-const TypeCode* type_code_of_format(const char* name) {
+bool same_values(const FormatRow& a, const FormatRow& b) {
+    return a.bits == b.bits && a.exponent_bits == b.exponent_bits && a.mantissa_bits == b.mantissa_bits &&
+           a.bias == b.bias && a.is_signed == b.is_signed && a.infinities == b.infinities && a.nan == b.nan &&
+           a.negative_zero == b.negative_zero && a.subnormals == b.subnormals;
+}
+
+// nullptr when DLPack has no type code for the format's values.
+const TypeCode* type_code_of_format(const FormatRow& row) {
     for (const TypeCode& t : kTypeCodes) {
-        if (std::strcmp(t.format, name) == 0) return &t;
+        if (same_values(t.layout, row)) return &t;
     }
     return nullptr;
 }
@@ -87,6 +126,15 @@ const TypeCode* type_code_of_code(uint8_t code) {
         if (t.code == code) return &t;
     }
     return nullptr;
+}
+
+// The first format (built-ins come first) with the values of `t`, or -1.
+int format_of_type_code(const TypeCode& t) {
+    const int count = format_count();
+    for (int i = 0; i < count; i++) {
+        if (same_values(runtime(i).row, t.layout)) return i;
+    }
+    return -1;
 }
 
 // ---- import ---------------------------------------------------------------
@@ -176,7 +224,9 @@ py::object import_capsule(py::handle capsule) {
         fail(py::type_error("DLPack type (code " + std::to_string(tensor->dtype.code) + ", bits " +
                             std::to_string(tensor->dtype.bits) + ") is not a minifloat format"));
     }
-    const int index = format_index_of_name(type->format);
+    const int index = format_of_type_code(*type);
+    if (index < 0) fail(py::type_error("no minifloat format has the values of DLPack type code " +
+                                       std::to_string(tensor->dtype.code)));
     const int ndim = tensor->ndim;
     if (ndim < 0 || ndim > NPY_MAXDIMS) {
         fail(py::value_error("DLPack tensor has " + std::to_string(ndim) + " dimensions (0.." +
@@ -244,7 +294,7 @@ py::object import_capsule(py::handle capsule) {
         }
         if (ndim == 0) value_shape.append(lanes);
         py::bytes raw(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-        return py::make_tuple(raw, type->format, py::tuple(value_shape));
+        return py::make_tuple(raw, runtime(index).name, py::tuple(value_shape));
     }
     if (tensor->dtype.lanes != 1) fail(py::type_error("vector lanes are not supported"));
     const npy_intp itemsize = runtime(index).format.storage_bytes;
@@ -327,10 +377,16 @@ py::object export_capsule(py::handle array_obj, bool versioned, bool packed_fp4_
     } else {
         const int index = format_index_of_descr(PyArray_DESCR(array));
         if (index < 0) throw py::type_error("mf.to_dlpack needs a minifloat array");
-        const TypeCode* type = type_code_of_format(kFormatTable[index].name);
+        const TypeCode* type = type_code_of_format(runtime(index).row);
+        if (type == nullptr) {
+            throw py::buffer_error(runtime(index).name +
+                                   " has no DLPack type code (DLPack 1.1 defines bfloat16 and the OCP/ml_dtypes "
+                                   "float8, float6 and float4 formats); copy it into a standard type, e.g. "
+                                   "arr.astype(np.float32), or share its codes as arr.view(np." +
+                                   std::string(runtime(index).format.storage_bytes == 1 ? "uint8" : "uint16") + ")");
+        }
         if (type->bits < 8) {
-            throw py::type_error(std::string(kFormatTable[index].name) +
-                                 " has no unpacked DLPack type; use mf.pack for its bytes");
+            throw py::type_error(runtime(index).name + " has no unpacked DLPack type; use mf.pack for its bytes");
         }
         dtype = {type->code, type->bits, 1};
         itemsize = runtime(index).format.storage_bytes;
@@ -397,6 +453,16 @@ void register_dlpack_bindings(py::module_& m) {
           "Import a DLPack capsule of a minifloat type (zero-copy for 8/16-bit formats).");
     m.def("dlpack_export", &export_capsule, py::arg("array"), py::arg("versioned"),
           py::arg("packed_fp4_pairs") = false, "Export a minifloat array as a DLPack capsule (zero-copy).");
+    m.def(
+        "dlpack_type_code",
+        [](const std::string& name) -> py::object {
+            const int index = format_index_of_name(name.c_str());
+            if (index < 0) throw py::value_error("unknown minifloat format: " + name);
+            const TypeCode* type = type_code_of_format(runtime(index).row);
+            if (type == nullptr) return py::none();
+            return py::make_tuple(type->code, type->bits);
+        },
+        py::arg("name"), "DLPack 1.1's (type code, bits) of a format's values, or None.");
 }
 
 }  // namespace minifloat

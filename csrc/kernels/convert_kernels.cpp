@@ -68,6 +68,8 @@ struct LaneConstants {
     Bits nan_positive, nan_negative, inf_positive, inf_negative;
     Bits overflow_positive, overflow_negative, max_positive, max_negative;
     Bits nan_flags, inf_flags, overflow_flags, zero_drops_sign;
+    // layouts beyond signed-with-subnormals (all-ones masks when they apply)
+    Bits is_unsigned, no_zero, no_subnormals, implicit_unit, invalid_code;
 
     template <class Float>
     static LaneConstants make(const EncodePlan& p) {
@@ -91,6 +93,11 @@ struct LaneConstants {
         c.inf_flags = p.inf_flags;
         c.overflow_flags = p.overflow_flags;
         c.zero_drops_sign = mask_if<Bits>(p.zero_drops_sign);
+        c.is_unsigned = mask_if<Bits>(!p.is_signed);
+        c.no_zero = mask_if<Bits>(!p.has_zero);
+        c.no_subnormals = mask_if<Bits>(!p.has_subnormals);
+        c.implicit_unit = c.no_subnormals & (Bits{1} << p.mantissa_bits);
+        c.invalid_code = p.invalid_code;
         return c;
     }
 };
@@ -159,10 +166,17 @@ MINIFLOAT_KERNEL_INLINE typename IeeeTraits<Float>::Bits encode_one(
     }
 
     const Bits steps = ~below_normal & (exponent_eff - k.emin_field);
-    const Bits magnitude = (steps << k.mantissa_bits) + quotient + increment;
+    Bits magnitude = (steps << k.mantissa_bits) + quotient + increment;
+    // Without subnormals the zero field is a normal binade: the implicit bit
+    // is not part of the code, and values below it take the smallest code.
+    magnitude = select<Bits>(k.no_subnormals & below_normal, Bits{0}, magnitude - k.implicit_unit);
     const Bits is_nan = mask_if<Bits>(a > T::inf_bits);
+    // Unsigned formats: a negative value that does not round to zero is
+    // invalid; without zero, zero and every negative value are.
+    const Bits invalid = ~is_nan & ((negative & k.is_unsigned & (mask_if<Bits>(magnitude != 0) | k.no_zero)) |
+                                    (k.no_zero & mask_if<Bits>(a == 0)));
     const Bits is_inf = mask_if<Bits>(a == T::inf_bits);
-    const Bits overflow = ~is_nan & ~is_inf & mask_if<Bits>(magnitude > k.max_magnitude);
+    const Bits overflow = ~is_nan & ~is_inf & ~invalid & mask_if<Bits>(magnitude > k.max_magnitude);
 
     Bits code = magnitude | (negative & k.sign_bit);
     code = select<Bits>(mask_if<Bits>(magnitude == 0) & k.zero_drops_sign, Bits{0}, code);
@@ -170,9 +184,11 @@ MINIFLOAT_KERNEL_INLINE typename IeeeTraits<Float>::Bits encode_one(
         rounds_down_magnitude, select<Bits>(negative, k.max_negative, k.max_positive),
         select<Bits>(negative, k.overflow_negative, k.overflow_positive));
     code = select<Bits>(overflow, overflow_code, code);
+    code = select<Bits>(invalid, k.invalid_code, code);
     code = select<Bits>(is_inf, select<Bits>(negative, k.inf_negative, k.inf_positive), code);
     code = select<Bits>(is_nan, select<Bits>(negative, k.nan_negative, k.nan_positive), code);
-    flags |= (overflow & k.overflow_flags) | (is_inf & k.inf_flags) | (is_nan & k.nan_flags);
+    flags |= (overflow & k.overflow_flags) | (is_inf & k.inf_flags) | (is_nan & k.nan_flags) |
+             (invalid & Bits{kFlagInvalid});
     return code;
 }
 
@@ -342,9 +358,16 @@ MINIFLOAT_KERNEL_INLINE bool encode_block_fast(const FastConstants<typename Ieee
 template <class Source>
 MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const EncodePlan& plan, Rounding mode, const Source* in,
                                                      uint8_t* out, size_t n, uint32_t& flags) {
-    const FastConstants<uint32_t, float>* high = plan.fast64_high_usable ? &plan.fast64_high : nullptr;
-    return encode_u8_block_avx512(plan.fast32, high, plan.exponent_only, mode, in, out, n, flags) ||
-           encode_u8_block_avx2(plan, mode, in, out, n, flags);
+    switch (plan.kind) {
+        case KernelKind::sign_magnitude:
+        case KernelKind::e8m0: {
+            const FastConstants<uint32_t, float>* high = plan.fast64_high_usable ? &plan.fast64_high : nullptr;
+            return encode_u8_block_avx512(plan.fast32, high, plan.exponent_only, mode, in, out, n, flags) ||
+                   encode_u8_block_avx2(plan, mode, in, out, n, flags);
+        }
+        case KernelKind::general: return false;
+    }
+    return false;
 }
 
 // Runs the hand-written encoders over all n values at once, or, when they
@@ -389,7 +412,7 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_nearest_even(const EncodePlan& plan, con
     // the fast kernel, then the general one for blocks with inf or NaN
     auto portable = [&](size_t start, size_t count) MINIFLOAT_LAMBDA_INLINE {
         uint32_t block_flags = 0;
-        if (!plan.exponent_only && encode_block_fast(k, in + start, out + start, count, block_flags)) {
+        if (plan.hand_kernels && encode_block_fast(k, in + start, out + start, count, block_flags)) {
             return block_flags;
         }
         return encode_loop<Float, Rounding::nearest_even>(plan, in + start, nullptr, out + start, count);
@@ -399,8 +422,9 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_nearest_even(const EncodePlan& plan, con
                                  out, n, portable);
     }
     uint32_t flags = 0;
-    if constexpr (sizeof(Float) == 4) {  // bfloat16
-        if (encode_f32_u16_avx2(k, reinterpret_cast<const float*>(in), reinterpret_cast<uint16_t*>(out), n, flags)) {
+    if constexpr (sizeof(Float) == 4) {  // bfloat16 and the other 16-bit formats
+        if (plan.hand_kernels &&
+            encode_f32_u16_avx2(k, reinterpret_cast<const float*>(in), reinterpret_cast<uint16_t*>(out), n, flags)) {
             return flags;
         }
     }
@@ -466,13 +490,24 @@ MINIFLOAT_KERNEL_INLINE uint32_t decode_one_e8m0(uint32_t code) {
 
 template <class Code>
 MINIFLOAT_KERNEL_INLINE void decode_loop(const DecodePlan& plan, const Code* __restrict in, uint32_t* __restrict out, size_t n) {
-    if (plan.float32_prefix) {
-        for (size_t i = 0; i < n; i++) out[i] = static_cast<uint32_t>(in[i]) << 16;
-    } else if (plan.exponent_only) {
-        for (size_t i = 0; i < n; i++) out[i] = decode_one_e8m0(static_cast<uint32_t>(in[i]) & 0xFFu);
-    } else {
-        const DecodePlan d = plan;
-        for (size_t i = 0; i < n; i++) out[i] = decode_one<Code>(d, in[i]);
+    switch (plan.kind) {
+        case DecodeKind::float32_upper_half:
+            for (size_t i = 0; i < n; i++) out[i] = static_cast<uint32_t>(in[i]) << 16;
+            return;
+        case DecodeKind::e8m0:
+            for (size_t i = 0; i < n; i++) out[i] = decode_one_e8m0(static_cast<uint32_t>(in[i]) & 0xFFu);
+            return;
+        case DecodeKind::sign_magnitude: {
+            const DecodePlan d = plan;
+            for (size_t i = 0; i < n; i++) out[i] = decode_one<Code>(d, in[i]);
+            return;
+        }
+        case DecodeKind::table: {
+            const uint32_t* __restrict table = plan.table;
+            const uint32_t mask = plan.code_mask;
+            for (size_t i = 0; i < n; i++) out[i] = table[static_cast<uint32_t>(in[i]) & mask];
+            return;
+        }
     }
 }
 
@@ -497,7 +532,15 @@ typename IeeeTraits<Float>::Bits special_threshold(const Format& f) {
 
 EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
     EncodePlan p;
-    p.exponent_only = f.specials == Specials::unsigned_exponent_only;
+    p.kind = f.kernel_kind;
+    switch (f.kernel_kind) {
+        case KernelKind::sign_magnitude: p.hand_kernels = true; break;
+        case KernelKind::e8m0: p.exponent_only = true; break;
+        case KernelKind::general:
+            // float32 subnormals would land in the format's normal range
+            p.widen_float32 = f.min_normal_exponent < -126;
+            break;
+    }
     p.storage_bytes = f.storage_bytes;
     p.mantissa_bits = static_cast<uint32_t>(f.mantissa_bits);
     p.min_normal_exponent = f.min_normal_exponent;
@@ -516,30 +559,46 @@ EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
     p.inf_flags = s.inf_flags;
     p.overflow_flags = s.overflow_flags;
     p.zero_drops_sign = s.zero_drops_sign;
-    if (!p.exponent_only) {
+    p.is_signed = f.is_signed;
+    p.has_zero = f.has_zero;
+    p.has_subnormals = f.has_subnormals;
+    p.invalid_code = s.invalid_code;
+    if (p.hand_kernels) {
         p.f32_special_from = special_threshold<float>(f);
         p.f64_special_from = special_threshold<double>(f);
+        p.fast32 = make_fast_constants<float>(p, p.f32_special_from);
+        p.fast64 = make_fast_constants<double>(p, p.f64_special_from);
+        // In upper halves with the sticky bit, a >= T holds exactly when the
+        // half is at least T's upper half, plus one when T has lower bits: T's
+        // lower half must be 0 or 1 (anything nonzero below then counts alike)
+        // and its upper half even (so the sticky bit cannot reach it from
+        // below). Every 8-bit format's threshold (a code or a midpoint) is so.
+        const uint64_t special_low = p.f64_special_from & 0xFFFFFFFFu;
+        const uint32_t special_high = static_cast<uint32_t>(p.f64_special_from >> 32);
+        p.fast64_high_usable = special_low <= 1 && (special_high & 1u) == 0;
+        p.fast64_high =
+            make_fast_constants<float, DoubleHighWordTraits>(p, special_high + static_cast<uint32_t>(special_low));
+    } else if (p.exponent_only) {
+        // the e8m0 kernels read only the special codes and flags of these
+        p.fast32 = make_fast_constants<float>(p, 0);
+        p.fast64 = make_fast_constants<double>(p, 0);
     }
-    p.fast32 = make_fast_constants<float>(p, p.f32_special_from);
-    p.fast64 = make_fast_constants<double>(p, p.f64_special_from);
-    // In upper halves with the sticky bit, a >= T holds exactly when the
-    // half is at least T's upper half, plus one when T has lower bits: T's
-    // lower half must be 0 or 1 (anything nonzero below then counts alike)
-    // and its upper half even (so the sticky bit cannot reach it from
-    // below). Every 8-bit format's threshold (a code or a midpoint) is so.
-    const uint64_t special_low = p.f64_special_from & 0xFFFFFFFFu;
-    const uint32_t special_high = static_cast<uint32_t>(p.f64_special_from >> 32);
-    p.fast64_high_usable = !p.exponent_only && special_low <= 1 && (special_high & 1u) == 0;
-    p.fast64_high =
-        make_fast_constants<float, DoubleHighWordTraits>(p, special_high + static_cast<uint32_t>(special_low));
     return p;
 }
 
-DecodePlan make_decode_plan(const Format& f) {
+DecodePlan make_decode_plan(const Format& f, const uint32_t* exact_bits) {
     DecodePlan d;
-    d.exponent_only = f.specials == Specials::unsigned_exponent_only;
-    d.float32_prefix = f.specials == Specials::ieee && f.exponent_bits == 8 && f.bias == 127 &&
-                       f.bits == 16 && f.mantissa_bits == 7;
+    d.table = exact_bits;
+    if (f.is_float32_upper_half) {
+        d.kind = DecodeKind::float32_upper_half;
+    } else if (f.kernel_kind == KernelKind::e8m0) {
+        d.kind = DecodeKind::e8m0;
+    } else if (f.has_subnormals && f.min_exponent >= -126) {
+        d.kind = DecodeKind::sign_magnitude;  // every value a normal float32 or zero
+    } else {
+        d.kind = DecodeKind::table;
+    }
+    d.exponent_only = d.kind == DecodeKind::e8m0;
     d.storage_bytes = f.storage_bytes;
     d.code_mask = f.code_mask;
     d.sign_bit = f.sign_bit;
@@ -548,19 +607,19 @@ DecodePlan make_decode_plan(const Format& f) {
     d.mantissa_bits = static_cast<uint32_t>(f.mantissa_bits);
     d.exponent_rebias = static_cast<uint32_t>(127 - f.bias) << 23;
     d.subnormal_scale = std::ldexp(1.0f, f.min_normal_exponent - f.mantissa_bits);
-    switch (f.specials) {
-        case Specials::ieee:
-            d.inf_magnitude = f.inf_magnitude;
-            d.nan_magnitude_from = f.inf_magnitude + 1;
-            break;
-        case Specials::finite_nan_all_ones: d.nan_magnitude_from = f.magnitude_mask; break;
-        case Specials::finite_nan_negative_zero: d.nan_code = f.sign_bit; break;
-        default: break;
+    if (f.has_inf) d.inf_magnitude = f.inf_magnitude;
+    switch (f.nan) {
+        case NanCodes::ieee:
+        case NanCodes::all_ones: d.nan_magnitude_from = f.nan_magnitude_from; break;
+        case NanCodes::negative_zero: d.nan_code = f.sign_bit; break;
+        case NanCodes::none: break;
     }
     if (f.storage_bytes == 1) {
+        // the exact values' upper halves (all 8-bit formats' float32 values
+        // have zero lower halves, but for values of 2^-134 and below)
         d.has_byte_tables = true;
         for (uint32_t code = 0; code < 256; code++) {
-            const uint32_t bits = d.exponent_only ? decode_one_e8m0(code) : decode_one<uint8_t>(d, static_cast<uint8_t>(code));
+            const uint32_t bits = exact_bits[code & f.code_mask];
             d.has_byte_tables &= (bits & 0xFFFFu) == 0;
             d.byte2[code] = static_cast<uint8_t>(bits >> 16);
             d.byte3[code] = static_cast<uint8_t>(bits >> 24);
@@ -569,8 +628,37 @@ DecodePlan make_decode_plan(const Format& f) {
     return d;
 }
 
+// Formats whose normal range starts below float32's (plan.widen_float32):
+// float32 sources widened to float64 a block at a time, for encode(block
+// of doubles, its offset).
+template <class EncodeDoubles>
+uint32_t encode_widened(const float* in, size_t n, EncodeDoubles&& encode) {
+    constexpr size_t kChunk = 1024;
+    double widened[kChunk];
+    uint32_t flags = 0;
+    for (size_t start = 0; start < n; start += kChunk) {
+        const size_t count = n - start < kChunk ? n - start : kChunk;
+        // exact, NaN payloads and all (a quiet NaN widens quietly)
+        uint32_t bits;
+        for (size_t i = 0; i < count; i++) {
+            std::memcpy(&bits, in + start + i, sizeof bits);
+            if ((bits & 0x7FFFFFFFu) > 0x7F800000u) bits |= 0x00400000u;
+            float quiet;
+            std::memcpy(&quiet, &bits, sizeof quiet);
+            widened[i] = static_cast<double>(quiet);
+        }
+        flags |= encode(widened, start, count);
+    }
+    return flags;
+}
+
 MINIFLOAT_SIMD_CLONES
 uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n) {
+    if (plan.widen_float32) {
+        return encode_widened(in, n, [&](const double* block, size_t start, size_t count) {
+            return encode_f64(plan, block, static_cast<char*>(out) + start * plan.storage_bytes, count);
+        });
+    }
     DefaultFpuModeScope default_modes;  // the subnormal range is rounded by the FPU
     if (plan.storage_bytes == 1) return encode_nearest_even(plan, in, static_cast<uint8_t*>(out), n);
     return encode_nearest_even(plan, in, static_cast<uint16_t*>(out), n);
@@ -651,7 +739,7 @@ static uint32_t encode_f64_direct(const EncodePlan& plan, const double* in, void
 uint32_t encode_f64(const EncodePlan& plan, const double* in, void* out, size_t n) {
     DefaultFpuModeScope default_modes;
     // 8-bit formats: the AVX-512 kernel rounds to odd in registers
-    if (plan.storage_bytes == 1) return encode_f64_direct(plan, in, out, n);
+    if (plan.storage_bytes == 1 || !plan.hand_kernels) return encode_f64_direct(plan, in, out, n);
     bool handled = false;
     const uint32_t flags = encode_f64_via_f32(plan, Rounding::nearest_even, in, out, n, &handled);
     return handled ? flags : encode_f64_direct(plan, in, out, n);
@@ -660,6 +748,12 @@ uint32_t encode_f64(const EncodePlan& plan, const double* in, void* out, size_t 
 MINIFLOAT_SIMD_CLONES
 uint32_t encode_f32_rounding(const EncodePlan& plan, Rounding mode, const float* in,
                              const uint64_t* random, void* out, size_t n) {
+    if (plan.widen_float32) {
+        return encode_widened(in, n, [&](const double* block, size_t start, size_t count) {
+            return encode_f64_rounding(plan, mode, block, random == nullptr ? nullptr : random + start,
+                                       static_cast<char*>(out) + start * plan.storage_bytes, count);
+        });
+    }
     DefaultFpuModeScope default_modes;
     return encode_with_mode<float>(plan, mode, in, random, out, n);
 }
@@ -686,6 +780,7 @@ uint32_t encode_f64_rounding(const EncodePlan& plan, Rounding mode, const double
                                                                        codes + start, count);
                                  });
     }
+    if (!plan.hand_kernels) return encode_f64_rounding_direct(plan, mode, in, random, out, n);
     bool handled = false;
     const uint32_t flags = encode_f64_via_f32(plan, mode, in, out, n, &handled);
     return handled ? flags : encode_f64_rounding_direct(plan, mode, in, random, out, n);
@@ -697,7 +792,14 @@ void decode_to_f32(const DecodePlan& plan, const void* in, float* out, size_t n)
         decode_bytes_to_f32(plan.byte2, plan.byte3, static_cast<const uint8_t*>(in), out, n)) {
         return;
     }
-    if (decode_u8_to_f32_avx2(plan, static_cast<const uint8_t*>(in), out, n)) return;
+    switch (plan.kind) {
+        case DecodeKind::e8m0:
+        case DecodeKind::sign_magnitude:
+            if (decode_u8_to_f32_avx2(plan, static_cast<const uint8_t*>(in), out, n)) return;
+            break;
+        case DecodeKind::float32_upper_half:
+        case DecodeKind::table: break;
+    }
     uint32_t* bits = reinterpret_cast<uint32_t*>(out);
     if (plan.storage_bytes == 1) {
         decode_loop(plan, static_cast<const uint8_t*>(in), bits, n);

@@ -15,7 +15,14 @@ namespace minifloat {
 // Everything an encoder needs about the target, as plain integers (the
 // kernels copy these into locals so the compiler can vectorize).
 struct EncodePlan {
-    bool exponent_only = false;   // float8_e8m0fnu has its own kernel
+    KernelKind kind = KernelKind::general;
+    bool exponent_only = false;   // kind e8m0: float8_e8m0fnu has its own kernels
+    // kind sign_magnitude: the hand-written SIMD kernels and the fast
+    // round-to-nearest path serve it (the portable kernel serves every kind)
+    bool hand_kernels = false;
+    // float32 sources go through float64 (a format whose normal range starts
+    // below float32's: the float32 kernels cannot place a float32 subnormal)
+    bool widen_float32 = false;
     int storage_bytes = 1;
     uint32_t mantissa_bits = 0;
     int32_t min_normal_exponent = 0;
@@ -28,6 +35,11 @@ struct EncodePlan {
     uint32_t max_positive = 0, max_negative = 0;
     uint32_t nan_flags = 0, inf_flags = 0, overflow_flags = 0;
     bool zero_drops_sign = false;
+    // Layout facts for the portable kernel (see encode_one).
+    bool is_signed = true;
+    bool has_zero = true;
+    bool has_subnormals = true;
+    uint32_t invalid_code = 0;
     // Magnitudes (source bits without sign) from which round-to-nearest
     // overflows or the input is inf/NaN; below them the fast path applies.
     uint32_t f32_special_from = 0;
@@ -59,10 +71,19 @@ uint32_t encode_f32_rounding(const EncodePlan& plan, Rounding mode, const float*
 uint32_t encode_f64_rounding(const EncodePlan& plan, Rounding mode, const double* in,
                              const uint64_t* random, void* out, size_t n);
 
+// How a format's codes become float32 values.
+enum class DecodeKind : uint8_t {
+    float32_upper_half,  // bfloat16: a shift
+    e8m0,                // 2^(code - 127): a shift, with 0 and 0xFF apart
+    sign_magnitude,      // arithmetic (decode_one): subnormal layout, every value a normal float32 or zero
+    table,               // anything else: the exact values, looked up
+};
+
 // Decoding: per-format constants for the arithmetic decoder.
 struct DecodePlan {
-    bool exponent_only = false;
-    bool float32_prefix = false;   // bfloat16: the code is float32's top half
+    DecodeKind kind = DecodeKind::table;
+    bool exponent_only = false;    // kind e8m0 (the AVX2 kernels' template switch)
+    const uint32_t* table = nullptr;  // kind table: float32 bits of every code
     int storage_bytes = 1;
     uint32_t code_mask = 0;
     uint32_t sign_bit = 0;
@@ -81,7 +102,9 @@ struct DecodePlan {
     uint8_t byte3[256] = {};
 };
 
-DecodePlan make_decode_plan(const Format& f);
+// `exact_bits` (float32 bits of every code, exact) is used for the table
+// kind and the byte tables; it must outlive the plan.
+DecodePlan make_decode_plan(const Format& f, const uint32_t* exact_bits);
 
 void decode_to_f32(const DecodePlan& plan, const void* in, float* out, size_t n);
 void decode_to_f64(const DecodePlan& plan, const void* in, double* out, size_t n);

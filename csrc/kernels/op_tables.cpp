@@ -1,6 +1,7 @@
 #include "op_tables.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include "codec.h"
 #include "op_eval.h"
 #include "once_value.h"
+#include "per_format.h"
 #include "registry.h"
 
 namespace minifloat {
@@ -47,18 +49,18 @@ constexpr int kUnaryOps = static_cast<int>(UnaryOp::count);
 constexpr int kCompareOps = static_cast<int>(CompareOp::count);
 constexpr int kPredicates = static_cast<int>(Predicate::count);
 
-LazyTable<uint16_t> g_binary[kFormatCount][kBinaryOps];
-std::atomic<BinaryRows*> g_binary_rows[kFormatCount][kBinaryOps];  // made on first use, kept
-LazyTable<uint16_t> g_nextafter[kFormatCount];
-LazyTable<uint8_t> g_compare[kFormatCount][kCompareOps];
-LazyTable<uint32_t> g_unary[kFormatCount][kUnaryOps];
-LazyTable<uint32_t> g_spacing[kFormatCount];
-LazyTable<uint8_t> g_predicate[kFormatCount][kPredicates];
-LazyTable<uint8_t> g_unary_bytes[kFormatCount][kUnaryOps];
-LazyTable<uint8_t> g_spacing_bytes[kFormatCount];
-LazyTable<uint8_t> g_order_keys[kFormatCount];
-LazyTable<uint8_t> g_nan_lowest_keys[kFormatCount];
-LazyTable<SignedKeyRule> g_signed_key_rules[kFormatCount];  // empty: no rule
+PerFormat<std::array<LazyTable<uint16_t>, kBinaryOps>> g_binary;
+PerFormat<std::array<std::atomic<BinaryRows*>, kBinaryOps>> g_binary_rows;  // made on first use, kept
+PerFormat<LazyTable<uint16_t>> g_nextafter;
+PerFormat<std::array<LazyTable<uint8_t>, kCompareOps>> g_compare;
+PerFormat<std::array<LazyTable<uint32_t>, kUnaryOps>> g_unary;
+PerFormat<LazyTable<uint32_t>> g_spacing;
+PerFormat<std::array<LazyTable<uint8_t>, kPredicates>> g_predicate;
+PerFormat<std::array<LazyTable<uint8_t>, kUnaryOps>> g_unary_bytes;
+PerFormat<LazyTable<uint8_t>> g_spacing_bytes;
+PerFormat<LazyTable<uint8_t>> g_order_keys;
+PerFormat<LazyTable<uint8_t>> g_nan_lowest_keys;
+PerFormat<LazyTable<SignedKeyRule>> g_signed_key_rules;  // empty: no rule
 
 void split_entries(const uint32_t* entries, std::vector<uint8_t>& map) {
     map.resize(512);
@@ -74,7 +76,7 @@ struct ValueLadder {
     std::once_flag once;
     std::vector<double> values;
 };
-ValueLadder g_ladders[kFormatCount];
+PerFormat<ValueLadder> g_ladders;
 
 const std::vector<double>& ladder(int format) {
     ValueLadder& l = g_ladders[format];

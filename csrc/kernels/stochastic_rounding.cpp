@@ -301,6 +301,7 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_chunks(const EncodePlan& plan, uint64_t 
 MINIFLOAT_SIMD_CLONES
 uint32_t encode_stochastic_part(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in, bool float64,
                                 void* out, size_t n) {
+    if (plan.kind == KernelKind::general) return encode_stochastic_exact(plan, key, first, in, float64, out, n);
     DefaultFpuModeScope default_modes;  // the subnormal rule's float steps must not flush (DAZ/FTZ)
     if (float64) return encode_chunks(plan, key, first, static_cast<const double*>(in), out, n);
     return encode_chunks(plan, key, first, static_cast<const float*>(in), out, n);

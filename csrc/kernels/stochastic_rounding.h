@@ -20,4 +20,9 @@ uint32_t encode_f64_stochastic(const EncodePlan& plan, uint64_t key, const doubl
 uint32_t encode_stochastic_part(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in,
                                 bool float64, void* out, size_t n);
 
+// The same through the exact any-mode encoders (stochastic_any_format.cpp):
+// every format, used for those the kernels above do not model.
+uint32_t encode_stochastic_exact(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in,
+                                 bool float64, void* out, size_t n);
+
 }  // namespace minifloat

@@ -12,6 +12,7 @@
 #include "registry.h"
 #include "simd_dispatch.h"
 #include "ufunc_fallback.h"
+#include "user_formats.h"
 
 namespace py = pybind11;
 
@@ -23,25 +24,7 @@ void register_bindings(py::module_& m) {
     register_cast_extra_bindings(m);
     register_dlpack_bindings(m);
     register_fallback_bindings(m);
-    m.def("format_info", [](const std::string& name) {
-        for (int i = 0; i < kFormatCount; i++) {
-            const Format& f = runtime(i).format;
-            if (name != f.row->name) continue;
-            py::dict d;
-            d["name"] = f.row->name;
-            d["bits"] = f.bits;
-            d["exponent_bits"] = f.exponent_bits;
-            d["mantissa_bits"] = f.mantissa_bits;
-            d["bias"] = f.bias;
-            d["has_inf"] = f.has_inf;
-            d["has_nan"] = f.has_nan;
-            d["has_negative_zero"] = f.has_negative_zero;
-            d["is_signed"] = f.is_signed;
-            d["itemsize"] = f.storage_bytes;
-            return d;
-        }
-        throw py::value_error("unknown minifloat format: " + name);
-    });
+    register_user_format_bindings(m);
     // For tests: the portable kernels must give the same bits as the
     // hand-written AVX-512 ones. Returns the previous setting.
     m.def("_set_avx512_kernels", [](bool enabled) {
@@ -82,9 +65,8 @@ void register_bindings(py::module_& m) {
     // format run on order keys computed by byte arithmetic (order_avx2.h)
     // rather than the scalar table loop.
     m.def("_has_order_rule", [](const std::string& name) {
-        for (int i = 0; i < kFormatCount; i++) {
-            if (name == runtime(i).format.row->name) return signed_key_rule(i) != nullptr;
-        }
+        const int index = format_index_of_name(name.c_str());
+        if (index >= 0) return signed_key_rule(index) != nullptr;
         throw py::value_error("unknown minifloat format: " + name);
     });
     // For tests: the dotfunc slot of two 1-d arrays of one format, called

@@ -34,7 +34,6 @@ PYBIND11_MODULE(_core, m) {
     throw_if_failed(_import_umath());
 
     init_format_runtimes();
-    init_promotion_facts();
     throw_if_failed(init_scalar_types());
     throw_if_failed(init_dtype_classes());
     throw_if_failed(init_ufuncs());
@@ -45,13 +44,13 @@ PYBIND11_MODULE(_core, m) {
     m.add_object("_scalar_from_code", py::reinterpret_borrow<py::object>(g_scalar_from_code_function));
 
     py::list names;
-    for (int i = 0; i < kFormatCount; i++) {
-        const FormatRuntime& rt = runtime(i);
-        m.add_object(rt.format.row->name,
-                     py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&runtime(i).scalar_type)));
-        m.add_object(rt.format.row->dtype_class,
-                     py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&runtime(i).dtype_class)));
-        names.append(rt.format.row->name);
+    for (int i = 0; i < kBuiltinFormatCount; i++) {
+        FormatRuntime& rt = runtime(i);
+        m.add_object(rt.name.c_str(),
+                     py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&rt.scalar_type)));
+        m.add_object(rt.dtype_class_name.c_str(),
+                     py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&rt.dtype_class)));
+        names.append(rt.name);
     }
     m.add_object("FORMAT_NAMES", py::tuple(names));
     m.add_object("floating", py::reinterpret_borrow<py::object>(

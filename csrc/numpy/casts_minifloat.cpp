@@ -1,7 +1,9 @@
 // Casts between formats: a copy for the same format, a 256-entry code table
 // from 8-bit formats, and decode-to-float32 then encode from 16-bit ones
 // (every format is a subset of float32, so that is still one rounding).
+#include <cfenv>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "cast_specs.h"
@@ -10,6 +12,8 @@
 #include "decode_blocks.h"
 #include "fp_status.h"
 #include "lookup_kernels.h"
+#include "once_value.h"
+#include "per_format.h"
 #include "promotion.h"
 #include "registry.h"
 #include "strided_driver.h"
@@ -19,38 +23,41 @@ namespace minifloat {
 namespace {
 
 // For every 8-bit source code: the target code and flags (8-bit targets),
-// or target code | flags << 16 (16-bit targets).
-struct NarrowTable {
+// or target code | flags << 16 (16-bit targets). Made on first use of a
+// pair (formats made at run time add pairs with every other format).
+struct TranslationTable {
     uint8_t codes[256];
     uint8_t flags[256];
+    uint32_t wide[256];
 };
-NarrowTable g_narrow_tables[kFormatCount][kFormatCount];
-std::vector<uint32_t> g_wide_tables[kFormatCount][kFormatCount];
+PerFormat<PerFormat<OnceValue<std::unique_ptr<TranslationTable>>>> g_tables;  // [from][to]
 
-void build_translation_table(int from, int to) {
-    const FormatRuntime& src = runtime(from);
-    const FormatRuntime& dst = runtime(to);
-    if (src.format.storage_bytes != 1) return;
-    for (uint32_t code = 0; code < 256; code++) {
-        const Encoded e = encode_from_double(dst.format, dst.default_specials, src.decode_f64[code]);
-        if (dst.format.storage_bytes == 1) {
-            g_narrow_tables[from][to].codes[code] = static_cast<uint8_t>(e.code);
-            g_narrow_tables[from][to].flags[code] = static_cast<uint8_t>(e.flags);
-        } else {
-            g_wide_tables[from][to].push_back(e.code | (e.flags << 16));
+const TranslationTable& translation_table(int from, int to) {
+    return *g_tables[from][to].get([&](std::unique_ptr<TranslationTable>& table) {
+        table = std::make_unique<TranslationTable>();
+        // made inside a cast loop: the FPU flags it may set are not the cast's
+        std::fenv_t env;
+        std::feholdexcept(&env);
+        const FormatRuntime& src = runtime(from);
+        const FormatRuntime& dst = runtime(to);
+        for (uint32_t code = 0; code < 256; code++) {
+            const Encoded e = encode_from_double(dst.format, dst.default_specials, src.decode_f64[code]);
+            table->codes[code] = static_cast<uint8_t>(e.code);
+            table->flags[code] = static_cast<uint8_t>(e.flags);
+            table->wide[code] = e.code | (e.flags << 16);
         }
-    }
+        std::fesetenv(&env);
+    });
 }
 
 uint32_t translate_block(const FormatRuntime& src, const FormatRuntime& dst, int from, int to,
                          const char* in, char* out, size_t n) {
     if (src.format.storage_bytes == 1) {
         const uint8_t* codes = reinterpret_cast<const uint8_t*>(in);
+        const TranslationTable& table = translation_table(from, to);
         if (dst.format.storage_bytes == 2) {
-            return lookup_wide_with_flags(g_wide_tables[from][to].data(), codes,
-                                          reinterpret_cast<uint16_t*>(out), n);
+            return lookup_wide_with_flags(table.wide, codes, reinterpret_cast<uint16_t*>(out), n);
         }
-        const NarrowTable& table = g_narrow_tables[from][to];
         return lookup_bytes_with_flags(table.codes, table.flags, codes,
                                        reinterpret_cast<uint8_t*>(out), n);
     }
@@ -128,17 +135,15 @@ void translate_codes(int from, int to, char* const data[], npy_intp n, const npy
 }
 
 void append_minifloat_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out) {
-    const std::string name = kFormatTable[index].name;
+    const std::string name = runtime(index).name;
     std::vector<PyType_Slot> self_slots = loop_slots(copy_loop);
     self_slots.push_back({NPY_METH_resolve_descriptors, reinterpret_cast<void*>(same_format_resolve)});
     out.push_back(make_method_spec((name + "_to_" + name).c_str(), 1, 1, NPY_NO_CASTING,
                                    NPY_METH_SUPPORTS_UNALIGNED, {nullptr, nullptr},
                                    std::move(self_slots)));
     for (int other = 0; other < index; other++) {
-        build_translation_table(index, other);
-        build_translation_table(other, index);
         PyArray_DTypeMeta* other_dtype = &runtime(other).dtype_class;
-        const std::string other_name = kFormatTable[other].name;
+        const std::string other_name = runtime(other).name;
         out.push_back(make_method_spec((name + "_to_" + other_name).c_str(), 1, 1,
                                        format_to_format_casting(index, other),
                                        NPY_METH_SUPPORTS_UNALIGNED, {nullptr, other_dtype},

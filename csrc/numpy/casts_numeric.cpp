@@ -7,6 +7,7 @@
 #include <complex>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -17,6 +18,8 @@
 #include "fp_status.h"
 #include "lookup_kernels.h"
 #include "half_float.h"
+#include "once_value.h"
+#include "per_format.h"
 #include "promotion.h"
 #include "registry.h"
 #include "strided_driver.h"
@@ -177,36 +180,31 @@ struct SmallTargetTable {
 template <class Dst>
 const SmallTargetTable<Dst>& small_target_table(const FormatRuntime& rt) {
     static_assert(sizeof(Dst) <= 2, "one- and two-byte targets");
-    static const std::vector<SmallTargetTable<Dst>> tables = [] {
+    static PerFormat<OnceValue<std::unique_ptr<SmallTargetTable<Dst>>>> tables;
+    return *tables[rt.format.index].get([&](std::unique_ptr<SmallTargetTable<Dst>>& table) {
         // The conversions below may set the FPU's flags (as a cast would);
         // they are not this cast's, so they are put back as they were.
         std::fenv_t env;
         std::feholdexcept(&env);
-        std::vector<SmallTargetTable<Dst>> all(kFormatCount);
-        for (int f = 0; f < kFormatCount; f++) {
-            const FormatRuntime& format = runtime(f);
-            if (format.format.storage_bytes != 1) continue;
-            for (uint32_t code = 0; code < 256; code++) {
-                const char byte = static_cast<char>(code);
-                Dst value{};
-                const uint32_t flags = decode_block_general<Dst>(format, &byte, reinterpret_cast<char*>(&value), 1);
-                uint16_t bits = 0;
-                std::memcpy(&bits, &value, sizeof value);
-                all[f].entries[code] = bits | flags << 16;
-                all[f].bytes[code] = static_cast<uint8_t>(bits);
-                all[f].flags[code] = static_cast<uint8_t>(flags);
-            }
+        table = std::make_unique<SmallTargetTable<Dst>>();
+        for (uint32_t code = 0; code < 256; code++) {
+            const char byte = static_cast<char>(code);
+            Dst value{};
+            const uint32_t flags = decode_block_general<Dst>(rt, &byte, reinterpret_cast<char*>(&value), 1);
+            uint16_t bits = 0;
+            std::memcpy(&bits, &value, sizeof value);
+            table->entries[code] = bits | flags << 16;
+            table->bytes[code] = static_cast<uint8_t>(bits);
+            table->flags[code] = static_cast<uint8_t>(flags);
         }
         std::fesetenv(&env);
-        return all;
-    }();
-    return tables[rt.format.index];
+    });
 }
 
 template <class Dst>
 uint32_t decode_block(const FormatRuntime& rt, const char* in, char* out, size_t n) {
     if constexpr (sizeof(Dst) <= 2) {
-        if (rt.format.storage_bytes == 1 && rt.format.index >= 0) {
+        if (rt.format.storage_bytes == 1) {
             const SmallTargetTable<Dst>& table = small_target_table<Dst>(rt);
             const uint8_t* codes = reinterpret_cast<const uint8_t*>(in);
             if constexpr (sizeof(Dst) == 1) {
@@ -331,7 +329,7 @@ std::vector<NumericCast> numeric_casts() {
 }  // namespace
 
 void append_numeric_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out) {
-    const std::string name = kFormatTable[index].name;
+    const std::string name = runtime(index).name;
     for (const NumericCast& c : numeric_casts()) {
         const std::string other = reinterpret_cast<PyTypeObject*>(c.dtype)->tp_name;
         std::vector<PyType_Slot> into_slots = loop_slots(c.into_format);

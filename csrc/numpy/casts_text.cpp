@@ -128,7 +128,7 @@ std::vector<PyType_Slot> slots_with(void* resolve, Fn* loop) {
 template <int TypeNum>
 void append_pair(int index, PyArray_DTypeMeta* text_dtype, const char* text_name,
                  std::vector<PyArrayMethod_Spec*>& out) {
-    const std::string name = kFormatTable[index].name;
+    const std::string name = runtime(index).name;
     out.push_back(make_method_spec(
         (name + "_to_" + text_name).c_str(), 1, 1, NPY_SAFE_CASTING,
         NPY_METH_SUPPORTS_UNALIGNED, {nullptr, text_dtype},

@@ -150,7 +150,7 @@ std::vector<PyType_Slot> slots_with(void* resolve, PyArrayMethod_StridedLoop* lo
 }  // namespace
 
 void append_void_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out) {
-    const std::string name = kFormatTable[index].name;
+    const std::string name = runtime(index).name;
     const auto flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(NPY_METH_SUPPORTS_UNALIGNED | NPY_METH_REQUIRES_PYAPI);
     out.push_back(make_method_spec((name + "_to_void").c_str(), 1, 1, NPY_UNSAFE_CASTING, flags,
                                    {nullptr, &PyArray_VoidDType},

@@ -1,5 +1,6 @@
 #include "dtype_class.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -86,7 +87,10 @@ int get_constant(PyArray_Descr* descr, int id, void* data) {
             code = f.nan_code;
             break;
         case NPY_CONSTANT_finfo_radix: code = code_of(2.0); break;
-        case NPY_CONSTANT_finfo_eps: code = code_of(std::ldexp(1.0, -f.mantissa_bits)); break;
+        case NPY_CONSTANT_finfo_eps:
+            // the spacing above 1: 2^-M, unless 1 lies in the subnormal range
+            code = code_of(std::ldexp(1.0, std::max(0, f.min_normal_exponent) - f.mantissa_bits));
+            break;
         case NPY_CONSTANT_finfo_smallest_normal:
             code = code_of(std::ldexp(1.0, f.min_normal_exponent));
             break;
@@ -135,12 +139,16 @@ PyObject* dtype_new(PyTypeObject* cls, PyObject* args, PyObject* kwds) {
 }
 
 PyObject* dtype_repr(PyObject* self) {
-    // Arrays print `dtype=float8_e4m3fn`, which evaluates back to this dtype
-    // after `from minifloat import *`.
-    return PyUnicode_FromString(runtime_of(reinterpret_cast<PyArray_Descr*>(self)).format.row->name);
+    // Arrays print `dtype=float8_e4m3fn` (formats made at run time:
+    // `dtype=float_format(...)`), which evaluates back to this dtype after
+    // `from minifloat import *`.
+    const FormatRuntime& rt = runtime_of(reinterpret_cast<PyArray_Descr*>(self));
+    return PyUnicode_FromString(rt.repr_text.empty() ? rt.name.c_str() : rt.repr_text.c_str());
 }
 
-PyObject* dtype_name(PyObject* self, void*) { return dtype_repr(self); }
+PyObject* dtype_name(PyObject* self, void*) {
+    return PyUnicode_FromString(runtime_of(reinterpret_cast<PyArray_Descr*>(self)).name.c_str());
+}
 
 PyObject* dtype_typestr(PyObject* self, void*) {
     // Code that rebuilds a dtype from `.str` (structured dtypes' `.descr`,
@@ -155,6 +163,11 @@ PyObject* dtype_typestr(PyObject* self, void*) {
 }
 
 PyObject* dtype_reduce(PyObject* self, PyObject*) {
+    const FormatRuntime& rt = runtime_of(reinterpret_cast<PyArray_Descr*>(self));
+    if (rt.reduce_value != nullptr) {  // made at run time: by its parameters
+        Py_INCREF(rt.reduce_value);
+        return rt.reduce_value;
+    }
     PyObject* numpy = PyImport_ImportModule("numpy");
     if (numpy == nullptr) return nullptr;
     PyObject* dtype_type = PyObject_GetAttrString(numpy, "dtype");
@@ -276,6 +289,8 @@ int init_abstract_dtype() {
     return PyArrayInitDTypeMeta_FromSpec(&g_abstract_dtype, &spec);
 }
 
+}  // namespace
+
 int init_format_dtype(int index) {
     FormatRuntime& rt = runtime(index);
     PyTypeObject* t = reinterpret_cast<PyTypeObject*>(&rt.dtype_class);
@@ -341,11 +356,9 @@ int init_format_dtype(int index) {
     return 0;
 }
 
-}  // namespace
-
 int init_dtype_classes() {
     if (init_abstract_dtype() < 0) return -1;
-    for (int i = 0; i < kFormatCount; i++) {
+    for (int i = 0; i < kBuiltinFormatCount; i++) {
         if (init_format_dtype(i) < 0) return -1;
     }
     return 0;

@@ -1,16 +1,20 @@
 #include "promotion.h"
 
+#include <atomic>
 #include <cmath>
 
 #include "casts_ml_dtypes.h"
 #include "codec.h"
+#include "per_format.h"
 #include "registry.h"
 
 namespace minifloat {
 
 namespace {
 
-bool g_subset[kFormatCount][kFormatCount];
+// Whether every finite value of `a` is one of `b` with a's specials: made
+// on first use of the pair (0 unknown, 1 no, 2 yes).
+PerFormat<PerFormat<std::atomic<int8_t>>> g_subset;
 
 bool same_double(double x, double y) {
     return x == y && std::signbit(x) == std::signbit(y);
@@ -71,13 +75,16 @@ bool holds_integer_type(const FormatRuntime& rt, PyArray_DTypeMeta* d) {
 
 }  // namespace
 
-void init_promotion_facts() {
-    for (int a = 0; a < kFormatCount; a++) {
-        for (int b = 0; b < kFormatCount; b++) g_subset[a][b] = (a == b) || compute_subset(a, b);
+bool format_is_subset(int a, int b) {
+    if (a == b) return true;
+    std::atomic<int8_t>& known = g_subset[a][b];
+    int8_t subset = known.load(std::memory_order_relaxed);
+    if (subset == 0) {  // value-initialized: not computed yet
+        subset = compute_subset(a, b) ? 2 : 1;
+        known.store(subset, std::memory_order_relaxed);  // the same answer from any thread
     }
+    return subset == 2;
 }
-
-bool format_is_subset(int a, int b) { return g_subset[a][b]; }
 
 PyArray_DTypeMeta* common_dtype_with(int index, PyArray_DTypeMeta* other) {
     const FormatRuntime& rt = runtime(index);
@@ -87,8 +94,16 @@ PyArray_DTypeMeta* common_dtype_with(int index, PyArray_DTypeMeta* other) {
     // ml_dtypes' DType of a format promotes as minifloat's DType of it
     if (other_index < 0) other_index = format_index_of_ml_dtypes_class(other);
     if (other_index >= 0) {
-        if (format_is_subset(other_index, index)) return new_ref(self);
-        if (format_is_subset(index, other_index)) return new_ref(&runtime(other_index).dtype_class);
+        PyArray_DTypeMeta* other_minifloat = &runtime(other_index).dtype_class;  // (for ml_dtypes' class too)
+        const bool other_in_self = format_is_subset(other_index, index);
+        const bool self_in_other = format_is_subset(index, other_index);
+        if (other_in_self && self_in_other) {
+            // the same values (binary8p3sf and float8_e5m2fnuz): the first in
+            // the registry, whichever side asks
+            return new_ref(index < other_index ? self : other_minifloat);
+        }
+        if (other_in_self) return new_ref(self);
+        if (self_in_other) return new_ref(other_minifloat);
         const bool both_fit_half = rt.fits_float16 && runtime(other_index).fits_float16;
         return new_ref(both_fit_half ? &PyArray_HalfDType : &PyArray_FloatDType);
     }

@@ -1,13 +1,10 @@
 // Cast safety and type promotion, derived from exact representability of
-// each format's values (computed from the table at import).
+// each format's values (computed from the formats' values on first use).
 #pragma once
 
 #include "numpy_api.h"
 
 namespace minifloat {
-
-// Fills the subset relation between formats; call after init_format_runtimes.
-void init_promotion_facts();
 
 // True when every finite value of format `a` is a value of format `b` and
 // `b` keeps a's specials (inf, NaN, -0).

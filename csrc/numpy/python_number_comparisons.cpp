@@ -144,7 +144,7 @@ int add_one(PyObject* ufunc, const char* ufunc_name, int index, PyArray_DTypeMet
     std::vector<PyArray_DTypeMeta*> dtypes = NumberSide == 1
                                                  ? std::vector<PyArray_DTypeMeta*>{format, number_dtype, &PyArray_BoolDType}
                                                  : std::vector<PyArray_DTypeMeta*>{number_dtype, format, &PyArray_BoolDType};
-    const std::string name = std::string(kFormatTable[index].name) + "_" + ufunc_name + "_python_number";
+    const std::string name = runtime(index).name + "_" + ufunc_name + "_python_number";
     PyArrayMethod_Spec* spec = make_method_spec(
         name.c_str(), 2, 1, NPY_NO_CASTING, static_cast<NPY_ARRAYMETHOD_FLAGS>(0), std::move(dtypes),
         {{NPY_METH_resolve_descriptors, reinterpret_cast<void*>(resolve_number_as_double<NumberSide>)},

@@ -262,13 +262,13 @@ PyObject* scalar_new(PyTypeObject* type, PyObject* args, PyObject* kwds) {
         return nullptr;
     }
     if (kwds != nullptr && PyDict_Size(kwds) != 0) {
-        PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments", kFormatTable[index].name);
+        PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments", runtime(index).name.c_str());
         return nullptr;
     }
     const Py_ssize_t nargs = PyTuple_GET_SIZE(args);
     if (nargs > 1) {
         PyErr_Format(PyExc_TypeError, "%s() takes at most 1 argument (%zd given)",
-                     kFormatTable[index].name, nargs);
+                     runtime(index).name.c_str(), nargs);
         return nullptr;
     }
     if (nargs == 0) return new_scalar(index, 0);
@@ -288,8 +288,13 @@ PyObject* scalar_new(PyTypeObject* type, PyObject* args, PyObject* kwds) {
 
 PyObject* method_reduce(PyObject* self, PyObject*) {
     const int index = format_index_of_scalar(self);
-    return Py_BuildValue("O(sI)", g_scalar_from_code_function, kFormatTable[index].name,
-                         static_cast<unsigned>(scalar_code(self)));
+    const unsigned code = static_cast<unsigned>(scalar_code(self));
+    if (index < kBuiltinFormatCount) {
+        return Py_BuildValue("O(sI)", g_scalar_from_code_function, runtime(index).name.c_str(), code);
+    }
+    // a format made at run time: by its dtype, which pickles by its
+    // parameters (a fresh interpreter makes the format again)
+    return Py_BuildValue("O(OI)", g_scalar_from_code_function, &runtime(index).descr->base, code);
 }
 
 PyObject* method_item(PyObject* self, PyObject* args) {
@@ -396,21 +401,28 @@ PyObject* new_scalar(int index, uint32_t code) {
 }
 
 PyObject* scalar_from_code(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-    const char* name;
     unsigned long code;
-    if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyLong_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "_scalar_from_code(name, code)");
+    const bool by_descr = nargs == 2 && PyArray_DescrCheck(args[0]) &&
+                          format_index_of_descr(reinterpret_cast<PyArray_Descr*>(args[0])) >= 0;
+    if (nargs != 2 || !(PyUnicode_Check(args[0]) || by_descr) || !PyLong_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "_scalar_from_code(format name or dtype, code)");
         return nullptr;
     }
-    name = PyUnicode_AsUTF8(args[0]);
-    if (name == nullptr) return nullptr;
     code = PyLong_AsUnsignedLong(args[1]);
     if (code == static_cast<unsigned long>(-1) && PyErr_Occurred()) return nullptr;
-    const int index = format_index_of_name(name);
+    int index;
+    if (by_descr) {
+        index = format_index_of_descr(reinterpret_cast<PyArray_Descr*>(args[0]));
+    } else {
+        const char* name = PyUnicode_AsUTF8(args[0]);
+        if (name == nullptr) return nullptr;
+        index = format_index_of_name(name);
+    }
     if (index < 0) {
         PyErr_Format(PyExc_ValueError, "unknown minifloat format %R", args[0]);
         return nullptr;
     }
+    const char* name = runtime(index).name.c_str();
     if (code > runtime(index).format.code_mask) {
         PyErr_Format(PyExc_ValueError, "code %lu out of range for %s", code, name);
         return nullptr;
@@ -426,16 +438,22 @@ int init_scalar_types() {
     abstract.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
     abstract.tp_base = &PyFloatingArrType_Type;
     if (PyType_Ready(&abstract) < 0) return -1;
+    for (int i = 0; i < kBuiltinFormatCount; i++) {
+        if (init_format_scalar_type(i) < 0) return -1;
+    }
+    return 0;
+}
 
-    for (int i = 0; i < kFormatCount; i++) {
-        FormatRuntime& rt = runtime(i);
+int init_format_scalar_type(int index) {
+    FormatRuntime& rt = runtime(index);
+    {
         PyTypeObject& t = rt.scalar_type;
         t.ob_base.ob_base.ob_refcnt = 1;
         t.tp_name = rt.scalar_name.c_str();
         t.tp_doc = "A minifloat scalar; see minifloat.format_info for the format.";
         t.tp_basicsize = sizeof(MinifloatScalar);
         t.tp_flags = Py_TPFLAGS_DEFAULT;
-        t.tp_base = &abstract;
+        t.tp_base = &g_abstract_scalar_type;
         t.tp_new = scalar_new;
         t.tp_repr = scalar_repr;
         t.tp_str = scalar_repr;

@@ -6,8 +6,10 @@
 
 namespace minifloat {
 
-// Readies the abstract scalar type and one scalar type per format.
+// Readies the abstract scalar type and one scalar type per built-in format.
 int init_scalar_types();
+// Readies the scalar type of format `index` (made at run time).
+int init_format_scalar_type(int index);
 
 // A new scalar of format `index` holding `code`. New reference.
 PyObject* new_scalar(int index, uint32_t code);
@@ -23,7 +25,8 @@ int attach_dtype_to_scalar_type(int index);
 // ("overflow encountered in scalar add"); -1 if that raised.
 int report_scalar_fp_flags(const char* operation, uint32_t flags);
 
-// pickle support: rebuilds a scalar from its format name and code.
+// pickle support: rebuilds a scalar from its format (name, or dtype for a
+// format made at run time) and code.
 PyObject* scalar_from_code(PyObject* module, PyObject* const* args, Py_ssize_t nargs);
 extern PyObject* g_scalar_from_code_function;
 

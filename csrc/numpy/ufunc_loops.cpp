@@ -1,14 +1,17 @@
 #include "ufunc_loops.h"
 
+#include <cfenv>
 #include <cmath>
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
 #include "codec.h"
 #include "decode_blocks.h"
 #include "fp_status.h"
 #include "lookup_kernels.h"
 #include "op_tables.h"
+#include "per_format.h"
 #include "pair_kernel_choice.h"
 #include "array_functions.h"
 #include "op_eval.h"
@@ -174,13 +177,22 @@ uint32_t table_unary(const FormatRuntime& rt, const uint32_t* table, const uint8
 
 // ---- decode, compute in float, encode ------------------------------------
 
-// + - * / are exact enough in float32 for every format here (24 >= 2p + 2)
-// and cannot overflow float32, except for float8_e8m0fnu, whose 2^+-127
-// operands need binary64.
+// + - * / are computed in float32 where that is exact enough for the
+// format (Format::arithmetic_in_float32: 24 >= 2p + 2 and float32's range
+// does not change the result; not float8_e8m0fnu, whose 2^+-127 operands
+// need binary64), otherwise in binary64.
 template <BinaryOp Op>
 constexpr bool computed_in_float32() {
     return Op == BinaryOp::add || Op == BinaryOp::subtract || Op == BinaryOp::multiply ||
            Op == BinaryOp::divide;
+}
+
+// The fused AVX-512 + - * / (arith_avx512.h) serves an 8-bit format whose
+// float32 results round correctly and whose encoder the hand-written
+// float32 kernels are.
+bool fused_arith_applies(const FormatRuntime& rt) {
+    return rt.format.storage_bytes == 1 && rt.format.kernel_kind == KernelKind::sign_magnitude &&
+           rt.format.arithmetic_in_float32 && fused_u8_arith_serves(rt.decode_plan);
 }
 
 // Decodes `count` values of operand `k` starting at `start` into `out`.
@@ -211,7 +223,7 @@ uint32_t float_binary(const FormatRuntime& rt, char* const data[], npy_intp n, c
         load_operand(rt, data[0], s[0], start, count, fa, scratch);
         load_operand(rt, data[1], s[1], start, count, fb, scratch);
         void* out = direct_out ? static_cast<void*>(data[2] + start * s[2]) : static_cast<void*>(staged);
-        if (computed_in_float32<Op>() && !rt.format.row_is_exponent_only()) {
+        if (computed_in_float32<Op>() && rt.format.arithmetic_in_float32) {
             arith_f32(Op, fa, fb, fr, static_cast<size_t>(count));
             flags |= encode_f32(rt.default_plan, fr, out, static_cast<size_t>(count));
         } else {
@@ -238,6 +250,10 @@ uint32_t float_binary(const FormatRuntime& rt, char* const data[], npy_intp n, c
                        static_cast<size_t>(item));
         }
     }
+    // float32's own underflow on the way (formats with values below its
+    // normals, binary8p1ue's 2^-127) is not the format's: underflow is never
+    // reported, as by the table-driven kernels, and NumPy would read it
+    std::feclearexcept(FE_UNDERFLOW);
     return flags;
 }
 
@@ -252,7 +268,7 @@ bool row_worth_making(const FormatRuntime& rt, npy_intp n) {
     if constexpr (!computed_in_float32<Op>()) {
         return true;
     } else {
-        return !fused_u8_arith_serves(rt.decode_plan) && pair_lookups_vectorized();
+        return !fused_arith_applies(rt) && pair_lookups_vectorized();
     }
 }
 
@@ -287,7 +303,7 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         }
     }
     if constexpr (computed_in_float32<Op>()) {
-        if (rt.format.row_is_exponent_only() && strides[0] == 1 && strides[1] == 1 && strides[2] == 1) {
+        if (rt.format.kernel_kind == KernelKind::e8m0 && strides[0] == 1 && strides[1] == 1 && strides[2] == 1) {
             raise_fp_flags(exponent_arith(Op, reinterpret_cast<const uint8_t*>(data[0]),
                                           reinterpret_cast<const uint8_t*>(data[1]),
                                           reinterpret_cast<uint8_t*>(data[2]), static_cast<size_t>(n)));
@@ -300,7 +316,7 @@ int binary_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         const bool unit_or_zero = (strides[0] == 0 || strides[0] == 1) && (strides[1] == 0 || strides[1] == 1);
         uint32_t flags = 0;
         const bool contiguous = strides[0] == 1 && strides[1] == 1 && strides[2] == 1;
-        if (rt.format.storage_bytes == 1 && !rt.format.row_is_exponent_only() && unit_or_zero && strides[2] == 1 &&
+        if (fused_arith_applies(rt) && unit_or_zero && strides[2] == 1 &&
             !(contiguous && gathers_serve_long_run(index, Op, n))) {
             const auto& k = rt.default_plan.fast32;
             const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
@@ -595,28 +611,27 @@ int ldexp_loop(PyArrayMethod_Context* context, char* const data[], const npy_int
     return 0;
 }
 
-// Per format: whether it has more than one NaN code, and for 8-bit formats
-// each code with the NaN codes replaced by the canonical NaN.
+// Per format, made on first use: whether it has more than one NaN code, and
+// for 8-bit formats each code with the NaN codes replaced by the canonical NaN.
 struct CanonicalNaNs {
-    bool several[kFormatCount];
-    uint8_t bytes[kFormatCount][256];
+    std::once_flag made;
+    bool several = false;
+    uint8_t bytes[256] = {};
 };
+PerFormat<CanonicalNaNs> g_canonical_nans;
 
-const CanonicalNaNs& canonical_nans() {
-    static const CanonicalNaNs table = [] {
-        CanonicalNaNs t{};
-        for (int f = 0; f < kFormatCount; f++) {
-            const Format& format = runtime(f).format;
-            int count = 0;
-            for (uint32_t c = 0; c < runtime(f).code_count(); c++) count += format.code_is_nan(c);
-            t.several[f] = count > 1;
-            for (uint32_t c = 0; c < 256; c++) {
-                t.bytes[f][c] = static_cast<uint8_t>(format.storage_bytes == 1 && format.code_is_nan(c) ? format.nan_code : c);
-            }
+const CanonicalNaNs& canonical_nans(int index) {
+    CanonicalNaNs& t = g_canonical_nans[index];
+    std::call_once(t.made, [&t, index] {
+        const Format& format = runtime(index).format;
+        int count = 0;
+        for (uint32_t c = 0; c < runtime(index).code_count(); c++) count += format.code_is_nan(c);
+        t.several = count > 1;
+        for (uint32_t c = 0; c < 256; c++) {
+            t.bytes[c] = static_cast<uint8_t>(format.storage_bytes == 1 && format.code_is_nan(c) ? format.nan_code : c);
         }
-        return t;
-    }();
-    return table;
+    });
+    return t;
 }
 
 // fmax/fmin of two NaNs give the format's canonical NaN, whichever NaN codes
@@ -626,14 +641,14 @@ const CanonicalNaNs& canonical_nans() {
 template <KeySelection Op>
 void canonical_nan_pairs(const FormatRuntime& rt, int index, char* out, npy_intp stride, npy_intp n) {
     if constexpr (Op == KeySelection::fmax || Op == KeySelection::fmin) {
-        const CanonicalNaNs& nans = canonical_nans();
-        if (!nans.several[index]) return;
+        const CanonicalNaNs& nans = canonical_nans(index);
+        if (!nans.several) return;
         if (rt.format.storage_bytes == 1) {
             uint8_t* codes = reinterpret_cast<uint8_t*>(out);
             if (stride == 1) {
-                lookup_bytes(nans.bytes[index], codes, codes, static_cast<size_t>(n));
+                lookup_bytes(nans.bytes, codes, codes, static_cast<size_t>(n));
             } else {
-                for (npy_intp i = 0; i < n; i++) codes[i * stride] = nans.bytes[index][codes[i * stride]];
+                for (npy_intp i = 0; i < n; i++) codes[i * stride] = nans.bytes[codes[i * stride]];
             }
             return;
         }

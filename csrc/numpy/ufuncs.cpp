@@ -138,72 +138,67 @@ int add_loop(PyObject* ufunc, const std::string& name, std::vector<PyArray_DType
     return PyUFunc_AddLoopFromSpec(ufunc, spec);
 }
 
-int register_elementwise() {
-    std::set<std::string> promoted;
-    for (const UfuncLoop& entry : elementwise_loops()) {
-        PyObject* ufunc = numpy_attr(entry.ufunc);
-        if (ufunc == nullptr) return -1;
-        int status = 0;
-        const NPY_ARRAYMETHOD_FLAGS flags =
-            entry.reorderable ? NPY_METH_IS_REORDERABLE : static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
-        for (int i = 0; i < kFormatCount && status == 0; i++) {
-            const std::string name = std::string(kFormatTable[i].name) + "_" + entry.ufunc;
-            status = add_loop(ufunc, name, operand_dtypes(entry.kind, &runtime(i).dtype_class),
-                              entry.loop, flags,
-                              entry.accumulates ? accumulation_slots(entry.ufunc == std::string("add")
-                                                                         ? BinaryOp::add
-                                                                         : BinaryOp::multiply)
-                                                : std::vector<PyType_Slot>{});
-        }
-        if (status == 0 && promoted.insert(entry.ufunc).second) {
-            switch (entry.kind) {
-                case LoopKind::binary:
-                case LoopKind::binary_two_outputs:
-                case LoopKind::ternary:
-                case LoopKind::unary:  // np.sqrt(x, dtype=np.float32) takes float32's loop
-                case LoopKind::unary_two_outputs:
-                    status = add_input_promoters(ufunc, homogeneous_promoter);
-                    break;
-                case LoopKind::compare:
-                    // logical_and/or/xor keep NumPy's own promoter, which
-                    // casts every input to bool
-                    if (std::string(entry.ufunc).rfind("logical_", 0) != 0) {
-                        status = add_input_promoters(ufunc, comparison_promoter);
-                    }
-                    break;
-                case LoopKind::ldexp_int32:
-                case LoopKind::ldexp_int64: {
-                    PyObject* abstract = reinterpret_cast<PyObject*>(&g_abstract_dtype);
-                    status = add_promoter(ufunc, {abstract, Py_None, Py_None}, ldexp_promoter);
-                    break;
-                }
-                case LoopKind::predicate:
-                case LoopKind::frexp:
-                    break;
+const NPY_ARRAYMETHOD_FLAGS kNoFlags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
+
+// The loop of one format on one ufunc.
+int add_elementwise_loop(PyObject* ufunc, const UfuncLoop& entry, int index) {
+    const NPY_ARRAYMETHOD_FLAGS flags = entry.reorderable ? NPY_METH_IS_REORDERABLE : kNoFlags;
+    const std::string name = runtime(index).name + "_" + entry.ufunc;
+    return add_loop(ufunc, name, operand_dtypes(entry.kind, &runtime(index).dtype_class), entry.loop, flags,
+                    entry.accumulates ? accumulation_slots(entry.ufunc == std::string("add") ? BinaryOp::add
+                                                                                               : BinaryOp::multiply)
+                                      : std::vector<PyType_Slot>{});
+}
+
+int add_linalg_loop(PyObject* ufunc, const LinalgLoop& entry, int index) {
+    const NPY_ARRAYMETHOD_FLAGS flags = entry.needs_python ? NPY_METH_REQUIRES_PYAPI : kNoFlags;
+    PyArray_DTypeMeta* t = &runtime(index).dtype_class;
+    return add_loop(ufunc, runtime(index).name + "_" + entry.ufunc, {t, t, t}, entry.loop, flags);
+}
+
+// The promoters of one ufunc, keyed on the abstract MinifloatDType (so they
+// serve formats made later too).
+int add_elementwise_promoters(PyObject* ufunc, const UfuncLoop& entry) {
+    switch (entry.kind) {
+        case LoopKind::binary:
+        case LoopKind::binary_two_outputs:
+        case LoopKind::ternary:
+        case LoopKind::unary:  // np.sqrt(x, dtype=np.float32) takes float32's loop
+        case LoopKind::unary_two_outputs:
+            return add_input_promoters(ufunc, homogeneous_promoter);
+        case LoopKind::compare:
+            // logical_and/or/xor keep NumPy's own promoter, which casts
+            // every input to bool
+            if (std::string(entry.ufunc).rfind("logical_", 0) != 0) {
+                return add_input_promoters(ufunc, comparison_promoter);
             }
+            return 0;
+        case LoopKind::ldexp_int32:
+        case LoopKind::ldexp_int64: {
+            PyObject* abstract = reinterpret_cast<PyObject*>(&g_abstract_dtype);
+            return add_promoter(ufunc, {abstract, Py_None, Py_None}, ldexp_promoter);
         }
-        Py_DECREF(ufunc);
-        if (status < 0) return -1;
+        case LoopKind::predicate:
+        case LoopKind::frexp:
+            return 0;
     }
     return 0;
 }
 
-int register_linalg() {
+// Calls add(ufunc object, entry) for every elementwise and linalg entry.
+template <class Elementwise, class Linalg>
+int for_each_ufunc(Elementwise&& elementwise, Linalg&& linalg) {
+    for (const UfuncLoop& entry : elementwise_loops()) {
+        PyObject* ufunc = numpy_attr(entry.ufunc);
+        if (ufunc == nullptr) return -1;
+        const int status = elementwise(ufunc, entry);
+        Py_DECREF(ufunc);
+        if (status < 0) return -1;
+    }
     for (const LinalgLoop& entry : linalg_loops()) {
         PyObject* ufunc = numpy_attr(entry.ufunc);
-        if (ufunc == nullptr) {
-            // vecdot/matvec/vecmat need NumPy >= 2.2 (always true for >= 2.4)
-            return -1;
-        }
-        int status = 0;
-        const NPY_ARRAYMETHOD_FLAGS flags =
-            entry.needs_python ? NPY_METH_REQUIRES_PYAPI : static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
-        for (int i = 0; i < kFormatCount && status == 0; i++) {
-            PyArray_DTypeMeta* t = &runtime(i).dtype_class;
-            status = add_loop(ufunc, std::string(kFormatTable[i].name) + "_" + entry.ufunc,
-                              {t, t, t}, entry.loop, flags);
-        }
-        if (status == 0) status = add_input_promoters(ufunc, homogeneous_promoter);
+        if (ufunc == nullptr) return -1;  // vecdot/matvec/vecmat need NumPy >= 2.2 (always true for >= 2.4)
+        const int status = linalg(ufunc, entry);
         Py_DECREF(ufunc);
         if (status < 0) return -1;
     }
@@ -213,11 +208,32 @@ int register_linalg() {
 }  // namespace
 
 int init_ufuncs() {
-    if (register_elementwise() < 0) return -1;
-    for (int i = 0; i < kFormatCount; i++) {
+    std::set<std::string> promoted;
+    const int status = for_each_ufunc(
+        [&](PyObject* ufunc, const UfuncLoop& entry) {
+            for (int i = 0; i < kBuiltinFormatCount; i++) {
+                if (add_elementwise_loop(ufunc, entry, i) < 0) return -1;
+            }
+            return promoted.insert(entry.ufunc).second ? add_elementwise_promoters(ufunc, entry) : 0;
+        },
+        [](PyObject* ufunc, const LinalgLoop& entry) {
+            for (int i = 0; i < kBuiltinFormatCount; i++) {
+                if (add_linalg_loop(ufunc, entry, i) < 0) return -1;
+            }
+            return add_input_promoters(ufunc, homogeneous_promoter);
+        });
+    if (status < 0) return -1;
+    for (int i = 0; i < kBuiltinFormatCount; i++) {
         if (add_python_number_comparisons(i) < 0) return -1;
     }
-    return register_linalg();
+    return 0;
+}
+
+int add_format_ufunc_loops(int index) {
+    const int status =
+        for_each_ufunc([index](PyObject* ufunc, const UfuncLoop& entry) { return add_elementwise_loop(ufunc, entry, index); },
+                       [index](PyObject* ufunc, const LinalgLoop& entry) { return add_linalg_loop(ufunc, entry, index); });
+    return status < 0 ? -1 : add_python_number_comparisons(index);
 }
 
 }  // namespace minifloat

@@ -5,6 +5,11 @@
 
 namespace minifloat {
 
+// Every built-in format's loops, and the promoters (keyed on the abstract
+// MinifloatDType, so they serve formats made later too).
 int init_ufuncs();
+
+// The loops of format `index`, made at run time.
+int add_format_ufunc_loops(int index);
 
 }  // namespace minifloat

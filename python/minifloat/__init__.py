@@ -15,35 +15,16 @@ import sys as _sys
 import numpy as _np
 
 from . import _core
-from ._core import (
-    FORMAT_NAMES,
-    BFloat16DType,
-    Float4E2M1FNDType,
-    Float6E2M3FNDType,
-    Float6E3M2FNDType,
-    Float8E3M4DType,
-    Float8E4M3B11FNUZDType,
-    Float8E4M3DType,
-    Float8E4M3FNDType,
-    Float8E4M3FNUZDType,
-    Float8E5M2DType,
-    Float8E5M2FNUZDType,
-    Float8E8M0FNUDType,
-    MinifloatDType,
-    bfloat16,
-    float4_e2m1fn,
-    float6_e2m3fn,
-    float6_e3m2fn,
-    float8_e3m4,
-    float8_e4m3,
-    float8_e4m3b11fnuz,
-    float8_e4m3fn,
-    float8_e4m3fnuz,
-    float8_e5m2,
-    float8_e5m2fnuz,
-    float8_e8m0fnu,
-    floating,
-)
+from ._core import FORMAT_NAMES, MinifloatDType, floating
+
+# Every built-in format's scalar type (minifloat.float8_e4m3fn, ...) and
+# DType class (minifloat.Float8E4M3FNDType, ...), as the format table has them.
+for _name in FORMAT_NAMES:
+    _scalar_type = getattr(_core, _name)
+    globals()[_name] = _scalar_type
+    globals()[type(_np.dtype(_scalar_type)).__name__] = type(_np.dtype(_scalar_type))
+del _name, _scalar_type
+
 from . import _numpy_compat, _printing, mx, quant
 from ._cast import cast
 from ._dlpack import from_dlpack, to_dlpack
@@ -52,6 +33,7 @@ from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._packing import pack, unpack
 from .quant import AffineQuantizedArray, quantize_affine  # noqa: F401  (also mf.quant.quantize_affine)
 from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, int1, int2, int4, pack, uint1, uint2, uint4, unpack  # noqa: F401,F811  (issue 19: pack/unpack take the integer types too)
+from ._user_formats import float_format
 
 __version__ = "0.1.0"
 
@@ -59,21 +41,10 @@ __all__ = [
     "FORMAT_NAMES",
     "MinifloatDType",
     "NpzArchive",
-    "bfloat16",
     "cast",
     "claim_dtype_names",
     "finfo",
-    "float4_e2m1fn",
-    "float6_e2m3fn",
-    "float6_e3m2fn",
-    "float8_e3m4",
-    "float8_e4m3",
-    "float8_e4m3b11fnuz",
-    "float8_e4m3fn",
-    "float8_e4m3fnuz",
-    "float8_e5m2",
-    "float8_e5m2fnuz",
-    "float8_e8m0fnu",
+    "float_format",
     "floating",
     "format_info",
     "from_dlpack",
@@ -90,11 +61,15 @@ __all__ = [
     "to_dlpack",
     "to_ml_dtypes",
     "unpack",
+    *FORMAT_NAMES,
 ]
 
 
 def format_info(dtype):
-    """The format's table row: bits, exponent/mantissa bits, bias, specials."""
+    """The format's description as a dict: the parameters of float_format
+    (exponent_bits, mantissa_bits, bias, signed, infinities, nan,
+    negative_zero, subnormals, overflow), its name and bits, and derived facts
+    (has_inf, has_nan, has_zero, itemsize, builtin)."""
     return _core.format_info(_np.dtype(dtype).name)
 
 
@@ -124,50 +99,63 @@ def claim_dtype_names():
         _np.sctypeDict[name] = getattr(_core, name)
 
 
-def _register_unambiguous_names():
-    """Spellings of each format that only minifloat registers.
+def _register_unambiguous_names(scalar_type):
+    """Spellings of a format that only minifloat registers.
 
     ``dtype.str`` is ``"minifloat.<name>"`` so that anything rebuilding a dtype
     from ``.str``/``.descr`` (structured dtypes, ``np.save`` headers of
     structured arrays, dask.distributed) gets the format back; NumPy prints a
     structured dtype's minifloat field as ``'<DType class name><bits>'``,
     registered too so that ``eval(repr(structured_dtype))`` works.
+    ``dtype.char`` is registered too (np.vectorize calls
+    np.dtype(x.dtype.char)), except "_", which every format of
+    mf.float_format shares.
     """
-    for name in FORMAT_NAMES:
-        scalar_type = getattr(_core, name)
-        dtype = _np.dtype(scalar_type)
-        _np.sctypeDict[dtype.str] = scalar_type
-        _np.sctypeDict[dtype.char] = scalar_type  # np.vectorize: np.dtype(x.dtype.char)
-        structured_spelling = f"{type(dtype).__name__}{dtype.itemsize * 8}"
-        _np.sctypeDict[structured_spelling] = scalar_type
-        if dtype.itemsize > 1:  # NumPy writes the native byte order before it
-            _np.sctypeDict[("<" if _sys.byteorder == "little" else ">") + structured_spelling] = scalar_type
+    dtype = _np.dtype(scalar_type)
+    _np.sctypeDict[dtype.str] = scalar_type
+    if dtype.char != "_":
+        _np.sctypeDict[dtype.char] = scalar_type
+    structured_spelling = f"{type(dtype).__name__}{dtype.itemsize * 8}"
+    _np.sctypeDict[structured_spelling] = scalar_type
+    if dtype.itemsize > 1:  # NumPy writes the native byte order before it
+        _np.sctypeDict[("<" if _sys.byteorder == "little" else ">") + structured_spelling] = scalar_type
 
 
-def _register():
-    claim_dtype_names()
-    _register_unambiguous_names()
-    for name in FORMAT_NAMES:
-        scalar_type = getattr(_core, name)
-        # np.finfo caches one object per dtype; some fields need the format
-        # itself: the real width (storage is a whole byte for FP6/FP4), the
-        # exponent width (NumPy infers it from the exponent range, which
-        # formats without inf stretch by one), epsneg (NumPy derives it as
-        # eps/2, which FP4 cannot hold) and resolution (NumPy computes
-        # 10**-precision in the format, where float8_e8m0fnu has no zero
-        # for the exponent 0).
-        info = _np.finfo(scalar_type)
-        row = _core.format_info(name)
-        info.bits = row["bits"]
-        info.nexp = info.iexp = row["exponent_bits"]
+def _register_format(scalar_type):
+    """The package's part of a format's registration (built-in formats at
+    import, formats of mf.float_format when they are made)."""
+    _register_unambiguous_names(scalar_type)
+    # np.finfo caches one object per dtype; some fields need the format
+    # itself: the real width (storage is a whole byte for FP6/FP4), the
+    # exponent width (NumPy infers it from the exponent range, which
+    # formats without inf stretch by one), epsneg (NumPy derives it as
+    # eps/2, which FP4 cannot hold) and resolution (NumPy computes
+    # 10**-precision in the format, where float8_e8m0fnu has no zero
+    # for the exponent 0).
+    info = _np.finfo(scalar_type)
+    row = _core.format_info(_np.dtype(scalar_type).name)
+    info.bits = row["bits"]
+    info.nexp = info.iexp = row["exponent_bits"]
+    with _np.errstate(all="ignore"):  # formats made at run time may lack 1 or 10**-precision
         one = scalar_type(1.0)
-        info.epsneg = one - _np.nextafter(one, scalar_type(0.5))
+        # (without a 1, as formats of mf.float_format may be: the first
+        # positive one of eps and the smallest value, so that NumPy's
+        # log2(epsneg) holds)
+        candidates = (one - _np.nextafter(one, scalar_type(0.5)), info.eps, info.smallest_subnormal,
+                      info.smallest_normal)
+        info.epsneg = next(c for c in candidates if 0.0 < float(c) < _np.inf)
         info.resolution = scalar_type(10.0 ** -info.precision)
         # str(info) checks whether min is -max by negating min, which for
         # float8_e8m0fnu (no negatives) is NaN with an "invalid" warning;
         # the text is made once and kept by finfo, so make it quietly now.
         with _np.errstate(invalid="ignore"):
             str(info)
+
+
+def _register():
+    claim_dtype_names()
+    for name in FORMAT_NAMES:
+        _register_format(getattr(_core, name))
 
 
 _register()

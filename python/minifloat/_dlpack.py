@@ -1,7 +1,9 @@
 """Zero-copy exchange with torch (and any DLPack producer/consumer).
 
-DLPack 1.1 has type codes for every format here (float8 variants, the
-packed float6/float4 types and bfloat16). 8- and 16-bit formats move
+DLPack 1.1 has type codes for the OCP/ml_dtypes formats (float8 variants,
+the packed float6/float4 types and bfloat16), matched by their fields (any
+format with those values exports under that code); the other formats
+(P3109's, most of mf.float_format's) have none and raise BufferError. 8- and 16-bit formats move
 without copying in both directions. Packed FP4/FP6 tensors (torch's
 float4_e2m1fn_x2, two values per byte) are unpacked into a new array on
 import; float4_e2m1fn arrays export packed (a copy) as float4_e2m1fn_x2.
@@ -75,14 +77,19 @@ def to_dlpack(arr):
     read-only (older ones get BufferError, as from NumPy)."""
     if not isinstance(getattr(arr, "dtype", None), MinifloatDType):
         raise TypeError(f"mf.to_dlpack needs a minifloat array, not {getattr(arr, 'dtype', type(arr))}")
-    if arr.dtype.name == "float4_e2m1fn":
+    type_code = _core.dlpack_type_code(arr.dtype.name)  # by the format's fields
+    if type_code is None:
+        raise BufferError(f"{arr.dtype.name} has no DLPack type code (DLPack 1.1 defines bfloat16 and the "
+                          "OCP/ml_dtypes float8, float6 and float4 formats); copy it into a standard type, "
+                          f"e.g. arr.astype(np.float32), or share its codes as arr.view(np.uint{8 * arr.itemsize})")
+    if type_code[1] == 4:  # float4_e2m1fn's values
         if arr.ndim == 0 or arr.shape[-1] % 2:
-            raise ValueError("float4_e2m1fn exports as pairs (float4_e2m1fn_x2): the last axis must be even")
+            raise ValueError(f"{arr.dtype.name} exports as pairs (float4_e2m1fn_x2): the last axis must be even")
         codes = np.ascontiguousarray(arr).view(np.uint8) & np.uint8(0x0F)
         pairs = codes[..., 0::2] | (codes[..., 1::2] << 4)
         return DLPackExport(np.ascontiguousarray(pairs), packed_fp4_pairs=True,
-                            copied="float4_e2m1fn exports packed in pairs")
-    if arr.dtype.name.startswith("float6"):
+                            copied=f"{arr.dtype.name} exports packed in pairs")
+    if type_code[1] < 8:  # float6
         raise TypeError(f"{arr.dtype.name} has no unpacked DLPack type; use mf.pack for its bytes")
     negative = any(stride < 0 and length > 1 for stride, length in zip(arr.strides, arr.shape))
     if negative or any(stride % arr.itemsize for stride in arr.strides):

@@ -291,11 +291,13 @@ def _peek_npy(fp):
 
 
 def _format_named(name, where):
-    if name not in FORMAT_NAMES:
+    dtype = _core._format_dtype(name)  # built-in, or made by mf.float_format in this process
+    if dtype is None:
         raise ValueError(f"{where} was written for the minifloat format {name!r}, which this "
-                         f"version of minifloat does not have (it has {', '.join(FORMAT_NAMES)}); "
-                         "np.load(..., allow_pickle=False) reads its codes")
-    return np.dtype(getattr(_core, name))
+                         f"version of minifloat does not have (it has {', '.join(FORMAT_NAMES)}; "
+                         "a format of mf.float_format must be made again, with the same parameters "
+                         "and name, before loading); np.load(..., allow_pickle=False) reads its codes")
+    return dtype
 
 
 def _view_codes(codes, dtype, where, check_codes):

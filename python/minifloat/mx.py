@@ -97,7 +97,7 @@ _SAVE_VERSION = 1
 
 
 def _element_dtype(fmt):
-    element = FORMATS[fmt][0]
+    element = _parameters(fmt)[0]
     return np.dtype(np.int8) if element is None else np.dtype(element)
 
 
@@ -110,9 +110,32 @@ def _codes(array):
     return np.ascontiguousarray(array).view(np.uint8)
 
 
+def _format_spec(fmt):
+    """(name, FORMATS-style row) of an MX format: one of FORMATS by name, or
+    MX with a minifloat element format given as its dtype, scalar type or
+    name (built-in or made by mf.float_format in this process)."""
+    if isinstance(fmt, str) and fmt in FORMATS:
+        return fmt, FORMATS[fmt]
+    spec = _mx_with_element(fmt)
+    if spec is None:
+        raise ValueError(f"fmt must be one of {', '.join(map(repr, FORMATS))} or a minifloat dtype of "
+                         f"8 bits or fewer, not {fmt!r}")
+    return spec
+
+
 def _check_format(fmt):
-    if not isinstance(fmt, str) or fmt not in FORMATS:
-        raise ValueError(f"fmt must be one of {', '.join(map(repr, FORMATS))}, not {fmt!r}")
+    _format_spec(fmt)
+
+
+def _parameters(fmt):
+    return _format_spec(fmt)[1]
+
+
+def _element_bits(fmt):
+    """Bits per element as stored packed."""
+    if fmt in _ELEMENT_BITS:
+        return _ELEMENT_BITS[fmt]
+    return _core.format_info(np.dtype(_parameters(fmt)[0]).name)["bits"]
 
 
 class MXArray:
@@ -148,7 +171,7 @@ class MXArray:
     def nbytes(self):
         """Bytes of the packed form: the elements packed (``pack()``), one
         byte per scale, and 4 for a float32 tensor scale."""
-        data_bytes = packed_size(self.data.size, _ELEMENT_BITS[self.format])
+        data_bytes = packed_size(self.data.size, _element_bits(self.format))
         return data_bytes + self.scales.size + (0 if self.tensor_scale is None else 4)
 
     def __repr__(self):
@@ -166,7 +189,7 @@ class MXArray:
         once into `dtype` (float32 by default; float64 holds them exactly).
         NaN and inf blocks (NaN scale) dequantize to NaN."""
         dtype = np.dtype(dtype)
-        element = FORMATS[self.format][0]
+        element = _parameters(self.format)[0]
         element_index = -1 if element is None else _core.format_index(np.dtype(element).name)
         scale_index = _core.format_index(_scale_dtype(self.format).name)
         outer, count, inner = self._layout()
@@ -256,8 +279,8 @@ class MXArray:
         TypeError saying what was expected."""
         _check_format(fmt)
         element_dtype = _element_dtype(fmt)
-        bits = _ELEMENT_BITS[fmt]
-        block_size = FORMATS[fmt][4] if block_size is None else block_size
+        bits = _element_bits(fmt)
+        block_size = _parameters(fmt)[4] if block_size is None else block_size
         if not isinstance(block_size, numbers.Integral) or isinstance(block_size, bool) or block_size <= 0:
             raise ValueError(f"block_size must be a positive integer, not {block_size!r}")
         block_size = int(block_size)
@@ -342,7 +365,7 @@ def _mx_operand(q, name):
     if q.format == "nvfp4":
         raise ValueError(f"{name}: mf.mx.matmul takes MX formats (E8M0 scales), not 'nvfp4'; "
                          f"dequantize NVFP4 first")
-    element = FORMATS[q.format][0]
+    element = _parameters(q.format)[0]
     return -1 if element is None else _core.format_index(np.dtype(element).name)
 
 
@@ -408,12 +431,33 @@ def _tensor_scale(x32, tensor_scale):
     return np.float32(tensor_scale)
 
 
+def _mx_with_element(fmt):
+    """The MX format with any minifloat format of 8 bits or fewer (with a
+    sign and a zero, as the MX elements have) as its elements: E8M0 scales,
+    blocks of 32; its name is the element format's. None when `fmt` is not
+    a minifloat format."""
+    try:
+        element = _core._format_dtype(fmt) if isinstance(fmt, str) else np.dtype(fmt)
+    except (TypeError, ValueError, KeyError):
+        return None
+    if not isinstance(element, _core.MinifloatDType):
+        return None
+    info = _core.format_info(element.name)
+    if info["bits"] > 8 or not info["signed"] or not info["has_zero"]:
+        raise ValueError(f"an MX element format has at most 8 bits, a sign and a zero; {element.name} has "
+                         f"{info['bits']} bits{'' if info['signed'] else ', no sign'}"
+                         f"{'' if info['has_zero'] else ', no zero'}")
+    return element.name, (element.type, *_element_parameters(element.type), 32)
+
+
 def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_scale=None):
-    """Block-quantize `x` along `axis` into `fmt` (see the module docstring)."""
-    _check_format(fmt)
+    """Block-quantize `x` along `axis` into `fmt` (see the module docstring).
+    `fmt` may also be a minifloat dtype of 8 bits or fewer (e.g. one of
+    mf.float_format): MX with those elements (E8M0 scales, blocks of 32)."""
+    fmt, parameters = _format_spec(fmt)
     if scale_mode not in SCALE_MODES:
         raise ValueError(f"scale_mode must be one of {', '.join(map(repr, SCALE_MODES))}, not {scale_mode!r}")
-    element, emax, max_element, significand_bits, default_block = FORMATS[fmt]
+    element, emax, max_element, significand_bits, default_block = parameters
     block_size = default_block if block_size is None else int(block_size)
     if block_size <= 0:
         raise ValueError(f"block_size must be positive, not {block_size}")

@@ -42,7 +42,8 @@ options ``margin`` and ``pow2_scales``. Its rules (every group alike):
 * ``dequantize()`` gives element * scale rounded once into float32
   (float64: exact; other dtypes: the exact value rounded once).
 
-float8_e8m0fnu cannot hold data (no zero, no sign): use it for scales.
+Unsigned formats (float8_e8m0fnu, the P3109 u formats) cannot hold signed data:
+use them for scales.
 
 A scheme is an object with ``name``, ``accepts(dtype) -> bool``,
 ``quantize(x32, dtype, groups, **options) -> (data, scales, zero_points,
@@ -195,7 +196,9 @@ class ScaledScheme:
                             f"not {', '.join(unknown)}")
         info = _core.format_info(dtype.name)
         if not info["is_signed"]:
-            raise ValueError(f"{dtype.name} has no zero or sign and cannot hold data; use it for scales")
+            missing = "sign" if info["has_zero"] else "zero or sign"
+            raise ValueError(f"{dtype.name} has no {missing} and cannot hold signed data; use a signed format "
+                             f"for the data (an unsigned one can hold scales)")
         if not isinstance(margin, numbers.Integral) or isinstance(margin, bool) or not -128 <= margin <= 128:
             raise ValueError(f"margin must be an integer in [-128, 128], not {margin!r}")
         margin, pow2_scales = int(margin), bool(pow2_scales)

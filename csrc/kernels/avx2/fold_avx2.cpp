@@ -42,7 +42,13 @@ MINIFLOAT_AVX2_CODEC size_t fold_groups(const DecodePlan& plan, const uint8_t* i
 
 template <BinaryOp Op>
 MINIFLOAT_AVX2_CODEC size_t fold_any(const DecodePlan& plan, const uint8_t* in, size_t n, float* lanes) {
-    return plan.exponent_only ? fold_groups<Op, true>(plan, in, n, lanes) : fold_groups<Op, false>(plan, in, n, lanes);
+    switch (plan.kind) {
+        case DecodeKind::e8m0: return fold_groups<Op, true>(plan, in, n, lanes);
+        case DecodeKind::sign_magnitude: return fold_groups<Op, false>(plan, in, n, lanes);
+        case DecodeKind::float32_upper_half:
+        case DecodeKind::table: return 0;  // not an arithmetic 8-bit decode: the caller folds
+    }
+    return 0;
 }
 
 }  // namespace

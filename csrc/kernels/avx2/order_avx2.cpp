@@ -30,16 +30,19 @@ bool make_signed_key_rule(const Format& f, const uint8_t* keys256, SignedKeyRule
     rule.is_unsigned = !f.is_signed;
     rule.doublings = static_cast<uint8_t>(8 - f.bits);
     const int shift = rule.doublings;
-    switch (f.specials) {
-        case Specials::ieee: rule.nan_magnitude_above = static_cast<uint8_t>(f.inf_magnitude << shift); break;
-        case Specials::finite_nan_all_ones:
-            rule.nan_magnitude_above = static_cast<uint8_t>((f.magnitude_mask - 1u) << shift);
+    switch (f.nan) {
+        case NanCodes::ieee:
+        case NanCodes::all_ones:
+            if (f.is_signed) {
+                rule.nan_magnitude_above = static_cast<uint8_t>((f.nan_magnitude_from - 1u) << shift);
+            } else if (f.nan == NanCodes::all_ones) {
+                rule.unsigned_nan_code = static_cast<uint8_t>(f.nan_code << shift);
+            } else {
+                return false;  // a range of NaN codes in unsigned order: not a byte rule
+            }
             break;
-        case Specials::finite_nan_negative_zero: rule.nan_is_negative_zero = true; break;
-        case Specials::unsigned_exponent_only:
-            rule.unsigned_nan_code = static_cast<uint8_t>(f.nan_code << shift);
-            break;
-        case Specials::finite_only: break;
+        case NanCodes::negative_zero: rule.nan_is_negative_zero = true; break;
+        case NanCodes::none: break;
     }
     // The rule must agree with the keys on NaN, order and ties, for every
     // byte (codes with stray high bits included: both mask them).

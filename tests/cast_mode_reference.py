@@ -1,8 +1,10 @@
-"""Exact reference for the issue-5 features: rounding modes (``mf.cast``),
-bit packing (``mf.pack`` / ``mf.unpack``) and block scaling (``mf.mx``).
+"""Exact reference for rounding modes (``mf.cast``), bit packing
+(``mf.pack`` / ``mf.unpack``) and block scaling (``mf.mx``).
 
 Like ``reference.py`` this module never imports ``minifloat``.  It is written
-from the issue's specification; the format facts come from ``reference.py``.
+from the specification of those features; the format facts come from the
+format descriptions of ``reference.py`` (every rule below reads their
+fields).
 
 Layers
 ------
@@ -53,12 +55,14 @@ def rounds_toward_zero(rounding: str, neg: bool) -> bool:
     )
 
 
-def _away(rounding, frac, neg, lo_is_odd, draw, fnu):
+def _away(rounding, frac, neg, lo_is_odd, draw):
     """Decide between the lower (False) and upper (True) magnitude
-    neighbour; frac in (0, 1) is the exact position inside the gap."""
+    neighbour; frac in (0, 1) is the exact position inside the gap and
+    lo_is_odd the parity of the lower neighbour's significand (ties go to
+    the even one: with a 1-bit significand, to the larger power of two)."""
     half = Fraction(1, 2)
     if rounding == "nearest_even":
-        return frac > half or (frac == half and (fnu or lo_is_odd))
+        return frac > half or (frac == half and lo_is_odd)
     if rounding == "nearest_away":
         return frac >= half
     if rounding == "toward_zero":
@@ -75,20 +79,24 @@ def _away(rounding, frac, neg, lo_is_odd, draw, fnu):
 
 
 def magnitude_neighbours(fmt, q: Fraction):
-    """(mag_lo, frac) for q > 0: the magnitude field of the lower neighbour on
-    the format's grid with an unbounded exponent, and the exact fraction of
-    the gap to the upper neighbour (whose magnitude field is mag_lo + 1).
-    float8_e8m0fnu: q >= 2**-127 only."""
+    """(mag_lo, frac, significand_lo) for q > 0: the magnitude field of the
+    lower neighbour on the format's grid with an unbounded exponent, the
+    exact fraction of the gap to the upper neighbour (whose magnitude field
+    is mag_lo + 1) and the lower neighbour's integer significand. Without
+    subnormals: q >= 2**emin only (below it every mode gives the smallest
+    value)."""
     fmt = R.fmt_of(fmt)
-    if fmt.specials == "fnu":
-        k = R.floor_log2(q)
-        frac = (q - _2**k) / _2**k
-        return k + fmt.bias, frac
     M = fmt.mbits
+    if not fmt.subnormals:
+        e = R.floor_log2(q)
+        assert e >= fmt.emin
+        y = q / _2 ** (e - M)
+        lo = math.floor(y)
+        return (e - fmt.emin) * (1 << M) + lo - (1 << M), y - lo, lo
     e = max(R.floor_log2(q), fmt.emin)
     y = q / _2 ** (e - M)
     lo = math.floor(y)
-    return (e - fmt.emin) * (1 << M) + lo, y - lo
+    return (e - fmt.emin) * (1 << M) + lo, y - lo, lo
 
 
 def cast_exact(fmt, value, rounding="nearest_even", saturate=False, draw=None):
@@ -105,26 +113,23 @@ def cast_exact(fmt, value, rounding="nearest_even", saturate=False, draw=None):
     if rounding not in MODES:
         raise ValueError(rounding)
     kind, neg, q = R._classify(value)
-    sp = fmt.specials
 
     if kind == "nan":
         return R.encode(fmt, R.NEG_NAN if neg else R.NAN)[0], False
 
-    if sp == "fnu":
-        if neg or (kind == "finite" and q == 0):
-            return fmt.mask, False
-        if kind == "inf":
-            return (fmt.max_code() if saturate else fmt.mask), False
-        if q < _2**-127:
-            return 0, False
-        mag_lo, frac = magnitude_neighbours(fmt, q)
-        mag = mag_lo + (frac != 0 and _away(rounding, frac, False, False, draw, True))
-        if mag > fmt.max_mag_code:
-            if saturate or rounds_toward_zero(rounding, False):
-                return fmt.max_code(), True
-            return fmt.mask, True
-        return mag, False
+    def rounded(q):
+        """(magnitude code, rounded away from the lower neighbour)."""
+        if not fmt.subnormals and q < _2**fmt.emin:
+            return 0  # below the smallest value of a format without zero: it
+        mag_lo, frac, lo = magnitude_neighbours(fmt, q)
+        return mag_lo + (frac != 0 and _away(rounding, frac, neg, lo & 1, draw))
 
+    if neg and not fmt.signed:  # no negative values: invalid unless it rounds to zero
+        if kind == "finite" and fmt.has_zero and (q == 0 or rounded(q) == 0):
+            return 0, False
+        return fmt.invalid_code, False
+    if kind == "finite" and q == 0 and not fmt.has_zero:
+        return fmt.invalid_code, False
     if kind == "inf":
         if saturate:
             return fmt.max_code(neg), False
@@ -132,14 +137,12 @@ def cast_exact(fmt, value, rounding="nearest_even", saturate=False, draw=None):
 
     if q == 0:
         return fmt.zero_code(neg), False
-    mag_lo, frac = magnitude_neighbours(fmt, q)
-    up = frac != 0 and _away(rounding, frac, neg, mag_lo & 1, draw, False)
-    mag = mag_lo + up
+    mag = rounded(q)
     if mag > fmt.max_mag_code:
         if saturate or rounds_toward_zero(rounding, neg):
             return fmt.max_code(neg), True
-        return R.overflow_code(fmt, neg), True
-    if mag == 0:
+        return fmt.overflow_code(neg), True
+    if mag == 0 and fmt.has_zero:
         return fmt.zero_code(neg), False
     return mag | (fmt.sign_bit if neg else 0), False
 
@@ -184,24 +187,23 @@ def cast_array(fmt, x, rounding="nearest_even", saturate=False, draws=None):
     a = np.where(zero, 1.0, a)
     _, ex = np.frexp(a)
     e = ex.astype(np.int64) - 1  # floor(log2(a)) exactly
-    sp = fmt.specials
     M = fmt.mbits
-    fnu = sp == "fnu"
-    if fnu:
-        tiny = e < -127
-        k = np.where(tiny, 0, e)
-        y = np.ldexp(a, -k)  # exact: power-of-two scaling to [1, 2)
-        lo = np.floor(y)
-        mag_lo = k + fmt.bias + (lo.astype(np.int64) - 1)
-    else:
+    if fmt.subnormals:
+        below = np.zeros(x.shape, bool)
         ep = np.maximum(e, fmt.emin)
         y = np.ldexp(a, M - ep)  # exact (see reference.encode_array step 4)
         lo = np.floor(y)
         mag_lo = (ep - fmt.emin) * (1 << M) + lo.astype(np.int64)
-    frac = y - lo  # exact: y < 2**9, the integer part is removed
-    inexact = frac != 0
+    else:
+        below = e < fmt.emin  # below the smallest value: it, in every mode
+        k = np.where(below, fmt.emin, e)
+        y = np.ldexp(a, M - k)  # exact: power-of-two scaling to [2**M, 2**(M+1))
+        lo = np.floor(y)
+        mag_lo = (k - fmt.emin) * (1 << M) + lo.astype(np.int64) - (1 << M)
+    frac = y - lo  # exact: y < 2**17, the integer part is removed
+    inexact = (frac != 0) & ~below
     if rounding == "nearest_even":
-        away = (frac > 0.5) | ((frac == 0.5) & ((mag_lo & 1 == 1) | fnu))
+        away = (frac > 0.5) | ((frac == 0.5) & (lo.astype(np.int64) & 1 == 1))
     elif rounding == "nearest_away":
         away = frac >= 0.5
     elif rounding == "toward_zero":
@@ -216,7 +218,7 @@ def cast_array(fmt, x, rounding="nearest_even", saturate=False, draws=None):
         draws = np.asarray(draws, dtype=np.uint64).reshape(-1)
         assert draws.shape == x.shape
         away = draws < _threshold_u64(frac)
-    mag = mag_lo + (inexact & away)
+    mag = np.where(below, 0, mag_lo + (inexact & away))
     if rounding == "toward_zero":
         tz = np.ones(x.shape, bool)
     elif rounding == "down":
@@ -226,50 +228,32 @@ def cast_array(fmt, x, rounding="nearest_even", saturate=False, draws=None):
     else:
         tz = np.zeros(x.shape, bool)
 
-    over = fin & ~zero & (mag > fmt.max_mag_code)
-    if fnu:
-        bad = isnan | (fin & (zero | neg)) | (isinf & neg)
-        over &= ~bad & ~tiny
-        codes = np.where(over, np.where(saturate | tz, fmt.max_code(), fmt.mask), mag)
-        codes = np.where(fin & tiny, 0, codes)
-        codes = np.where(isinf & ~neg, fmt.max_code() if saturate else fmt.mask, codes)
-        codes = np.where(bad, fmt.mask, codes)
-        return codes.astype(fmt.code_dtype).reshape(shape), over.reshape(shape)
+    # values the format has no code for (NaN inputs are set last)
+    bad = np.zeros(x.shape, bool)
+    if not fmt.signed:
+        bad |= neg & (isinf | (fin & (~zero & ((mag != 0) | (not fmt.has_zero)))))
+        bad |= neg & zero & (not fmt.has_zero)
+    if not fmt.has_zero:
+        bad |= zero
+    over = fin & ~zero & (mag > fmt.max_mag_code) & ~bad
 
     sbit = np.where(neg, fmt.sign_bit, 0)
     codes = np.minimum(mag, fmt.max_mag_code) | sbit
-    zero_code = sbit if fmt.has_neg_zero else np.zeros_like(sbit)
-    codes = np.where(fin & (zero | (mag == 0)), zero_code, codes)
-    # overflow
-    if sp == "ieee":
-        default_over = fmt.inf_code() | sbit
-    elif sp == "fn":
-        default_over = fmt.nan_code() | sbit
-    elif sp == "fnuz":
-        default_over = np.full(x.shape, fmt.nan_code())
-    else:  # none: saturates anyway
-        default_over = fmt.max_mag_code | sbit
+    if fmt.has_zero:
+        zero_code = sbit if fmt.has_neg_zero else np.zeros_like(sbit)
+        codes = np.where(fin & (zero | (mag == 0)), zero_code, codes)
     sat_code = fmt.max_mag_code | sbit
+    default_over = np.where(neg, fmt.overflow_code(True), fmt.overflow_code(False))
     codes = np.where(over, np.where(saturate | tz, sat_code, default_over), codes)
     # infinities: exact, never "overflow"; saturate gives +-max
     if saturate:
         inf_code = sat_code
-    elif sp == "ieee":
-        inf_code = fmt.inf_code() | sbit
-    elif sp == "fn":
-        inf_code = fmt.nan_code() | sbit
-    elif sp == "fnuz":
-        inf_code = np.full(x.shape, fmt.nan_code())
     else:
-        inf_code = sat_code
+        inf_code = np.where(neg, R.encode(fmt, R.NEG_INF)[0], R.encode(fmt, R.POS_INF)[0])
     codes = np.where(isinf, inf_code, codes)
+    codes = np.where(bad, fmt.invalid_code, codes)
     # NaN: as the default cast, in every mode
-    if sp == "none":
-        nan_code = np.where(neg, 0, fmt.sign_bit)
-    elif sp == "fnuz":
-        nan_code = np.full(x.shape, fmt.nan_code())
-    else:
-        nan_code = fmt.nan_code() | sbit
+    nan_code = np.where(neg, R.encode(fmt, R.NEG_NAN)[0], R.encode(fmt, R.NAN)[0])
     codes = np.where(isnan, nan_code, codes)
     return codes.astype(fmt.code_dtype).reshape(shape), over.reshape(shape)
 
