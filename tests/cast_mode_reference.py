@@ -493,34 +493,90 @@ def mx_quantize(x, fmt, axis=-1, block_size=None, scale_mode="floor", tensor_sca
 
 
 # Stochastic rounding's draws (the rule mf.cast documents), written out here
-# independently: the key is one random_raw() value of the generator, h_j the
-# j-th output of SplitMix64 seeded with it, element i's 32-bit draw the low
-# (even i) or high (odd i) half of h_{i // 2}; element i rounds away from
-# zero iff draw < floor(f * 2**32).
-GAMMA = 0x9E3779B97F4A7C15
+# independently: the key K is one random_raw() value of the generator; the
+# generator is ARS-5 (Salmon et al., SC'11): block B_j = five AES rounds
+# (FIPS-197; the last without MixColumns) of the 128-bit counter j xored
+# with k_0, round r adding key k_r, where k_r = (K + r * WEYL_LOW,
+# r * WEYL_HIGH) as (low, high) 64-bit halves mod 2**64. Element i's 32-bit
+# draw is word i % 4 (little-endian) of B_{i // 4}; element i rounds away
+# from zero iff draw < floor(f * 2**32). The AES round is built from its
+# definition below, vectorized over blocks with NumPy.
+ARS_ROUNDS = 5
+WEYL_LOW, WEYL_HIGH = 0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B
 MASK64 = (1 << 64) - 1
 
 
-def splitmix64(key, count):
-    """h_0 .. h_{count-1} of SplitMix64 seeded with `key` (Python integers)."""
-    out = []
-    state = key
-    for _ in range(count):
-        state = (state + GAMMA) & MASK64
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        out.append(z ^ (z >> 31))
-    return out
+def _xtime(a):
+    """a * x in GF(2**8) mod x**8 + x**4 + x**3 + x + 1 (ints or uint8 arrays)."""
+    return ((a << 1) ^ np.where(a & 0x80, 0x1B, 0)) & 0xFF
+
+
+def _gf_mul(a, b):
+    p = 0
+    for _ in range(8):
+        if b & 1:
+            p ^= a
+        a, b = int(_xtime(a)), b >> 1
+    return p
+
+
+def _make_sbox():
+    """SubBytes: the inverse in GF(2**8) (0 -> 0), then the affine map."""
+    inverse = [0] * 256
+    for x in range(1, 256):
+        inverse[x] = next(y for y in range(1, 256) if _gf_mul(x, y) == 1)
+    rot = lambda b, s: ((b << s) | (b >> (8 - s))) & 0xFF  # noqa: E731
+    return np.array([b ^ rot(b, 1) ^ rot(b, 2) ^ rot(b, 3) ^ rot(b, 4) ^ 0x63 for b in inverse], np.uint8)
+
+
+SBOX = _make_sbox()
+# state byte r + 4c is row r, column c; ShiftRows moves row r left by r:
+# new[r + 4c] = old[r + 4((c + r) % 4)]
+SHIFT_ROWS = np.array([r + 4 * ((c + r) % 4) for c in range(4) for r in range(4)])
+
+
+def aes_round(state, round_key, last=False):
+    """One AES encryption round on (n, 16) uint8 states: SubBytes,
+    ShiftRows, MixColumns (unless last), AddRoundKey (16 key bytes)."""
+    s = SBOX[state][:, SHIFT_ROWS].astype(np.int64)
+    if not last:
+        cols = s.reshape(-1, 4, 4)  # [block, column, row]
+        a0, a1, a2, a3 = (cols[:, :, r] for r in range(4))
+        t = a0 ^ a1 ^ a2 ^ a3  # b_r = a_r ^ t ^ xtime(a_r ^ a_{r+1})
+        mixed = [a ^ t ^ _xtime(a ^ b) for a, b in ((a0, a1), (a1, a2), (a2, a3), (a3, a0))]
+        s = np.stack(mixed, axis=-1).reshape(-1, 16)
+    return (s ^ round_key).astype(np.uint8)
+
+
+def _le_bytes(low, high):
+    return np.frombuffer((low | (high << 64)).to_bytes(16, "little"), np.uint8).astype(np.int64)
+
+
+def ars5_blocks(key, first_block, count):
+    """B_first .. B_{first+count-1} of ARS-5 with the 64-bit key, (count, 16) uint8."""
+    keys = [_le_bytes((key + r * WEYL_LOW) & MASK64, (r * WEYL_HIGH) & MASK64) for r in range(ARS_ROUNDS + 1)]
+    j = np.arange(first_block, first_block + count, dtype=np.uint64)
+    counters = np.zeros((count, 16), np.uint8)
+    counters[:, :8] = j.astype("<u8").view(np.uint8).reshape(count, 8)
+    state = (counters ^ keys[0]).astype(np.uint8)
+    for r in range(1, ARS_ROUNDS + 1):
+        state = aes_round(state, keys[r], last=r == ARS_ROUNDS)
+    return state
+
+
+def draws32_from_key(key, n, first=0):
+    """The 32-bit draws d_first .. d_{first+n-1} of the key (uint64 array)."""
+    if n == 0:
+        return np.zeros(0, np.uint64)
+    b0 = first // 4
+    blocks = ars5_blocks(key, b0, (first + n + 3) // 4 - b0)
+    words = np.ascontiguousarray(blocks).view("<u4").reshape(-1).astype(np.uint64)
+    return words[first - 4 * b0:first - 4 * b0 + n]
 
 
 def draws32_for(seed, n):
     """The 32-bit draws d_0 .. d_{n-1} of mf.cast(..., rng=seed)."""
-    key = int(np.random.default_rng(seed).bit_generator.random_raw())
-    words = []
-    for h in splitmix64(key, (n + 1) // 2):
-        words += [h & 0xFFFFFFFF, h >> 32]
-    return np.array(words[:n], dtype=np.uint64)
+    return draws32_from_key(int(np.random.default_rng(seed).bit_generator.random_raw()), n)
 
 
 def draws_for(seed, n):

@@ -29,15 +29,55 @@ def seed_of(*parts):
 
 
 # Stochastic rounding's draws (the rule mf.cast documents) are written out
-# in issue5_reference (splitmix64, draws32_for, draws_for).
-splitmix64, draws32_for, draws_for = I.splitmix64, I.draws32_for, I.draws_for
+# in issue5_reference (ARS-5 from an AES round built from FIPS-197:
+# ars5_blocks, draws32_from_key, draws32_for, draws_for).
+draws32_from_key, draws32_for, draws_for = I.draws32_from_key, I.draws32_for, I.draws_for
 
 
-def test_reference_splitmix64_known_outputs():
-    """The generator is SplitMix64: its published first outputs for seed 0
-    (and the widening keeps the 32-bit rule, checked on a boundary)."""
-    assert [hex(h) for h in splitmix64(0, 4)] == ["0xe220a8397b1dcdaf", "0x6e789e6aa1b965f4",
-                                                  "0x6c45d188009454f", "0xf88bb8a8724c81ec"]
+def _aes128_round_keys(key):
+    """FIPS-197's AES-128 key expansion (section 5.2), for checking the
+    reference's round against the standard's test vector."""
+    words = [list(key[4 * i:4 * i + 4]) for i in range(4)]
+    rcon = 1
+    for i in range(4, 44):
+        t = list(words[i - 1])
+        if i % 4 == 0:
+            t = [int(I.SBOX[b]) for b in t[1:] + t[:1]]
+            t[0] ^= rcon
+            rcon = int(I._xtime(rcon))
+        words.append([a ^ b for a, b in zip(words[i - 4], t)])
+    return [np.array(sum(words[4 * r:4 * r + 4], []), np.int64) for r in range(11)]
+
+
+def test_reference_aes_round_is_fips197():
+    """The reference's AES round is the standard's: the S-box entries and
+    the AES-128 example of FIPS-197 appendix C.1 (ten rounds, the last
+    without MixColumns)."""
+    assert [int(I.SBOX[b]) for b in (0x00, 0x01, 0x53, 0xFF)] == [0x63, 0x7C, 0xED, 0x16]
+    keys = _aes128_round_keys(bytes(range(16)))
+    plain = np.frombuffer(bytes.fromhex("00112233445566778899aabbccddeeff"), np.uint8)[None, :]
+    state = (plain ^ keys[0]).astype(np.uint8)
+    for r in range(1, 11):
+        state = I.aes_round(state, keys[r], last=r == 10)
+    assert bytes(state[0]).hex() == "69c4e0d86a7b0430d8cdb78070b4c55a"
+
+
+def test_reference_ars5_block_layout():
+    """ARS-5's block j from the rule written out with plain integers (the
+    counter j xored with k_0 in the low 64 bits, the round keys stepping by
+    the Weyl constants), and its words in element order; the widening
+    keeps the 32-bit rule (checked on a boundary)."""
+    key = 0x0123456789ABCDEF
+    for j in (0, 1, 2**40 + 3):
+        keys = [((key + r * I.WEYL_LOW) & I.MASK64) | (((r * I.WEYL_HIGH) & I.MASK64) << 64) for r in range(6)]
+        state = np.frombuffer((j ^ keys[0]).to_bytes(16, "little"), np.uint8)[None, :]
+        for r in range(1, 6):
+            state = I.aes_round(state, np.frombuffer(keys[r].to_bytes(16, "little"), np.uint8).astype(np.int64),
+                                last=r == 5)
+        block = int.from_bytes(bytes(state[0]), "little")
+        words = [(block >> (32 * w)) & 0xFFFFFFFF for w in range(4)]
+        assert draws32_from_key(key, 4, first=4 * j).tolist() == words
+        assert draws32_from_key(key, 2, first=4 * j + 1).tolist() == words[1:3]
     d = 12345
     wide = (d << 32) | 0xFFFFFFFF
     for f in (Fraction(d, 2**32), Fraction(d + 1, 2**32), Fraction(2 * d + 1, 2**33)):
@@ -612,8 +652,7 @@ def test_stochastic_draws_come_from_the_bit_generator(mf, make_rng):
     twin = make_rng(11)
     twin = twin if isinstance(twin, np.random.Generator) else np.random.default_rng(twin)
     key = int(twin.bit_generator.random_raw())
-    words = [w for h in splitmix64(key, (x.size + 1) // 2) for w in (h & 0xFFFFFFFF, h >> 32)]
-    draws = (np.array(words[: x.size], np.uint64) << np.uint64(32)) | np.uint64(0xFFFFFFFF)
+    draws = (draws32_from_key(key, x.size) << np.uint64(32)) | np.uint64(0xFFFFFFFF)
     got = mcast(mf, x, mf.float8_e5m2, rounding="stochastic", rng=rng)
     assert_codes(got, I.cast_array(name, x, "stochastic", draws=draws)[0], x, name)
     if isinstance(rng, np.random.Generator):
@@ -981,3 +1020,38 @@ def test_stochastic_runs_of_each_kind_with_every_kernel_set(mf, name, dtype):
                 mf._core._set_avx512_kernels(previous[0])
                 mf._core._set_avx2_kernels(previous[1])
             assert_codes(got, exp, x, f"{name} {np.dtype(dtype).name} saturate={sat} {kernel_set}")
+
+
+def binade_runs(name, dtype, seed):
+    """Runs of 256 values (one AVX-512 group each), every value of a run in
+    one binade 2**E, for every E from far below the format's smallest step
+    (where the integer rules of the small-value kernels lose threshold bits
+    and hand the group to the float rule) up to its normal range; then the
+    same binades mixed. The threshold of a value 2**-40 steps below the
+    smallest step still has set bits: these runs check every boundary.
+    Binades 8 to 14 below the step (where float32's 32-bit and float64's
+    64-bit shifts run out of threshold bits) get 32 runs: there a value
+    rounds up with probability 2**-9 to 2**-14."""
+    fi = R.finfo_expected(name)
+    emin = int(np.log2(float(fi["smallest_normal"])))
+    step = int(np.log2(float(fi["smallest_subnormal"])))
+    rng = np.random.default_rng(seed)
+    runs = []
+    for e in range(step - 90, emin + 2):
+        count = 256 * (32 if step - 14 <= e <= step - 8 else 1)
+        significand = 1 + rng.integers(0, 2**52, count) / 2.0**52
+        runs.append(np.ldexp(significand, e) * rng.choice([-1.0, 1.0], count))
+    x = np.concatenate(runs)
+    x = np.concatenate([x, rng.permutation(x)[:4096]])
+    return x.astype(dtype)
+
+
+@ALL
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_stochastic_binade_runs_against_the_reference(mf, name, dtype):
+    T = getattr(mf, name)
+    seed = seed_of("binades", name, np.dtype(dtype).name)
+    x = binade_runs(name, dtype, seed)
+    exp = expected(name, x, "stochastic", False, seed)
+    got = mcast(mf, x, T, rounding="stochastic", rng=seed)
+    assert_codes(got, exp, x, f"{name} {np.dtype(dtype).name} binade runs")

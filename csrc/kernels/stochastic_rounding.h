@@ -16,7 +16,7 @@ uint32_t encode_f32_stochastic(const EncodePlan& plan, uint64_t key, const float
 uint32_t encode_f64_stochastic(const EncodePlan& plan, uint64_t key, const double* in, void* out, size_t n);
 
 // The same for a part of a longer array: `in` and `out` start at element
-// `first` (even) of it, whose draws the part takes.
+// `first` of it, whose draws the part takes.
 uint32_t encode_stochastic_part(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in,
                                 bool float64, void* out, size_t n);
 

@@ -95,9 +95,12 @@ py::object stochastic_draws(uint64_t key, npy_intp n) {
     if (a == nullptr) throw py::error_already_set();
     py::object draws = py::reinterpret_steal<py::object>(a);
     uint64_t* out = static_cast<uint64_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(a)));
-    for (npy_intp i = 0; i < n; i++) {
-        const uint64_t h = counter_hash(key, static_cast<uint64_t>(i) / 2);
-        out[i] = widened_draw(static_cast<uint32_t>(i % 2 == 0 ? h : h >> 32));
+    constexpr npy_intp kChunk = 2048;
+    uint32_t narrow[kChunk];
+    for (npy_intp start = 0; start < n; start += kChunk) {
+        const npy_intp count = n - start < kChunk ? n - start : kChunk;
+        fill_draws32(key, static_cast<uint64_t>(start), narrow, static_cast<size_t>(count));
+        for (npy_intp i = 0; i < count; i++) out[start + i] = widened_draw(narrow[i]);
     }
     return draws;
 }

@@ -80,18 +80,24 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None, packed=
 
     Stochastic rounding's random bits: one ``rng.bit_generator.random_raw()``
     value is the key K (the caller's generator advances by exactly that one
-    draw; an empty array draws nothing), and the bits come from SplitMix64's
-    counter form::
+    draw; an empty array draws nothing), and the bits come from ARS-5, the
+    AES-round counter generator of Salmon et al. ("Parallel random numbers:
+    as easy as 1, 2, 3", SC'11; Intel MKL's ARS5)::
 
-        h_j = mix64(K + (j + 1) * 0x9E3779B97F4A7C15)          (mod 2**64)
-        mix64(z): z ^= z >> 30; z *= 0xBF58476D1CE4E5B9
-                  z ^= z >> 27; z *= 0x94D049BB133111EB; z ^= z >> 31
+        k_0 = (K, 0)  as the (low, high) 64-bit halves of a 128-bit key
+        k_r = k_0 + r * (0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B)
+              (each half mod 2**64; r = 1..5)
+        B_j = AESENCLAST(AESENC(AESENC(AESENC(AESENC(j ^ k_0, k_1), k_2),
+                                       k_3), k_4), k_5)
 
-    (h_j is the j-th output of SplitMix64 seeded with K). Element i of `x` in
-    C order takes the 32-bit draw d_i = bits 0..31 of h_{i // 2} for even i,
-    bits 32..63 for odd i, and rounds to the larger-magnitude neighbour iff
-    d_i < floor(f_i * 2**32). Every element consumes its draw, NaN and exact
-    values too; exact values never move.
+    with j the 128-bit counter, AESENC one AES encryption round of FIPS-197
+    (SubBytes, ShiftRows, MixColumns, then the xor of the round key),
+    AESENCLAST the same without MixColumns, and the 16-byte AES state the
+    128-bit value's little-endian bytes (the x86 AES-NI convention). Element
+    i of `x` in C order takes the 32-bit draw d_i = bits 32*(i % 4) ..
+    32*(i % 4) + 31 of B_{i // 4}, and rounds to the larger-magnitude
+    neighbour iff d_i < floor(f_i * 2**32). Every element consumes its draw,
+    NaN and exact values too; exact values never move.
     """
     target = minifloat_dtype(dtype, "mf.cast")
     if rounding not in ROUNDINGS:

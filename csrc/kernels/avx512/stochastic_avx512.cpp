@@ -1,5 +1,6 @@
 #include "stochastic_avx512.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "counter_random.h"
@@ -13,30 +14,41 @@ namespace minifloat {
 
 namespace {
 
-#define MINIFLOAT_AVX512_DQ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
+#define MINIFLOAT_AVX512_DQ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi2,vaes")))
 
-bool cpu_has_avx512_dq() {
-    static const bool has = cpu_has_avx512_bw() && __builtin_cpu_supports("avx512dq");
+// AVX-512 with VAES (Ice Lake and later, Zen 4): ARS-5 in zmm registers;
+// VBMI2 (the same CPUs) for small_magnitudes64's funnel shift.
+bool cpu_has_avx512_dq_vaes() {
+    static const bool has = cpu_has_avx512_bw() && __builtin_cpu_supports("avx512dq") &&
+                            __builtin_cpu_supports("vaes") && __builtin_cpu_supports("avx512vbmi2");
     return has;
 }
 
-// The counters of 8 consecutive hashes h_j .. h_{j+7} and their step.
+// The counters of 4 consecutive ARS-5 blocks c_j .. c_{j+3} (one per
+// 128-bit lane), their step, and the round keys in every lane.
 struct CounterLanes {
-    __m512i z;
+    __m512i counter;
     __m512i step;
+    __m512i keys[kArsRounds + 1];  // the last one complemented (next_complemented_draws)
+    __m512i last_key;              // k_5 itself (next_draws)
 };
 
-// ~(h_j .. h_{j+7}): the complements of 16 draws, element order (see
-// counter_random.h). The last xor of the mix and the complement are one
-// ternary-logic step.
+// ~(B_j .. B_{j+3}): the complements of 16 draws, element order (see
+// counter_random.h), 5 VAES instructions. The complement rides on the last
+// round key: AESENCLAST ends with the key's xor.
 MINIFLOAT_AVX512_DQ inline __m512i next_complemented_draws(CounterLanes& c) {
-    const __m512i m1 = _mm512_set1_epi64(static_cast<long long>(0xBF58476D1CE4E5B9ull));
-    const __m512i m2 = _mm512_set1_epi64(static_cast<long long>(0x94D049BB133111EBull));
-    __m512i z = c.z;
-    c.z = _mm512_add_epi64(c.z, c.step);
-    z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), m1);
-    z = _mm512_mullo_epi64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), m2);
-    return _mm512_ternarylogic_epi32(z, _mm512_srli_epi64(z, 31), z, 0x99);  // ~(a ^ b)
+    __m512i x = _mm512_xor_si512(c.counter, c.keys[0]);
+    c.counter = _mm512_add_epi64(c.counter, c.step);
+    for (int r = 1; r < kArsRounds; r++) x = _mm512_aesenc_epi128(x, c.keys[r]);
+    return _mm512_aesenclast_epi128(x, c.keys[kArsRounds]);
+}
+
+// B_j .. B_{j+3} themselves: the next 16 draws.
+MINIFLOAT_AVX512_DQ inline __m512i next_draws(CounterLanes& c) {
+    __m512i x = _mm512_xor_si512(c.counter, c.keys[0]);
+    c.counter = _mm512_add_epi64(c.counter, c.step);
+    for (int r = 1; r < kArsRounds; r++) x = _mm512_aesenc_epi128(x, c.keys[r]);
+    return _mm512_aesenclast_epi128(x, c.last_key);
 }
 
 // The plan's constants (the rules: stochastic_rounding.cpp), as scalars of
@@ -44,6 +56,10 @@ MINIFLOAT_AVX512_DQ inline __m512i next_complemented_draws(CounterLanes& c) {
 struct Constants {
     uint64_t fraction_shift, carry_shift, rebias, normal_from, max_bits, span, sign_shift, sign_bit;
     uint64_t exponent_mask, scale_base, max_magnitude;
+    // small_magnitudes (float32): 32 - (emin field + fraction_shift), and
+    // the band of exponent fields [band_from, band_from + band_span) whose
+    // values it cannot round (below: the threshold is 0 anyway)
+    uint64_t count_base, band_from, band_span;
     double step_unit;  // 2^-(fraction bits - mantissa bits): the scaled step's exponent
     bool zero_drops_sign;
 };
@@ -73,12 +89,27 @@ Constants make_constants(const EncodePlan& p) {
     k.scale_base = (2 * kBias + p.mantissa_bits) << kFractionBits;
     k.max_magnitude = p.max_magnitude;
     k.zero_drops_sign = p.zero_drops_sign;
+    const int64_t shift_base = static_cast<int64_t>(emin_field + k.fraction_shift);  // K: s = K - e
+    constexpr int64_t kLaneBits = sizeof(Bits) * 8, kSignificandBits = kFractionBits + 1;
+    // (a target sharing the source's subnormal step: every value, the
+    // source's subnormals too, shifts by fraction_shift)
+    k.count_base = k.normal_from == 0 ? kLaneBits - k.fraction_shift : static_cast<uint64_t>(kLaneBits - shift_base);
+    // float32: s > 32 (e < K - 32) loses threshold bits in
+    // small_magnitudes' shifts; float64: s >= 64 (e <= K - 64;
+    // small_magnitudes64); either unless s >= 32 + significand bits (the
+    // significand lies below 2^-32)
+    const int64_t band_low = std::max<int64_t>(shift_base - 31 - kSignificandBits, 1);
+    const int64_t band_high = kLaneBits == 32 ? shift_base - 32 : shift_base - 63;
+    k.band_from = static_cast<uint64_t>(band_low) << kFractionBits;
+    k.band_span = band_high > band_low ? static_cast<uint64_t>(band_high - band_low) << kFractionBits : 0;
     return k;
 }
 
 struct Lanes32 {
     __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_bit;
-    __m512i exponent_mask, scale_base, code_shift, two_pow_32;
+    __m512i count_base, normal_count, fraction_mask, implicit_bit, band_from, band_span;
+    __m512i small_span;   // normal_from - band_from: values from the band up to the normal range
+    __m512i rebias_bits;  // rebias << fraction_shift
     bool zero_drops_sign;
 };
 
@@ -95,44 +126,81 @@ MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
     k.max_bits = v(c.max_bits);
     k.span = v(c.span);
     k.sign_bit = v(c.sign_bit);
-    k.exponent_mask = v(c.exponent_mask);
-    k.scale_base = v(c.scale_base);
-    k.code_shift = v(c.fraction_shift);
-    k.two_pow_32 = _mm512_castps_si512(_mm512_set1_ps(4294967296.0f));
+    k.count_base = v(c.count_base);
+    k.normal_count = v(32 - c.fraction_shift);
+    k.fraction_mask = v(0x7FFFFF);
+    k.implicit_bit = v(0x800000);
+    k.band_from = v(c.band_from);
+    k.band_span = v(c.band_span);
+    k.small_span = v(c.normal_from - c.band_from);
+    k.rebias_bits = v(c.rebias << c.fraction_shift);
     k.zero_drops_sign = c.zero_drops_sign;
     return k;
 }
 
-// The magnitude codes of 16 values at most the target's largest value (any
-// above it give garbage: the caller checks), normal or not: with e
-// the exponent field of |x| raised to the normal range's, v = |x| * 2^(M - e)
-// is |x| in units of the target's step there (exact), q = trunc(v) the
-// step count from the binade's start and floor(frac(v) * 2^32) the
-// threshold; the code is (e - emin) << M plus q plus the draw's carry.
-MINIFLOAT_AVX512_DQ inline __m512i any_magnitudes(const Lanes32& k, __m512i a, __m512i complement) {
-    const __m512i exponent = _mm512_max_epu32(_mm512_and_si512(a, k.exponent_mask), k.normal_from);
-    const __m512 scale = _mm512_castsi512_ps(_mm512_sub_epi32(k.scale_base, exponent));
-    const __m512 v = _mm512_mul_ps(_mm512_castsi512_ps(a), scale);
-    const __m512i q = _mm512_cvttps_epi32(v);
-    const __m512 fraction = _mm512_sub_ps(v, _mm512_cvtepi32_ps(q));
-    const __m512i threshold = _mm512_cvttps_epu32(_mm512_mul_ps(fraction, _mm512_castsi512_ps(k.two_pow_32)));
-    // d < threshold <=> ~d >= 2^32 - threshold... compared directly
-    const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);
+// The magnitude codes of 16 values at most the largest value, none in the
+// band of exponents make_constants describes, in integers: with s the
+// number of dropped bits (fraction_shift in the normal range, K - e below
+// it, K = emin field + fraction_shift) and x the bits (normal: |x|'s less
+// the rebias's, so that the exponent becomes the code's) or the
+// significand (below), the code is x >> s, plus 1 when the draw d is below
+// the threshold floor(f * 2^32), the dropped bits moved to the top:
+// x << (32 - s) (exact while s <= 32; for s >= 56 both shifts give 0,
+// right for such values, their threshold being 0). (The normal rule's
+// carry, (x + (~d >> (32 - s))) >> s, is one instruction shorter but
+// overflows at s = 32, which doubles the band's fixes for float4_e2m1fn.)
+// Half the vector instructions of float steps (any_magnitudes64).
+MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes(const Lanes32& k, __m512i a, __m512i draw) {
+    const __m512i exponent = _mm512_srli_epi32(a, 23);
+    const __m512i up_count = _mm512_min_epi32(_mm512_add_epi32(exponent, k.count_base), k.normal_count);
+    const __m512i down_count = _mm512_sub_epi32(_mm512_set1_epi32(32), up_count);
+    const __mmask16 below = _mm512_cmplt_epu32_mask(a, k.normal_from);
+    // normal: the bits less the rebias's (their low 23 bits, the
+    // significand's, stay: below, (that & b) | c)
+    const __m512i x = _mm512_mask_ternarylogic_epi32(_mm512_sub_epi32(a, k.rebias_bits), below, k.fraction_mask,
+                                                     k.implicit_bit, 0xEA);
+    // threshold x << up_count: 0 where up_count < 0 (a huge unsigned count)
+    const __mmask16 up = _mm512_cmplt_epu32_mask(draw, _mm512_sllv_epi32(x, up_count));
+    const __m512i q = _mm512_srlv_epi32(x, down_count);
+    return _mm512_mask_sub_epi32(q, up, q, _mm512_set1_epi32(-1));
+}
+
+// The same for any values at most the largest (the band too), comparing
+// the draw d with the threshold floor(f * 2^32): the dropped bits moved to
+// the top, x << (32 - s), for s <= 32, or x >> (s - 32) beyond.
+MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes_wide(const Lanes32& k, __m512i a, __m512i draw) {
+    const __m512i exponent = _mm512_srli_epi32(a, 23);
+    const __m512i up_count = _mm512_min_epi32(_mm512_add_epi32(exponent, k.count_base), k.normal_count);
+    const __m512i down_count = _mm512_sub_epi32(_mm512_set1_epi32(32), up_count);
+    const __mmask16 below = _mm512_cmplt_epu32_mask(a, k.normal_from);
+    // normal: the bits less the rebias's (their low 23 bits, the
+    // significand's, stay: below, (that & b) | c)
+    const __m512i x = _mm512_mask_ternarylogic_epi32(_mm512_sub_epi32(a, k.rebias_bits), below, k.fraction_mask,
+                                                     k.implicit_bit, 0xEA);
+    // each shift gives 0 where the other applies (a negative count is a huge unsigned one)
+    const __m512i threshold = _mm512_or_si512(_mm512_sllv_epi32(x, up_count),
+                                              _mm512_srlv_epi32(x, _mm512_sub_epi32(_mm512_setzero_si512(), up_count)));
     const __mmask16 up = _mm512_cmplt_epu32_mask(draw, threshold);
-    const __m512i binade = _mm512_srlv_epi32(_mm512_sub_epi32(exponent, k.normal_from), k.code_shift);
-    const __m512i magnitude = _mm512_add_epi32(binade, q);
-    return _mm512_mask_sub_epi32(magnitude, up, magnitude, _mm512_set1_epi32(-1));
+    const __m512i q = _mm512_srlv_epi32(x, down_count);
+    return _mm512_mask_sub_epi32(q, up, q, _mm512_set1_epi32(-1));
 }
 
 // How a group of values is rounded: all in the target's normal range below
-// its largest value (the normal rule), all at most the largest value
-// (any_magnitudes), or anything (step by step, handing steps with overflow
-// or specials to the portable rule). Chosen per group of kGroup values by a
-// scan, not per vector: a data-dependent branch per vector mispredicts
-// often on data with some subnormal-range values (float8_e3m4 from a
-// Gaussian: 3.4 against 1.5 ms).
-enum class GroupKind { normal, below_max, any };
+// its largest value (normal: the normal rule), all at most the largest
+// value and none in the band (small), all at most the largest value
+// (small_wide, float64 only; float32 small groups fix the vectors with band
+// values: fix_small_group), or anything (any: step by step, handing steps
+// with overflow or specials to the portable rule; below_max: float64's float
+// steps, for those steps). Chosen per group of kGroup values, not per
+// vector: a data-dependent branch per vector mispredicts often on data
+// with some subnormal-range values (float8_e3m4 from a Gaussian: 3.4
+// against 1.5 ms).
+enum class GroupKind { normal, small, small_wide, below_max, any };
 constexpr size_t kGroup = 256;
+// The scans prefetch the group this many groups ahead: its loads then
+// overlap the rounding of the groups before it (without, the scan of
+// float64 groups waited on memory for half of the kernel's time).
+constexpr size_t kPrefetchGroups = 2;
 
 // The codes of 16 values by the rule of `Kind`; false: the step needs the
 // portable rule (only for GroupKind::any).
@@ -141,7 +209,7 @@ MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __
                                         __m512i& codes) {
     const __m512i a = _mm512_and_si512(u, k.abs_mask);
     // the sign by a compare and a masked or, not a shift: shifts and the
-    // hash's multiplies share one port, the kernels' bottleneck
+    // generator (VAES) share port 0 on Intel
     const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
     bool normal = Kind == GroupKind::normal;
     if constexpr (Kind == GroupKind::any) {
@@ -155,7 +223,13 @@ MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __
         codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
         return true;
     }
-    const __m512i magnitude = any_magnitudes(k, a, complement);
+    __m512i magnitude;
+    if constexpr (Kind == GroupKind::small) {
+        magnitude = small_magnitudes(k, a, complement);  // (the draws themselves: run_group)
+    } else {
+        const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);  // ~complement
+        magnitude = small_magnitudes_wide(k, a, draw);
+    }
     codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
     if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
     return true;
@@ -163,23 +237,15 @@ MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __
 
 // Which rule a whole group of kGroup values takes: normal when the largest
 // |x| - normal_from (unsigned: below normal_from wraps around) is inside
-// the normal span, else by the largest magnitude (a second pass, over L1,
-// only for groups that are not normal: one max per vector in the common
-// case, no mask-register traffic).
+// the normal span, else small (run_small_group: its checks find the rest).
 MINIFLOAT_AVX512_DQ inline GroupKind scan_group(const Lanes32& k, const float* in) {
     __m512i high = _mm512_setzero_si512();
     for (size_t i = 0; i < kGroup; i += 16) {
+        _mm_prefetch(reinterpret_cast<const char*>(in + i + kPrefetchGroups * kGroup), _MM_HINT_T0);
         const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask);
         high = _mm512_max_epu32(high, _mm512_sub_epi32(a, k.normal_from));
     }
-    const uint32_t span = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.span)));
-    if (_mm512_reduce_max_epu32(high) < span) return GroupKind::normal;
-    high = _mm512_setzero_si512();
-    for (size_t i = 0; i < kGroup; i += 16) {
-        high = _mm512_max_epu32(high, _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask));
-    }
-    const uint32_t max_bits = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(k.max_bits)));
-    return _mm512_reduce_max_epu32(high) > max_bits ? GroupKind::any : GroupKind::below_max;
+    return _mm512_cmpge_epu32_mask(high, k.span) == 0 ? GroupKind::normal : GroupKind::small;
 }
 
 template <int OutBytes>
@@ -220,17 +286,39 @@ MINIFLOAT_AVX512_DQ inline uint32_t run_steps(const EncodePlan& plan, const Lane
     return flags;
 }
 
-// A whole group whose every value takes the rule of Kind (normal or
-// below_max): 64 values per step, whole vectors, their codes packed into
-// one store (the packs work within 128-bit lanes; the permute orders them).
+// A whole group by the rule of Kind (normal or small): 64 values per step,
+// whole vectors, their codes packed into one store (the packs work within
+// 128-bit lanes; the permute orders them). The small rule also checks the
+// values and returns any when one is beyond the largest or in the band
+// (then fix_small_group redoes those vectors), normal when none lies from
+// the band up to the normal range (the next group is scanned), else small.
+// `suspects`: for any, the vectors (bit v) that may hold a value in the
+// band (the band minimum is kept per position of the 4-vector steps) or,
+// with one beyond the largest, all of them.
 template <int OutBytes, GroupKind Kind>
-MINIFLOAT_AVX512_DQ inline void run_group(const Lanes32& k, CounterLanes& counters, const float* in, void* out) {
+MINIFLOAT_AVX512_DQ inline GroupKind run_group(const Lanes32& k, CounterLanes& counters, const float* in, void* out,
+                                               uint32_t* suspects = nullptr, __m512i* draws = nullptr) {
     const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    constexpr bool kSmall = Kind == GroupKind::small;
+    __m512i top = _mm512_setzero_si512();
+    __m512i band[4] = {_mm512_set1_epi32(-1), _mm512_set1_epi32(-1), _mm512_set1_epi32(-1), _mm512_set1_epi32(-1)};
     for (size_t i = 0; i < kGroup; i += 64) {
         __m512i c[4];
+        if constexpr (kSmall) {
+            _mm_prefetch(reinterpret_cast<const char*>(in + i + kPrefetchGroups * kGroup), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char*>(in + i + 32 + kPrefetchGroups * kGroup), _MM_HINT_T0);
+        }
         for (int j = 0; j < 4; j++) {
-            const __m512i complement = next_complemented_draws(counters);
-            codes16<Kind>(k, complement, _mm512_loadu_si512(in + i + 16 * j), 0xFFFF, c[j]);
+            const __m512i u = _mm512_loadu_si512(in + i + 16 * j);
+            if constexpr (kSmall) {
+                const __m512i a = _mm512_and_si512(u, k.abs_mask);
+                top = _mm512_max_epu32(top, a);
+                band[j] = _mm512_min_epu32(band[j], _mm512_sub_epi32(a, k.band_from));
+            }
+            // (the small rule takes the draws themselves, the normal one their complements)
+            const __m512i drawn = kSmall ? next_draws(counters) : next_complemented_draws(counters);
+            if constexpr (kSmall) draws[i / 16 + j] = drawn;  // kept for fix_small_group (stores: no ALU port)
+            codes16<Kind>(k, drawn, u, 0xFFFF, c[j]);
         }
         const __m512i low = _mm512_packus_epi32(c[0], c[1]), high = _mm512_packus_epi32(c[2], c[3]);
         if constexpr (OutBytes == 1) {
@@ -242,6 +330,79 @@ MINIFLOAT_AVX512_DQ inline void run_group(const Lanes32& k, CounterLanes& counte
             _mm512_storeu_si512(static_cast<uint16_t*>(out) + i + 32, _mm512_permutexvar_epi64(order64, high));
         }
     }
+    if constexpr (kSmall) {
+        if (_mm512_cmpgt_epu32_mask(top, k.max_bits) != 0) {
+            *suspects = 0xFFFF;
+            return GroupKind::any;
+        }
+        uint32_t positions = 0;
+        for (int j = 0; j < 4; j++) {
+            if (_mm512_cmplt_epu32_mask(band[j], k.band_span) != 0) positions |= 0x1111u << j;
+        }
+        if (positions != 0) {
+            *suspects = positions;
+            return GroupKind::any;
+        }
+        // no value from the band up to the normal range: the next group is scanned
+        const __m512i lowest = _mm512_min_epu32(_mm512_min_epu32(band[0], band[1]), _mm512_min_epu32(band[2], band[3]));
+        if (_mm512_cmplt_epu32_mask(lowest, k.small_span) == 0) return GroupKind::normal;
+    }
+    return Kind;
+}
+
+// `codes` with the lanes in `lanes` replaced by a special code by sign.
+MINIFLOAT_AVX512_DQ inline __m512i with_special_codes(__m512i codes, __mmask16 lanes, __mmask16 negative,
+                                                      uint32_t positive, uint32_t negative_code) {
+    codes = _mm512_mask_mov_epi32(codes, lanes & static_cast<__mmask16>(~negative),
+                                  _mm512_set1_epi32(static_cast<int>(positive)));
+    return _mm512_mask_mov_epi32(codes, lanes & negative, _mm512_set1_epi32(static_cast<int>(negative_code)));
+}
+
+// The codes of 16 values of any kind (the rules of stochastic_code in
+// stochastic_rounding.cpp): small_magnitudes_wide, continued beyond the
+// largest value (the normal rule's codes keep counting), then overflow,
+// infinities and NaN by the plan's codes; `flags` gains the FpFlag bits.
+MINIFLOAT_AVX512_DQ inline __m512i any_codes16(const EncodePlan& plan, const Lanes32& k, __m512i complement, __m512i u,
+                                               uint32_t& flags) {
+    const __m512i a = _mm512_and_si512(u, k.abs_mask);
+    const __m512i inf_bits = _mm512_set1_epi32(0x7F800000);
+    const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
+    const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, inf_bits), inf = _mm512_cmpeq_epi32_mask(a, inf_bits);
+    const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);  // ~complement
+    const __m512i magnitude = small_magnitudes_wide(k, _mm512_min_epu32(a, inf_bits), draw);
+    const __mmask16 overflow = _mm512_cmpgt_epu32_mask(magnitude, _mm512_set1_epi32(static_cast<int>(plan.max_magnitude))) &
+                               static_cast<__mmask16>(~(nan | inf));
+    __m512i codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
+    if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
+    codes = with_special_codes(codes, overflow, negative, plan.overflow_positive, plan.overflow_negative);
+    codes = with_special_codes(codes, inf, negative, plan.inf_positive, plan.inf_negative);
+    codes = with_special_codes(codes, nan, negative, plan.nan_positive, plan.nan_negative);
+    flags |= (overflow ? plan.overflow_flags : 0) | (inf ? plan.inf_flags : 0) | (nan ? plan.nan_flags : 0);
+    return codes;
+}
+
+// The vectors of a small group its rule got wrong (among `suspects`), again
+// with their draws (`draws`: the group's complemented draws, per vector):
+// those with a value in the band or beyond the largest (or not finite), by
+// any_codes16. Gaussian data puts a value beyond the largest in 1.5% of the
+// groups, one in the band in up to a quarter of them (float4_e2m1fn).
+template <int OutBytes>
+MINIFLOAT_AVX512_DQ uint32_t fix_small_group(const EncodePlan& plan, const Lanes32& k, const __m512i* draws,
+                                             const float* in, void* out, uint32_t suspects) {
+    uint32_t flags = 0;
+    for (size_t v = 0; v < kGroup / 16; v++) {
+        if (!(suspects >> v & 1)) continue;
+        const __m512i u = _mm512_loadu_si512(in + 16 * v);
+        const __m512i a = _mm512_and_si512(u, k.abs_mask);
+        if (_mm512_cmpgt_epu32_mask(a, k.max_bits) == 0 &&
+            _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, k.band_from), k.band_span) == 0) {
+            continue;
+        }
+        // vector v's blocks: 4 per vector
+        const __m512i complement = _mm512_ternarylogic_epi32(draws[v], draws[v], draws[v], 0x55);  // ~draws
+        store_codes<OutBytes>(out, 16 * v, any_codes16(plan, k, complement, u, flags), 0xFFFF);
+    }
+    return flags;
 }
 
 template <int OutBytes>
@@ -249,15 +410,30 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel(const EncodePlan& plan, const Lan
                                                const float* in, void* out, size_t n, uint32_t& flags,
                                                StochasticRedo redo) {
     size_t i = 0;
+    GroupKind last = GroupKind::normal;
+    __m512i group_draws[kGroup / 16];  // a small group's complemented draws, per vector
     for (; i + kGroup <= n; i += kGroup) {
         void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
-        switch (scan_group(k, in + i)) {
+        // data with values below the normal range has them in most groups:
+        // after a group with some, the next takes the small rule at once
+        // (without a scan; its checks find what it cannot round)
+        if (last != GroupKind::small) last = scan_group(k, in + i);
+        switch (last) {
             case GroupKind::normal:
                 run_group<OutBytes, GroupKind::normal>(k, counters, in + i, group_out);
                 break;
-            case GroupKind::below_max:
-                run_group<OutBytes, GroupKind::below_max>(k, counters, in + i, group_out);
+            case GroupKind::small: {
+                uint32_t suspects = 0;
+                const GroupKind found =
+                    run_group<OutBytes, GroupKind::small>(k, counters, in + i, group_out, &suspects, group_draws);
+                if (found == GroupKind::any) {
+                    flags |= fix_small_group<OutBytes>(plan, k, group_draws, in + i, group_out, suspects);
+                }
+                last = found == GroupKind::normal ? GroupKind::normal : GroupKind::small;
                 break;
+            }
+            case GroupKind::small_wide:  // (scan_group chooses normal or small only)
+            case GroupKind::below_max:
             case GroupKind::any:
                 flags |= run_steps<OutBytes, GroupKind::any>(plan, k, counters, in, out, i, kGroup, redo);
                 break;
@@ -291,7 +467,7 @@ MINIFLOAT_AVX512_DQ void e8m0_kernel(const EncodePlan& plan, CounterLanes counte
     }
 }
 
-// float64 sources: 8 values per vector, two vectors per hash vector (its
+// float64 sources: 8 values per vector, two vectors per draw vector (its
 // low 8 draws, then its high 8), the same rules in 64-bit lanes.
 struct Lanes64 {
     __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_shift, sign_bit;
@@ -299,6 +475,12 @@ struct Lanes64 {
     // the same rules on the upper 32 bits of 16 values (run_group64):
     // fraction_shift - 32, the code's sign bit, rebias
     __m512i high_fraction_shift, sign_bit32, rebias32;
+    // small_magnitudes64 (32-bit lanes): K - 32, the normal range's start,
+    // the significand's upper part; the band it cannot round
+    __m512i high_shift_base, normal_from32, fraction_mask32, implicit_bit32, band_from, band_span;
+    // run_group64's checks on the upper halves (max_bits has no lower half)
+    __m512i max_bits_high, band_from_high, band_span_high;
+    __m512i rebias_bits_high;  // (rebias << fraction_shift) >> 32
     bool zero_drops_sign;
 };
 
@@ -322,6 +504,16 @@ MINIFLOAT_AVX512_DQ Lanes64 make_lanes64(const EncodePlan& p) {
     k.high_fraction_shift = v(c.fraction_shift - 32);  // fraction_shift >= 52 - 7
     k.sign_bit32 = v(c.sign_bit);
     k.rebias32 = v(c.rebias);
+    k.high_shift_base = v(64 - c.count_base - 32);  // count_base = 64 - K
+    k.normal_from32 = v(c.normal_from >> 32);
+    k.fraction_mask32 = v(0xFFFFF);
+    k.implicit_bit32 = v(0x100000);
+    k.band_from = v64(c.band_from);
+    k.band_span = v64(c.band_span);
+    k.max_bits_high = v(c.max_bits >> 32);
+    k.rebias_bits_high = v((c.rebias << c.fraction_shift) >> 32);
+    k.band_from_high = v(c.band_from >> 32);
+    k.band_span_high = v(c.band_span >> 32);
     k.zero_drops_sign = c.zero_drops_sign;
     return k;
 }
@@ -340,6 +532,37 @@ MINIFLOAT_AVX512_DQ inline __m512i any_magnitudes64(const Lanes64& k, __m512i a,
     const __m512i binade = _mm512_srlv_epi64(_mm512_sub_epi64(exponent, k.normal_from), k.fraction_shift);
     const __m512i magnitude = _mm512_add_epi64(binade, q);
     return _mm512_mask_sub_epi64(magnitude, up, magnitude, _mm512_set1_epi64(-1));
+}
+
+// small_magnitudes for 16 float64 values held as their upper and lower
+// 32-bit halves: s >= fraction_shift > 32 dropped bits, so the code is the
+// upper half (significand, below the normal range) shifted by c = s - 32
+// and the threshold the 32 bits of the pair from bit c, one funnel shift
+// (VBMI2); lanes with s >= 64 (c >= 32) have no threshold bits (those with
+// 64 <= s < 85 would: their groups go to any_magnitudes64).
+// Wide: also c >= 32 (64 <= s < 85), the threshold the upper half shifted
+// by c - 32 (no band).
+template <bool Wide>
+MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes64(const Lanes64& k, __m512i high, __m512i low, __m512i draw) {
+    const __m512i a = _mm512_and_si512(high, _mm512_set1_epi32(0x7FFFFFFF));
+    const __m512i exponent = _mm512_srli_epi32(a, 20);
+    const __m512i c = _mm512_max_epi32(_mm512_sub_epi32(k.high_shift_base, exponent), k.high_fraction_shift);
+    const __mmask16 below = _mm512_cmplt_epu32_mask(a, k.normal_from32);
+    // (as in small_magnitudes: normal lanes less the rebias's bits)
+    const __m512i x = _mm512_mask_ternarylogic_epi32(_mm512_sub_epi32(a, k.rebias_bits_high), below, k.fraction_mask32,
+                                                     k.implicit_bit32, 0xEA);
+    const __mmask16 has_threshold = _mm512_cmplt_epi32_mask(c, _mm512_set1_epi32(32));
+    __mmask16 up;
+    if constexpr (Wide) {
+        const __m512i funnel = _mm512_shrdv_epi32(low, x, c);
+        const __m512i threshold = _mm512_mask_srlv_epi32(funnel, static_cast<__mmask16>(~has_threshold), x,
+                                                         _mm512_sub_epi32(c, _mm512_set1_epi32(32)));
+        up = _mm512_cmplt_epu32_mask(draw, threshold);
+    } else {
+        up = _mm512_mask_cmplt_epu32_mask(has_threshold, draw, _mm512_shrdv_epi32(low, x, c));
+    }
+    const __m512i q = _mm512_srlv_epi32(x, c);
+    return _mm512_mask_sub_epi32(q, up, q, _mm512_set1_epi32(-1));
 }
 
 template <GroupKind Kind>
@@ -365,14 +588,26 @@ MINIFLOAT_AVX512_DQ inline bool codes8(const Lanes64& k, __m512i u, __mmask8 lan
     return true;
 }
 
+MINIFLOAT_AVX512_DQ inline uint64_t first_lane64(__m512i x) {
+    return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_castsi512_si128(x)));
+}
+
 MINIFLOAT_AVX512_DQ inline GroupKind scan_group64(const Lanes64& k, const double* in) {
-    __mmask8 outside = 0, beyond = 0;
+    __m512i high = _mm512_setzero_si512();
+    for (size_t i = 0; i < kGroup; i += 8) {
+        _mm_prefetch(reinterpret_cast<const char*>(in + i + kPrefetchGroups * kGroup), _MM_HINT_T0);
+        const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask);
+        high = _mm512_max_epu64(high, _mm512_sub_epi64(a, k.normal_from));
+    }
+    if (_mm512_reduce_max_epu64(high) < first_lane64(k.span)) return GroupKind::normal;
+    __m512i top = _mm512_setzero_si512(), band = _mm512_set1_epi64(-1);
     for (size_t i = 0; i < kGroup; i += 8) {
         const __m512i a = _mm512_and_si512(_mm512_loadu_si512(in + i), k.abs_mask);
-        outside |= _mm512_cmpge_epu64_mask(_mm512_sub_epi64(a, k.normal_from), k.span);
-        beyond |= _mm512_cmpgt_epu64_mask(a, k.max_bits);
+        top = _mm512_max_epu64(top, a);
+        band = _mm512_min_epu64(band, _mm512_sub_epi64(a, k.band_from));
     }
-    return outside == 0 ? GroupKind::normal : beyond == 0 ? GroupKind::below_max : GroupKind::any;
+    if (_mm512_reduce_max_epu64(top) > first_lane64(k.max_bits)) return GroupKind::any;
+    return _mm512_reduce_min_epu64(band) < first_lane64(k.band_span) ? GroupKind::small_wide : GroupKind::small;
 }
 
 template <int OutBytes>
@@ -384,8 +619,8 @@ MINIFLOAT_AVX512_DQ inline void store_codes8(void* out, size_t i, __m512i codes,
     }
 }
 
-// Values [i, i + count) (i even) by the rule of Kind: 16 per hash vector,
-// its low 8 draws for the first 8 values, its high 8 for the next.
+// Values [i, i + count) by the rule of Kind: 16 per draw vector,
+// its low 8 draws (blocks j, j + 1) for the first 8 values, its high 8 for the next.
 template <int OutBytes, GroupKind Kind>
 MINIFLOAT_AVX512_DQ inline uint32_t run_steps64(const EncodePlan& plan, const Lanes64& k, CounterLanes& counters,
                                                 const double* in, void* out, size_t i, size_t count,
@@ -413,18 +648,53 @@ MINIFLOAT_AVX512_DQ inline uint32_t run_steps64(const EncodePlan& plan, const La
     return flags;
 }
 
+// 16 codes from 32-bit lanes into out[i..i+16).
+template <int OutBytes>
+MINIFLOAT_AVX512_DQ inline void store16(void* out, size_t i, __m512i codes) {
+    if constexpr (OutBytes == 1) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<uint8_t*>(out) + i), _mm512_cvtepi32_epi8(codes));
+    } else {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint16_t*>(out) + i), _mm512_cvtepi32_epi16(codes));
+    }
+}
+
 // A whole run of kGroup float64 values whose every value takes the rule of
 // Kind (normal or below_max), 16 per step in whole vectors: the codes' bits
 // all lie in the upper halves of the sums (normal: fraction_shift > 32) or
 // the lower halves of the magnitudes (below_max), so one permute gathers 16
 // of them into 32-bit lanes, where the sign is merged and one store writes
 // them (the 8-lane steps of run_steps64 narrow and store twice as often).
+// The small kinds check their values as run_group's do (on the upper
+// halves: values whose upper half is the largest value's go to the any
+// rule too) and return the kind the group needs.
 template <int OutBytes, GroupKind Kind>
-MINIFLOAT_AVX512_DQ inline void run_group64(const Lanes64& k, CounterLanes& counters, const double* in, void* out) {
+MINIFLOAT_AVX512_DQ inline GroupKind run_group64(const Lanes64& k, CounterLanes& counters, const double* in,
+                                                 void* out) {
     const __m512i low_halves = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i high_halves = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     const __m512i abs_mask32 = _mm512_set1_epi32(0x7FFFFFFF);
+    constexpr bool kSmall = Kind == GroupKind::small || Kind == GroupKind::small_wide;
+    __m512i top_high = _mm512_setzero_si512(), band = _mm512_set1_epi32(-1);
     for (size_t i = 0; i < kGroup; i += 16) {
+        if constexpr (kSmall) {
+            _mm_prefetch(reinterpret_cast<const char*>(in + i + kPrefetchGroups * kGroup), _MM_HINT_T0);
+            _mm_prefetch(reinterpret_cast<const char*>(in + i + 8 + kPrefetchGroups * kGroup), _MM_HINT_T0);
+            const __m512i draws = next_draws(counters);
+            const __m512i u0 = _mm512_loadu_si512(in + i), u1 = _mm512_loadu_si512(in + i + 8);
+            const __m512i high = _mm512_permutex2var_epi32(u0, high_halves, u1);
+            const __m512i a_high = _mm512_and_si512(high, abs_mask32);
+            top_high = _mm512_max_epu32(top_high, a_high);
+            if constexpr (Kind == GroupKind::small) {
+                band = _mm512_min_epu32(band, _mm512_sub_epi32(a_high, k.band_from_high));
+            }
+            const __m512i magnitude = small_magnitudes64<Kind == GroupKind::small_wide>(
+                k, high, _mm512_permutex2var_epi32(u0, low_halves, u1), draws);
+            const __mmask16 negative = _mm512_cmplt_epi32_mask(high, _mm512_setzero_si512());
+            __m512i codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit32);
+            if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
+            store16<OutBytes>(out, i, codes);
+            continue;
+        }
         const __m512i complement = next_complemented_draws(counters);
         const __m256i draws_low = _mm512_castsi512_si256(complement), draws_high = _mm512_extracti64x4_epi64(complement, 1);
         const __m512i u0 = _mm512_loadu_si512(in + i), u1 = _mm512_loadu_si512(in + i + 8);
@@ -448,13 +718,13 @@ MINIFLOAT_AVX512_DQ inline void run_group64(const Lanes64& k, CounterLanes& coun
         if constexpr (Kind == GroupKind::below_max) {
             if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
         }
-        if constexpr (OutBytes == 1) {
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<uint8_t*>(out) + i), _mm512_cvtepi32_epi8(codes));
-        } else {
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint16_t*>(out) + i),
-                                _mm512_cvtepi32_epi16(codes));
-        }
+        store16<OutBytes>(out, i, codes);
     }
+    if constexpr (kSmall) {
+        if (_mm512_cmpge_epu32_mask(top_high, k.max_bits_high) != 0) return GroupKind::any;
+        if (_mm512_cmplt_epu32_mask(band, k.band_span_high) != 0) return GroupKind::small_wide;
+    }
+    return Kind;
 }
 
 template <int OutBytes>
@@ -462,13 +732,33 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel64(const EncodePlan& plan, const L
                                                  const double* in, void* out, size_t n, uint32_t& flags,
                                                  StochasticRedo redo) {
     size_t i = 0;
+    GroupKind last = GroupKind::any;
     for (; i + kGroup <= n; i += kGroup) {
         void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
-        switch (scan_group64(k, in + i)) {
+        if (last == GroupKind::small || last == GroupKind::small_wide) {
+            // as in sign_magnitude_kernel: the last group's small rule at
+            // once, the scan's rules only when its check fails
+            const __m512i group_counter = counters.counter;
+            const GroupKind needs = last == GroupKind::small
+                                        ? run_group64<OutBytes, GroupKind::small>(k, counters, in + i, group_out)
+                                        : run_group64<OutBytes, GroupKind::small_wide>(k, counters, in + i, group_out);
+            if (needs == last) continue;
+            counters.counter = group_counter;
+            last = needs;
+        } else {
+            last = scan_group64(k, in + i);
+        }
+        switch (last) {
             case GroupKind::normal:
                 run_group64<OutBytes, GroupKind::normal>(k, counters, in + i, group_out);
                 break;
-            case GroupKind::below_max:
+            case GroupKind::small:
+                run_group64<OutBytes, GroupKind::small>(k, counters, in + i, group_out);
+                break;
+            case GroupKind::small_wide:
+                run_group64<OutBytes, GroupKind::small_wide>(k, counters, in + i, group_out);
+                break;
+            case GroupKind::below_max:  // (scan_group64 does not choose it: small_wide covers its values)
                 run_group64<OutBytes, GroupKind::below_max>(k, counters, in + i, group_out);
                 break;
             case GroupKind::any:
@@ -510,11 +800,17 @@ MINIFLOAT_AVX512_DQ void e8m0_kernel64(const EncodePlan& plan, CounterLanes coun
 }
 
 MINIFLOAT_AVX512_DQ CounterLanes counters_from(uint64_t key, uint64_t first) {
+    const ArsRoundKeys k = ars_round_keys(key);
     CounterLanes counters;
-    const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-    counters.z = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(key + (first / 2 + 1) * kSplitMixGamma)),
-                                  _mm512_mullo_epi64(lane, _mm512_set1_epi64(static_cast<long long>(kSplitMixGamma))));
-    counters.step = _mm512_set1_epi64(static_cast<long long>(8 * kSplitMixGamma));
+    const long long block = static_cast<long long>(first / 4);
+    counters.counter = _mm512_setr_epi64(block, 0, block + 1, 0, block + 2, 0, block + 3, 0);
+    counters.step = _mm512_setr_epi64(4, 0, 4, 0, 4, 0, 4, 0);
+    for (int r = 0; r <= kArsRounds; r++) {
+        const uint64_t low = r == kArsRounds ? ~k.low[r] : k.low[r], high = r == kArsRounds ? ~k.high[r] : k.high[r];
+        counters.keys[r] = _mm512_broadcast_i32x4(_mm_set_epi64x(static_cast<long long>(high), static_cast<long long>(low)));
+    }
+    counters.last_key = _mm512_broadcast_i32x4(
+        _mm_set_epi64x(static_cast<long long>(k.high[kArsRounds]), static_cast<long long>(k.low[kArsRounds])));
     return counters;
 }
 
@@ -552,7 +848,7 @@ MINIFLOAT_AVX512_DQ void run_kernel64(const EncodePlan& plan, uint64_t key, uint
 
 bool stochastic_avx512(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in, bool float64,
                        void* out, size_t n, uint32_t& flags, StochasticRedo redo) {
-    if (!avx512_bw_usable() || !cpu_has_avx512_dq()) return false;
+    if (!avx512_bw_usable() || !cpu_has_avx512_dq_vaes() || first % 4 != 0) return false;
     if (float64) {
         run_kernel64(plan, key, first, static_cast<const double*>(in), out, n, flags, redo);
     } else {
