@@ -979,6 +979,36 @@ def test_stochastic_kernels_agree_with_the_reference(mf, name, source):
             mf._core._set_avx512_kernels(previous)
 
 
+UNSIGNED_WITH_ZERO = [n for n in NAMES if not R.FORMATS[n].signed and R.FORMATS[n].has_zero]
+
+
+@pytest.mark.parametrize("name", UNSIGNED_WITH_ZERO)
+@pytest.mark.parametrize("source", [np.float32, np.float64])
+def test_stochastic_unsigned_formats_kernels_and_negative_chunks(mf, name, source):
+    """Unsigned formats: non-negative values take the stochastic kernels,
+    chunks of 4096 holding a negative value (-0, -inf, -NaN included) the
+    exact encoders with the same draws; both against the reference."""
+    T = getattr(mf, name)
+    rng = np.random.default_rng(seed_of("unsigned", name, np.dtype(source).name))
+    with np.errstate(invalid="ignore"):
+        x = np.abs(_stochastic_mix(name, source, rng))
+    x = np.concatenate([x, x[:7000]])[:20011]  # several chunks and a ragged tail
+    x[9000] = -x[9000]  # one chunk with a negative value
+    x[13000] = -0.0
+    for sat in (False, True):
+        seed = seed_of("unsigned", name, sat)
+        exp = I.cast_array(name, x, "stochastic", sat, draws_for(seed, x.size))[0]
+        previous = mf._core._set_avx512_kernels(True)
+        try:
+            for enabled in (True, False):
+                mf._core._set_avx512_kernels(enabled)
+                with np.errstate(all="ignore"):
+                    got = mcast(mf, x, T, rounding="stochastic", saturate=sat, rng=seed)
+                assert_codes(got, exp, x, f"{name} saturate={sat} avx512={enabled}")
+        finally:
+            mf._core._set_avx512_kernels(previous)
+
+
 def grouped_inputs(name, dtype, seed):
     """Runs of 256 values (the AVX-512 stochastic kernels pick one rule per
     run of 256 from its smallest and largest magnitude) of each kind: all in

@@ -543,6 +543,13 @@ EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
             if (f.storage_bytes == 1) p.byte_table = new ByteTableSource(f, s);  // lives with the format
             break;
     }
+    // (unsigned formats: the caller redoes negative values exactly)
+    p.stochastic_kernels = f.kernel_kind != KernelKind::general ||
+                           (f.has_subnormals && (f.is_signed ? f.mantissa_bits == 0 : true) &&
+                            f.nan != NanCodes::listed && (f.max_magnitude >> f.mantissa_bits) >= 1);
+    // float32 subnormals would land in the format's normal range: float32
+    // sources go through the float64 kernels
+    p.stochastic_widen_float32 = p.stochastic_kernels && f.min_normal_exponent < -126;
     p.storage_bytes = f.storage_bytes;
     p.mantissa_bits = static_cast<uint32_t>(f.mantissa_bits);
     p.min_normal_exponent = f.min_normal_exponent;

@@ -57,6 +57,13 @@ struct EncodePlan {
     // kind general, one byte: float32 sources by one table lookup per value
     // (byte_table_encoder.h), made on the first cast; kept for the process
     ByteTableSource* byte_table = nullptr;
+    // The stochastic kernels (stochastic_rounding.h) model the format: the
+    // sign-magnitude kind, float8_e8m0fnu, sign-magnitude layouts without a
+    // mantissa bit (binary8p1s*: stochastic rounding has no ties, which kept
+    // them from the nearest-even kernels) and unsigned layouts with a zero
+    // (their negative values are redone exactly).
+    bool stochastic_kernels = false;
+    bool stochastic_widen_float32 = false;  // ... from float32 through float64
 };
 
 EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s);

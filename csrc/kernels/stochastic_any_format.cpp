@@ -1,7 +1,8 @@
 // Stochastic rounding into formats the stochastic kernels do not model
-// (KernelKind::general: unsigned formats with a zero, formats without a
-// mantissa bit or whose values reach below float32's normals, most formats
-// made by mf.float_format): the same draws (counter_random.h) handed to the
+// (EncodePlan::stochastic_kernels false: formats whose values reach below
+// float32's normals, NaN lists, no zero other than float8_e8m0fnu's layout,
+// a largest value in the subnormal field), and for negative values of
+// unsigned formats: the same draws (counter_random.h) handed to the
 // exact any-mode encoders of convert_kernels.cpp, widened to their 64-bit
 // compare, so every format follows one bit rule.
 #include <cstdint>

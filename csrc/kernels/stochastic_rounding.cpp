@@ -267,6 +267,16 @@ uint32_t redo_portable(const EncodePlan& plan, const void* in, bool float64, con
     return stochastic_loop(plan, values, draws, static_cast<uint16_t*>(out), count);
 }
 
+// Whether a value of in[0..n) has its sign bit set.
+template <class Float>
+MINIFLOAT_KERNEL_INLINE bool has_sign_bit(const Float* in, size_t n) {
+    using Bits = typename SourceLayout<Float>::Bits;
+    const Bits* bits = reinterpret_cast<const Bits*>(in);
+    Bits any = 0;
+    for (size_t i = 0; i < n; i++) any |= bits[i];
+    return (any >> (sizeof(Bits) * 8 - 1)) != 0;
+}
+
 // Values per chunk: their draws stay in L1 between the two loops.
 constexpr size_t kDrawChunk = 2048;
 
@@ -301,10 +311,48 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_chunks(const EncodePlan& plan, uint64_t 
 MINIFLOAT_SIMD_CLONES
 uint32_t encode_stochastic_part(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in, bool float64,
                                 void* out, size_t n) {
-    if (plan.kind == KernelKind::general) return encode_stochastic_exact(plan, key, first, in, float64, out, n);
+    if (!plan.stochastic_kernels) return encode_stochastic_exact(plan, key, first, in, float64, out, n);
+    if (!float64 && plan.stochastic_widen_float32) {
+        // float32 widened (exactly) a chunk at a time, with its elements' draws
+        constexpr size_t kChunk = 2048;
+        alignas(64) double widened[kChunk];
+        const float* values = static_cast<const float*>(in);
+        uint32_t flags = 0;
+        for (size_t start = 0; start < n; start += kChunk) {
+            const size_t count = n - start < kChunk ? n - start : kChunk;
+            for (size_t i = 0; i < count; i++) widened[i] = static_cast<double>(values[start + i]);
+            flags |= encode_stochastic_part(plan, key, first + start, widened, true,
+                                            static_cast<char*>(out) + start * static_cast<size_t>(plan.storage_bytes),
+                                            count);
+        }
+        return flags;
+    }
     DefaultFpuModeScope default_modes;  // the subnormal rule's float steps must not flush (DAZ/FTZ)
-    if (float64) return encode_chunks(plan, key, first, static_cast<const double*>(in), out, n);
-    return encode_chunks(plan, key, first, static_cast<const float*>(in), out, n);
+    if (plan.is_signed || plan.exponent_only) {  // (float8_e8m0fnu's kernels know its negatives)
+        if (float64) return encode_chunks(plan, key, first, static_cast<const double*>(in), out, n);
+        return encode_chunks(plan, key, first, static_cast<const float*>(in), out, n);
+    }
+    // Unsigned formats: the kernels round the non-negative values (they
+    // know no invalid negative), so a chunk holding a negative value (its
+    // sign bit set: -0, -inf and -NaN too) is redone by the exact encoders,
+    // with the same draws.
+    constexpr size_t kChunk = 4096;
+    const size_t item = static_cast<size_t>(plan.storage_bytes);
+    uint32_t flags = 0;
+    for (size_t start = 0; start < n; start += kChunk) {
+        const size_t count = n - start < kChunk ? n - start : kChunk;
+        void* codes = static_cast<char*>(out) + start * item;
+        if (float64) {
+            const double* part = static_cast<const double*>(in) + start;
+            flags |= has_sign_bit(part, count) ? encode_stochastic_exact(plan, key, first + start, part, true, codes, count)
+                                               : encode_chunks(plan, key, first + start, part, codes, count);
+        } else {
+            const float* part = static_cast<const float*>(in) + start;
+            flags |= has_sign_bit(part, count) ? encode_stochastic_exact(plan, key, first + start, part, false, codes, count)
+                                               : encode_chunks(plan, key, first + start, part, codes, count);
+        }
+    }
+    return flags;
 }
 
 uint32_t encode_f32_stochastic(const EncodePlan& plan, uint64_t key, const float* in, void* out, size_t n) {
