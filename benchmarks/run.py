@@ -111,11 +111,15 @@ def make_f32(name, n, salt=0):
     Signed formats: standard normal * finfo.max / 4 (so ~0.006% saturate).
     float8_e8m0fnu (unsigned, powers of two): 2 ** (16 * standard normal),
     i.e. exponents spread over the format's range.  bfloat16: standard normal.
+    The other unsigned formats (P3109's u formats): |standard normal| *
+    finfo.max / 4 (negative values would be invalid inputs, NaN).
     """
     rng = np.random.default_rng(_seed(name, salt))
     z = rng.standard_normal(n, dtype=np.float32)
     if name == "float8_e8m0fnu":
         return np.exp2(z * np.float32(16.0))
+    if name in mf.FORMAT_NAMES and not mf.format_info(name)["is_signed"]:
+        z = np.abs(z)
     return z * np.float32(scale_of(name))
 
 

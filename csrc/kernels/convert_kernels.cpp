@@ -548,8 +548,10 @@ EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
                            (f.has_subnormals && (f.is_signed ? f.mantissa_bits == 0 : true) &&
                             f.nan != NanCodes::listed && (f.max_magnitude >> f.mantissa_bits) >= 1);
     // float32 subnormals would land in the format's normal range: float32
-    // sources go through the float64 kernels
-    p.stochastic_widen_float32 = p.stochastic_kernels && f.min_normal_exponent < -126;
+    // sources go through the float64 kernels (float8_e8m0fnu's own kernels
+    // place them)
+    p.stochastic_widen_float32 =
+        p.stochastic_kernels && f.kernel_kind != KernelKind::e8m0 && f.min_normal_exponent < -126;
     p.storage_bytes = f.storage_bytes;
     p.mantissa_bits = static_cast<uint32_t>(f.mantissa_bits);
     p.min_normal_exponent = f.min_normal_exponent;
@@ -680,15 +682,20 @@ static uint32_t encode_f32_without_table(const EncodePlan& plan, const float* in
 uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n) {
     const ByteTableEncoder* table = plan.byte_table != nullptr ? &plan.byte_table->table() : nullptr;
     if (table == nullptr || !table->usable) return encode_f32_without_table(plan, in, out, n);
-    // blocks with a value beyond the table's (overflow, inf, NaN, negative
-    // into unsigned, zero without zero) are redone by the exact encoder
-    constexpr size_t kBlock = 256;
+    // chunks, then blocks with a value beyond the table's (overflow, inf,
+    // NaN, negative into unsigned, zero without zero) are redone by the
+    // exact encoder
+    constexpr size_t kChunk = 16384, kBlock = 256;
     uint8_t* codes = static_cast<uint8_t*>(out);
     uint32_t flags = 0;
-    for (size_t start = 0; start < n; start += kBlock) {
-        const size_t count = n - start < kBlock ? n - start : kBlock;
-        if (!encode_f32_block_by_table(*table, in + start, codes + start, count)) {
-            flags |= encode_f32_without_table(plan, in + start, codes + start, count);
+    for (size_t chunk = 0; chunk < n; chunk += kChunk) {
+        const size_t chunk_count = n - chunk < kChunk ? n - chunk : kChunk;
+        if (encode_f32_block_by_table(*table, in + chunk, codes + chunk, chunk_count)) continue;
+        for (size_t start = chunk; start < chunk + chunk_count; start += kBlock) {
+            const size_t count = chunk + chunk_count - start < kBlock ? chunk + chunk_count - start : kBlock;
+            if (!encode_f32_block_by_table(*table, in + start, codes + start, count)) {
+                flags |= encode_f32_without_table(plan, in + start, codes + start, count);
+            }
         }
     }
     return flags;
