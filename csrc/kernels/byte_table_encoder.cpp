@@ -39,6 +39,18 @@ void build(const Format& f, const SpecialCodes& s, ByteTableEncoder& t) {
         (is_ordinary(f, encode_bits(f, s, mid)) ? low : high) = mid;
     }
     t.ordinary_below = high;
+    if (high < kFloat32Infinity) {
+        // every finite value from there overflows alike (RNE is monotonic:
+        // the first and the last finite ones say it)
+        const Encoded first = encode_bits(f, s, high), last = encode_bits(f, s, kFloat32Infinity - 1);
+        const Encoded first_negative = encode_from_double(f, s, -static_cast<double>(float_of(high)));
+        const Encoded last_negative = encode_from_double(f, s, -static_cast<double>(float_of(kFloat32Infinity - 1)));
+        if (first.code != last.code || first.flags != last.flags) return;
+        if (f.is_signed && (first_negative.code != last_negative.code || first_negative.flags != first.flags)) return;
+        t.overflow_positive = first.code;
+        t.overflow_negative = f.is_signed ? first_negative.code : 0u;
+        t.overflow_flags = first.flags;
+    }
     const uint32_t buckets = (high + kNoNextCode - 1) >> kBucketBits;
     t.entries.assign(buckets, 0);
     for (uint32_t bucket = 0; bucket < buckets; bucket++) {
@@ -74,9 +86,10 @@ const ByteTableEncoder& ByteTableSource::table() {
 }
 
 MINIFLOAT_SIMD_CLONES
-bool encode_f32_block_by_table(const ByteTableEncoder& table, const float* in, uint8_t* out, size_t n) {
+bool encode_f32_block_by_table(const ByteTableEncoder& table, const float* in, uint8_t* out, size_t n,
+                               uint32_t& flags) {
     bool needs_exact = false;
-    if (encode_f32_by_table_avx512(table, in, out, n, needs_exact)) return !needs_exact;
+    if (encode_f32_by_table_avx512(table, in, out, n, needs_exact, flags)) return !needs_exact;
     // 32-bit lanes throughout (the lookups vectorize as gathers), then
     // narrowed to bytes in a second loop
     constexpr size_t kLanes = 256;
@@ -87,8 +100,9 @@ bool encode_f32_block_by_table(const ByteTableEncoder& table, const float* in, u
     const uint32_t code0_keeps_sign = table.code0_keeps_sign ? 1u : 0u;
     const uint32_t zero_is_special = table.zero_is_special ? 1u : 0u;
     const uint32_t negative_is_special = table.negative_is_special ? 1u : 0u;
+    const uint32_t overflow_positive = table.overflow_positive, overflow_negative = table.overflow_negative;
     const uint32_t* __restrict bits = reinterpret_cast<const uint32_t*>(in);
-    uint32_t special = 0;
+    uint32_t special = 0, overflowed = 0;
     for (size_t done = 0; done < n; done += kLanes) {
         const size_t count = n - done < kLanes ? n - done : kLanes;
         for (size_t i = 0; i < count; i++) {
@@ -100,12 +114,16 @@ bool encode_f32_block_by_table(const ByteTableEncoder& table, const float* in, u
             const uint32_t entry = entries[index >> kBucketBits];
             const uint32_t code = (entry >> 17) + static_cast<uint32_t>((index & (kNoNextCode - 1)) >= (entry & 0x1FFFFu));
             const uint32_t signed_lane = negative & (static_cast<uint32_t>(code != 0) | code0_keeps_sign);
-            codes[i] = code | ((0u - signed_lane) & sign_bit);
-            special |= (ordinary ^ 1u) | (negative & negative_is_special) |
+            const uint32_t overflow = (ordinary ^ 1u) & static_cast<uint32_t>(magnitude < kFloat32Infinity);
+            const uint32_t overflow_code = negative ? overflow_negative : overflow_positive;
+            codes[i] = overflow ? overflow_code : code | ((0u - signed_lane) & sign_bit);
+            overflowed |= overflow;
+            special |= static_cast<uint32_t>(magnitude >= kFloat32Infinity) | (negative & negative_is_special) |
                        (static_cast<uint32_t>(magnitude == 0) & zero_is_special);
         }
         for (size_t i = 0; i < count; i++) out[done + i] = static_cast<uint8_t>(codes[i]);
     }
+    if (overflowed != 0) flags |= table.overflow_flags;
     return special == 0;
 }
 

@@ -30,8 +30,11 @@ struct ByteTableEncoder {
     // entry = code << 17 | start of the next code within the bucket
     // (0x10000: none), for bucket u >> 16 of |x|'s bits
     std::vector<uint32_t> entries;
-    // |x| bits from which the exact encoder takes over (overflow, inf, NaN)
+    // |x| bits from which values overflow (the table's end)
     uint32_t ordinary_below = 0;
+    // what every finite |x| from there writes (+, -) and raises; the exact
+    // encoder takes inf and NaN
+    uint32_t overflow_positive = 0, overflow_negative = 0, overflow_flags = 0;
     uint32_t sign_bit = 0;         // of the codes; 0 when unsigned
     // negative values whose magnitude code is 0 keep the sign: formats with
     // -0, and formats without zero (code 0 is their smallest value)
@@ -52,15 +55,17 @@ private:
     OnceValue<ByteTableEncoder> table_;
 };
 
-// The codes of in[0..n) where the table decides them; returns false (and
-// writes nothing it cannot stand by) when a value needs the exact encoder,
+// The codes of in[0..n) where the table decides them, or-ing the flags
+// raised into `flags`; returns false when a value needs the exact encoder
+// (inf, NaN, a negative value of an unsigned format, zero without zero),
 // whose caller then redoes those `n` values.
-bool encode_f32_block_by_table(const ByteTableEncoder& table, const float* in, uint8_t* out, size_t n);
+bool encode_f32_block_by_table(const ByteTableEncoder& table, const float* in, uint8_t* out, size_t n,
+                               uint32_t& flags);
 
 // The same with AVX-512 gathers (kernels/avx512/byte_table_avx512.cpp):
 // false when the CPU has none; else `special` says whether a value needs
 // the exact encoder.
 bool encode_f32_by_table_avx512(const ByteTableEncoder& table, const float* in, uint8_t* out, size_t n,
-                                bool& special);
+                                bool& special, uint32_t& flags);
 
 }  // namespace minifloat

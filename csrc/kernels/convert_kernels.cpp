@@ -682,18 +682,25 @@ static uint32_t encode_f32_without_table(const EncodePlan& plan, const float* in
 uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n) {
     const ByteTableEncoder* table = plan.byte_table != nullptr ? &plan.byte_table->table() : nullptr;
     if (table == nullptr || !table->usable) return encode_f32_without_table(plan, in, out, n);
-    // chunks, then blocks with a value beyond the table's (overflow, inf,
-    // NaN, negative into unsigned, zero without zero) are redone by the
-    // exact encoder
+    // chunks, then blocks with a value the table leaves to the exact
+    // encoder (inf, NaN, a negative value of an unsigned format, zero
+    // without zero) are redone by it
     constexpr size_t kChunk = 16384, kBlock = 256;
     uint8_t* codes = static_cast<uint8_t*>(out);
     uint32_t flags = 0;
     for (size_t chunk = 0; chunk < n; chunk += kChunk) {
         const size_t chunk_count = n - chunk < kChunk ? n - chunk : kChunk;
-        if (encode_f32_block_by_table(*table, in + chunk, codes + chunk, chunk_count)) continue;
+        uint32_t chunk_flags = 0;
+        if (encode_f32_block_by_table(*table, in + chunk, codes + chunk, chunk_count, chunk_flags)) {
+            flags |= chunk_flags;
+            continue;
+        }
         for (size_t start = chunk; start < chunk + chunk_count; start += kBlock) {
             const size_t count = chunk + chunk_count - start < kBlock ? chunk + chunk_count - start : kBlock;
-            if (!encode_f32_block_by_table(*table, in + start, codes + start, count)) {
+            uint32_t block_flags = 0;
+            if (encode_f32_block_by_table(*table, in + start, codes + start, count, block_flags)) {
+                flags |= block_flags;
+            } else {
                 flags |= encode_f32_without_table(plan, in + start, codes + start, count);
             }
         }
