@@ -5,6 +5,7 @@
 #include "convert_kernels.h"
 #include "bit_scan.h"
 #include "byte_table_encoder.h"
+#include "widen_float32.h"
 #include "memory_streams.h"
 
 #include "codec.h"
@@ -643,29 +644,6 @@ DecodePlan make_decode_plan(const Format& f, const uint32_t* exact_bits) {
     return d;
 }
 
-// Formats whose normal range starts below float32's (plan.widen_float32):
-// float32 sources widened to float64 a block at a time, for encode(block
-// of doubles, its offset).
-template <class EncodeDoubles>
-uint32_t encode_widened(const float* in, size_t n, EncodeDoubles&& encode) {
-    constexpr size_t kChunk = 1024;
-    double widened[kChunk];
-    uint32_t flags = 0;
-    for (size_t start = 0; start < n; start += kChunk) {
-        const size_t count = n - start < kChunk ? n - start : kChunk;
-        // exact, NaN payloads and all (a quiet NaN widens quietly)
-        uint32_t bits;
-        for (size_t i = 0; i < count; i++) {
-            std::memcpy(&bits, in + start + i, sizeof bits);
-            if ((bits & 0x7FFFFFFFu) > 0x7F800000u) bits |= 0x00400000u;
-            float quiet;
-            std::memcpy(&quiet, &bits, sizeof quiet);
-            widened[i] = static_cast<double>(quiet);
-        }
-        flags |= encode(widened, start, count);
-    }
-    return flags;
-}
 
 MINIFLOAT_SIMD_CLONES
 static uint32_t encode_f32_without_table(const EncodePlan& plan, const float* in, void* out, size_t n) {

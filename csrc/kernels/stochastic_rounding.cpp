@@ -20,6 +20,7 @@
 #include "fp_status.h"
 #include "memory_streams.h"
 #include "stochastic_avx512.h"
+#include "widen_float32.h"
 
 namespace minifloat {
 
@@ -312,20 +313,12 @@ MINIFLOAT_SIMD_CLONES
 uint32_t encode_stochastic_part(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in, bool float64,
                                 void* out, size_t n) {
     if (!plan.stochastic_kernels) return encode_stochastic_exact(plan, key, first, in, float64, out, n);
-    if (!float64 && plan.stochastic_widen_float32) {
-        // float32 widened (exactly) a chunk at a time, with its elements' draws
-        constexpr size_t kChunk = 2048;
-        alignas(64) double widened[kChunk];
-        const float* values = static_cast<const float*>(in);
-        uint32_t flags = 0;
-        for (size_t start = 0; start < n; start += kChunk) {
-            const size_t count = n - start < kChunk ? n - start : kChunk;
-            for (size_t i = 0; i < count; i++) widened[i] = static_cast<double>(values[start + i]);
-            flags |= encode_stochastic_part(plan, key, first + start, widened, true,
-                                            static_cast<char*>(out) + start * static_cast<size_t>(plan.storage_bytes),
-                                            count);
-        }
-        return flags;
+    if (!float64 && plan.stochastic_widen_float32) {  // each block keeps its elements' draws
+        return encode_widened(static_cast<const float*>(in), n, [&](const double* block, size_t start, size_t count) {
+            return encode_stochastic_part(plan, key, first + start, block, true,
+                                          static_cast<char*>(out) + start * static_cast<size_t>(plan.storage_bytes),
+                                          count);
+        });
     }
     DefaultFpuModeScope default_modes;  // the subnormal rule's float steps must not flush (DAZ/FTZ)
     if (plan.is_signed || plan.exponent_only) {  // (float8_e8m0fnu's kernels know its negatives)
