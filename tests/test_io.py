@@ -459,6 +459,29 @@ def test_npz_shapes_and_file_objects():
     loaded.close()
 
 
+def test_npz_archive_dropped_unclosed_closes_its_files(tmp_path):
+    """mf.load(...)["a"] without a with-block: the archive closes its files
+    when dropped (no ResourceWarning), as NumPy's NpzFile does."""
+    import gc
+    import sys
+    import warnings
+
+    path = tmp_path / "x.npz"
+    mf.savez(path, a=np.array([1.0, 2.5], mf.float8_e4m3fn))
+    raised = []  # a warning turned error in a finalizer reaches the unraisable hook
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = raised.append
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ResourceWarning)
+            values = mf.load(path)["a"]
+            gc.collect()
+    finally:
+        sys.unraisablehook = previous_hook
+    assert not raised, [str(r.exc_value) for r in raised]
+    assert values.dtype == np.dtype(mf.float8_e4m3fn) and values.tolist() == [1.0, 2.5]
+
+
 def test_npz_dtype_mapping(tmp_path):
     np.savez(tmp_path / "plain.npz", w=np.arange(256, dtype=np.uint8), s=np.arange(3.0))
     with mf.load(tmp_path / "plain.npz", dtype={"w": "float8_e5m2fnuz"}) as loaded:

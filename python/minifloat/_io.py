@@ -484,6 +484,14 @@ class NpzArchive(Mapping):
     def __exit__(self, *exc):
         self.close()
 
+    def __del__(self):
+        # an archive dropped without close() closes its files, as NumPy's
+        # NpzFile does (else Python warns of an unclosed file)
+        try:
+            self.close()
+        except Exception:  # a half-made archive, or interpreter shutdown
+            pass
+
     def __repr__(self):
         return f"<minifloat NpzArchive of {self.files}>"
 
