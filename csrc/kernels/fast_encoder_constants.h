@@ -18,6 +18,11 @@ struct FastConstants {
     Bits sign_bit, sign_shift, zero_drops_sign, overflow_code, overflow_sign;
     Bits inf_positive, inf_negative, nan_positive, nan_negative;
     Bits overflow_negative, max_magnitude, max_positive, max_negative;
+    // the AVX-512 encoder's other layouts (codec_avx512_vectors.h): the code
+    // of an invalid value (unsigned: a negative one that does not round to
+    // zero; without zero: zero), and whether the format lacks a zero
+    Bits invalid_code;
+    bool without_zero;
     uint32_t overflow_flags, inf_flags, nan_flags;
     Float magic;
 };
@@ -34,6 +39,8 @@ struct ModeThresholds {
     uint32_t unsigned_from;              // nearest even: u > this (unsigned) keeps its sign; fnuz
                                          // formats drop it up to half the subnormal step
     uint32_t half_step_bits;             // half the subnormal step: the magic constant's ulp, halved
+    uint32_t tie_parity_bit;             // nearest even: a normal tie goes up when this bit of the
+                                         // source is set (0: every normal tie goes up)
 };
 
 inline ModeThresholds mode_thresholds(const FastConstants<uint32_t, float>& k, Rounding mode) {
@@ -41,8 +48,14 @@ inline ModeThresholds mode_thresholds(const FastConstants<uint32_t, float>& k, R
     const uint32_t ulp = 1u << k.shift, half = ulp >> 1;
     const uint32_t max_bits = (k.max_magnitude << k.shift) + rebias;
     ModeThresholds t;
+    // Without a mantissa bit the kept bit is the exponent's, while a tie
+    // between two powers of two goes to the larger one (even as an integer
+    // multiple of the smaller: 1.5 * 2^e rounds to 2 * 2^e), as the exact
+    // codec rounds: every normal tie goes up.
+    const bool ties_go_up = k.shift == k.source_fraction_bits;
+    t.tie_parity_bit = ties_go_up ? 0u : ulp;
     uint32_t increment = 0;
-    if (mode == Rounding::nearest_even) increment = half - 1;
+    if (mode == Rounding::nearest_even) increment = ties_go_up ? half : half - 1;
     if (mode == Rounding::nearest_away) increment = half;
     t.round_bias = increment - rebias;
     t.away_increment = ulp - 1;
@@ -55,7 +68,12 @@ inline ModeThresholds mode_thresholds(const FastConstants<uint32_t, float>& k, R
     if (mode == Rounding::toward_zero) t.special_from = max_bits + ulp;
     t.toward_zero_overflow_from = max_bits + ulp;
     // fraction_bits + 1 binades below the magic constant
-    t.half_step_bits = k.magic_bits - ((k.source_fraction_bits + 1) << k.source_fraction_bits);
+    // (a float32 subnormal for a format whose smallest step is 2^-127)
+    const int32_t half_step_field = static_cast<int32_t>(k.magic_bits >> k.source_fraction_bits) -
+                                    static_cast<int32_t>(k.source_fraction_bits + 1);
+    t.half_step_bits = half_step_field >= 1
+                           ? static_cast<uint32_t>(half_step_field) << k.source_fraction_bits
+                           : 1u << (static_cast<int32_t>(k.source_fraction_bits) - 1 + half_step_field);
     const uint32_t rounds_to_zero = k.zero_drops_sign ? t.half_step_bits : 0u;
     t.unsigned_from = 0x80000000u + rounds_to_zero - (k.zero_drops_sign ? 0u : 1u);
     return t;

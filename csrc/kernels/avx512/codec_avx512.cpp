@@ -6,6 +6,7 @@
 #include "codec_avx512.h"
 
 #include "cache_line.h"
+#include "fp_status.h"
 #include "memory_streams.h"
 #include "simd_dispatch.h"
 
@@ -121,7 +122,7 @@ MINIFLOAT_AVX512 inline __m512i encode16_e8m0_from(const Source* in, __mmask16 l
 }
 
 // Up to 16 values with masked loads and stores (the start and the end of a block).
-template <bool ExponentOnly, Rounding Mode, bool UpperHalves, class Source>
+template <bool ExponentOnly, Rounding Mode, bool UpperHalves, Layout L, class Source>
 MINIFLOAT_AVX512 inline void encode_part(const Vectors& v, const Source* in, uint8_t* out, size_t i, size_t count,
                                          __mmask16& outside, SpecialLanes& seen) {
     const __mmask16 lanes = count >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << count) - 1u);
@@ -134,15 +135,15 @@ MINIFLOAT_AVX512 inline void encode_part(const Vectors& v, const Source* in, uin
     } else {
         const __m512i u = source16<UpperHalves>(in + i, lanes);
         __mmask16 special = 0;
-        c = encode16<Mode, UpperHalves>(v, u, special);
-        if (special != 0) c = fix_special16<Mode>(v, u, c, seen);
+        c = encode16<Mode, UpperHalves, L>(v, u, special);
+        if (special != 0) c = fix_special16<Mode, L>(v, u, c, seen);
     }
     outside |= lane_outside & lanes;
     _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, c);
 }
 
 // 64 values in whole vectors.
-template <bool ExponentOnly, Rounding Mode, bool UpperHalves, class Source>
+template <bool ExponentOnly, Rounding Mode, bool UpperHalves, Layout L, class Source>
 MINIFLOAT_AVX512 inline void encode_step64(const Vectors& v, __m512i pattern, const Source* in, uint8_t* out,
                                            __mmask16& outside, SpecialLanes& seen) {
     constexpr __mmask16 kAll = 0xFFFF;
@@ -154,10 +155,10 @@ MINIFLOAT_AVX512 inline void encode_step64(const Vectors& v, __m512i pattern, co
         __mmask16 special = 0;
         for (int q = 0; q < 4; q++) {
             u[q] = source16<UpperHalves>(in + 16 * q, kAll);
-            c[q] = encode16<Mode, UpperHalves>(v, u[q], special);
+            c[q] = encode16<Mode, UpperHalves, L>(v, u[q], special);
         }
         if (special != 0) {
-            for (int q = 0; q < 4; q++) c[q] = fix_special16<Mode>(v, u[q], c[q], seen);
+            for (int q = 0; q < 4; q++) c[q] = fix_special16<Mode, L>(v, u[q], c[q], seen);
         }
     }
     _mm512_storeu_si512(out, pack64(pattern, c[0], c[1], c[2], c[3]));
@@ -166,8 +167,9 @@ MINIFLOAT_AVX512 inline void encode_step64(const Vectors& v, __m512i pattern, co
 // UpperHalves: doubles by their upper halves, `high` their constants (see
 // upper_half_vectors); otherwise float32 bit patterns (doubles rounded to
 // odd on the way) and `high` unused.
-// The whole block in one rounding mode, fixed at compile time.
-template <bool ExponentOnly, Rounding Mode, bool UpperHalves, class Source>
+// The whole block in one rounding mode, fixed at compile time, for codes
+// laid out as L (see encode16).
+template <bool ExponentOnly, Rounding Mode, bool UpperHalves, Layout L, class Source>
 MINIFLOAT_AVX512 bool encode_in_mode(const FastConstants<uint32_t, float>& k, const FastConstants<uint32_t, float>* high,
                                      const Source* in, uint8_t* out, size_t n, uint32_t& flags) {
     Vectors v;
@@ -183,7 +185,7 @@ MINIFLOAT_AVX512 bool encode_in_mode(const FastConstants<uint32_t, float>& k, co
     const size_t head = elements_before_cache_line(in, n);
     size_t i = 0;
     for (; i < head; i += 16) {
-        encode_part<ExponentOnly, Mode, UpperHalves>(v, in, out, i, head - i < 16 ? head - i : 16, outside, seen);
+        encode_part<ExponentOnly, Mode, UpperHalves, L>(v, in, out, i, head - i < 16 ? head - i : 16, outside, seen);
     }
     constexpr size_t kBlock = stream_block(sizeof(Source));
     const StreamParts parts = stream_parts(head, n, kBlock, sizeof(Source));
@@ -191,19 +193,32 @@ MINIFLOAT_AVX512 bool encode_in_mode(const FastConstants<uint32_t, float>& k, co
         for (unsigned s = 0; s < parts.streams; s++) {
             const size_t first = parts.start + s * parts.length + j;
             for (i = first; i < first + kBlock; i += 64) {
-                encode_step64<ExponentOnly, Mode, UpperHalves>(v, pattern, in + i, out + i, outside, seen);
+                encode_step64<ExponentOnly, Mode, UpperHalves, L>(v, pattern, in + i, out + i, outside, seen);
             }
         }
         // declined: stop early, the caller redoes the values
         if (ExponentOnly && outside != 0) return false;
     }
-    for (i = parts.end(); i + 64 <= n; i += 64) encode_step64<ExponentOnly, Mode, UpperHalves>(v, pattern, in + i, out + i, outside, seen);
-    for (; i < n; i += 16) encode_part<ExponentOnly, Mode, UpperHalves>(v, in, out, i, n - i, outside, seen);
+    for (i = parts.end(); i + 64 <= n; i += 64) encode_step64<ExponentOnly, Mode, UpperHalves, L>(v, pattern, in + i, out + i, outside, seen);
+    for (; i < n; i += 16) encode_part<ExponentOnly, Mode, UpperHalves, L>(v, in, out, i, n - i, outside, seen);
     if (outside != 0) return false;
     if (seen.overflow != 0) flags |= k.overflow_flags;
     if (seen.inf != 0) flags |= k.inf_flags;
     if (seen.nan != 0) flags |= k.nan_flags;
+    if (seen.invalid != 0) flags |= kFlagInvalid;
     return true;
+}
+
+// Calls body(std::integral_constant<Layout, the layout of k's format>).
+template <class Body>
+MINIFLOAT_AVX512 inline bool with_layout(const FastConstants<uint32_t, float>& k, Body&& body) {
+    const bool is_unsigned = k.sign_bit == 0;
+    if (k.without_zero) {
+        if (is_unsigned) return body(std::integral_constant<Layout, Layout::unsigned_without_zero>{});
+        return body(std::integral_constant<Layout, Layout::signed_without_zero>{});
+    }
+    if (is_unsigned) return body(std::integral_constant<Layout, Layout::unsigned_with_zero>{});
+    return body(std::integral_constant<Layout, Layout::signed_with_zero>{});
 }
 
 // The block in `mode`: picks encode_in_mode's instantiation for it.
@@ -216,11 +231,14 @@ MINIFLOAT_AVX512 bool encode_choosing_mode(const FastConstants<uint32_t, float>&
     // double to float32 rounded to odd took three operations per 8 values more)
     return with_deterministic_mode(mode, [&](auto mode_constant) {
         constexpr Rounding M = decltype(mode_constant)::value;
-        if (exponent_only) return encode_in_mode<true, M, false>(k, high, in, out, n, flags);
-        if constexpr (std::is_same_v<Source, double>) {
-            if (high != nullptr) return encode_in_mode<false, M, true>(k, high, in, out, n, flags);
-        }
-        return encode_in_mode<false, M, false>(k, high, in, out, n, flags);
+        if (exponent_only) return encode_in_mode<true, M, false, Layout::signed_with_zero>(k, high, in, out, n, flags);
+        return with_layout(k, [&](auto layout_constant) {
+            constexpr Layout L = decltype(layout_constant)::value;
+            if constexpr (std::is_same_v<Source, double>) {
+                if (high != nullptr) return encode_in_mode<false, M, true, L>(k, high, in, out, n, flags);
+            }
+            return encode_in_mode<false, M, false, L>(k, high, in, out, n, flags);
+        });
     });
 }
 

@@ -17,13 +17,46 @@ namespace avx512_encoder {
 constexpr int kRoundToZero = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
 constexpr int kRoundUp = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
 
+// The code layouts the encoder models: the sign-magnitude kind's, and those
+// of kind general formats it serves too (EncodePlan::avx512_layouts).
+// Without zero the zero exponent field is a normal binade: values below it
+// take its first code, and zero itself (and, unsigned, every negative
+// value) is invalid; the magic constant's addition places that binade (its
+// step is the magic constant's ulp), so it may lie in float32's subnormal
+// range.
+enum class Layout : uint8_t { signed_with_zero, unsigned_with_zero, signed_without_zero, unsigned_without_zero };
+
+constexpr bool is_unsigned(Layout layout) {
+    switch (layout) {
+        case Layout::signed_with_zero:
+        case Layout::signed_without_zero: return false;
+        case Layout::unsigned_with_zero:
+        case Layout::unsigned_without_zero: return true;
+    }
+    return false;
+}
+
+constexpr bool has_zero(Layout layout) {
+    switch (layout) {
+        case Layout::signed_with_zero:
+        case Layout::unsigned_with_zero: return true;
+        case Layout::signed_without_zero:
+        case Layout::unsigned_without_zero: return false;
+    }
+    return true;
+}
+
 template <Rounding Mode>
 constexpr bool kDirected = Mode == Rounding::toward_zero || Mode == Rounding::up || Mode == Rounding::down;
 
 struct Vectors {
     __m512i abs_mask, round_bias, lsb_bit, away_increment, unsigned_from, one, normal_from,
         special_from, toward_zero_overflow_from, inf_bits, sign_bit, overflow_positive, overflow_negative,
-        max_positive, max_negative, inf_positive, inf_negative, nan_positive, nan_negative;
+        max_positive, max_negative, inf_positive, inf_negative, nan_positive, nan_negative, invalid_code,
+        low_byte;
+    // formats without zero: the magic sum's bits at the first binade's first
+    // code (the magic constant plus 2^M steps)
+    __m512i first_code_sum;
     __m512i shift;  // per lane: vpsrlvd is one uop, a shift by an xmm count two
     // fnuz formats (no -0) sign only a non-zero magnitude: the sign goes on
     // lanes where (magnitude | sign_keep_bit) & sign_test_bits is not zero,
@@ -42,11 +75,10 @@ struct Vectors {
 template <Rounding Mode>
 MINIFLOAT_AVX512_ENCODER inline Vectors broadcast(const FastConstants<uint32_t, float>& k) {
     const ModeThresholds t = mode_thresholds(k, Mode);
-    const uint32_t ulp = 1u << k.shift;
     Vectors v;
     v.abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
     v.round_bias = _mm512_set1_epi32(static_cast<int>(t.round_bias));
-    v.lsb_bit = _mm512_set1_epi32(static_cast<int>(ulp));
+    v.lsb_bit = _mm512_set1_epi32(static_cast<int>(t.tie_parity_bit));
     v.away_increment = _mm512_set1_epi32(static_cast<int>(t.away_increment));
     v.unsigned_from = _mm512_set1_epi32(static_cast<int>(t.unsigned_from));
     constexpr uint32_t kBit31 = 1u << 31;
@@ -66,6 +98,10 @@ MINIFLOAT_AVX512_ENCODER inline Vectors broadcast(const FastConstants<uint32_t, 
     v.inf_negative = _mm512_set1_epi32(static_cast<int>(k.inf_negative));
     v.nan_positive = _mm512_set1_epi32(static_cast<int>(k.nan_positive));
     v.nan_negative = _mm512_set1_epi32(static_cast<int>(k.nan_negative));
+    v.invalid_code = _mm512_set1_epi32(static_cast<int>(k.invalid_code));
+    v.low_byte = _mm512_set1_epi32(0xFF);
+    const uint32_t mantissa_bits = k.source_fraction_bits - k.shift;
+    v.first_code_sum = _mm512_set1_epi32(static_cast<int>(k.magic_bits + (1u << mantissa_bits)));
     v.shift = _mm512_set1_epi32(static_cast<int>(k.shift));
     v.magic = _mm512_set1_ps(k.magic);
     float half_step;
@@ -90,6 +126,7 @@ MINIFLOAT_AVX512_ENCODER inline Vectors upper_half_vectors(const FastConstants<u
     const Vectors single = broadcast<Mode>(f32);
     v.magic = single.magic;
     v.half_step = single.half_step;
+    v.first_code_sum = single.first_code_sum;
     v.tiny_floor = _mm512_set1_epi32((1023 - 126) << 20);
     v.tiny_rebias = _mm512_set1_epi32((1023 - 127) << 20);
     return v;
@@ -108,8 +145,11 @@ MINIFLOAT_AVX512_ENCODER inline __mmask16 away_lanes(__mmask16 negative) {
 // beyond the overflow threshold (overflow, inf, NaN) to `special`, whose
 // codes the caller then fixes with fix_special16. UpperHalves: u holds
 // float64 upper halves with the sticky bit and `v` their constants
-// (upper_half_vectors).
-template <Rounding Mode, bool UpperHalves = false>
+// (upper_half_vectors). Other layouts than signed_with_zero also add the
+// lanes that may be invalid (fix_special16): an unsigned format's negative
+// lanes that do not round to zero (its code is the magnitude), and zeros
+// where the format has none.
+template <Rounding Mode, bool UpperHalves = false, Layout L = Layout::signed_with_zero>
 MINIFLOAT_AVX512_ENCODER inline __m512i encode16(const Vectors& v, __m512i u, __mmask16& special) {
     const __m512i a = _mm512_and_si512(u, v.abs_mask);
     __m512 a_float = _mm512_castsi512_ps(a);
@@ -150,7 +190,23 @@ MINIFLOAT_AVX512_ENCODER inline __m512i encode16(const Vectors& v, __m512i u, __
     } else if constexpr (Mode == Rounding::up || Mode == Rounding::down) {
         rounded = _mm512_mask_add_epi32(rounded, away_lanes<Mode>(negative), rounded, v.away_increment);
     }
-    const __m512i magnitude = _mm512_mask_srlv_epi32(_mm512_castps_si512(sum), normal, rounded, v.shift);
+    __m512i tiny_code = _mm512_castps_si512(sum);
+    if constexpr (!has_zero(L)) {
+        // steps from zero less the 2^M below the first binade; below it, its first code
+        tiny_code = _mm512_max_epi32(_mm512_sub_epi32(tiny_code, v.first_code_sum), _mm512_setzero_si512());
+    }
+    const __m512i magnitude = _mm512_mask_srlv_epi32(tiny_code, normal, rounded, v.shift);
+    special |= _mm512_cmpge_epu32_mask(a, v.special_from);
+    if constexpr (!has_zero(L)) special |= _mm512_testn_epi32_mask(a, a);
+    if constexpr (is_unsigned(L)) {
+        if constexpr (has_zero(L)) {
+            // (the low byte: a subnormal lane's upper bytes hold the magic constant's)
+            special |= _mm512_mask_test_epi32_mask(negative, magnitude, v.low_byte);
+        } else {
+            special |= negative;
+        }
+        return magnitude;
+    }
     // the sign bit on negative lanes; fnuz formats (no -0): only on those
     // whose magnitude is not zero
     __mmask16 signed_lanes;
@@ -160,17 +216,19 @@ MINIFLOAT_AVX512_ENCODER inline __m512i encode16(const Vectors& v, __m512i u, __
         signed_lanes = _mm512_mask_test_epi32_mask(negative, _mm512_or_si512(magnitude, v.sign_keep_bit),
                                                    v.sign_test_bits);
     }
-    special |= _mm512_cmpge_epu32_mask(a, v.special_from);
     return _mm512_mask_or_epi32(magnitude, signed_lanes, magnitude, v.sign_bit);
 }
 
 // Codes for the lanes of `code` at or beyond the overflow threshold:
 // overflow (to the overflow code, or to max where the mode rounds the
 // magnitude down), inf and NaN (each by sign), recording which occurred.
+// Invalid lanes take the invalid code instead: zeros of a format without
+// zero; an unsigned format's negative lanes that do not round to zero
+// (overflowing ones included; without zero all of them), and its -inf.
 struct SpecialLanes {
-    __mmask16 overflow = 0, inf = 0, nan = 0;
+    __mmask16 overflow = 0, inf = 0, nan = 0, invalid = 0;
 };
-template <Rounding Mode>
+template <Rounding Mode, Layout L = Layout::signed_with_zero>
 MINIFLOAT_AVX512_ENCODER inline __m512i fix_special16(const Vectors& v, __m512i u, __m512i code, SpecialLanes& seen) {
     const __m512i a = _mm512_and_si512(u, v.abs_mask);
     const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
@@ -179,15 +237,26 @@ MINIFLOAT_AVX512_ENCODER inline __m512i fix_special16(const Vectors& v, __m512i 
     const __mmask16 finite = static_cast<__mmask16>(~(is_inf | is_nan));
     __mmask16 toward_zero = 0;  // lanes whose magnitude the mode rounds down
     if constexpr (kDirected<Mode>) toward_zero = static_cast<__mmask16>(~away_lanes<Mode>(negative));
-    const __mmask16 overflow_away =
-        _mm512_cmpge_epu32_mask(a, v.special_from) & static_cast<__mmask16>(~toward_zero) & finite;
-    const __mmask16 overflow_to_max = _mm512_cmpge_epu32_mask(a, v.toward_zero_overflow_from) & toward_zero & finite;
+    __mmask16 invalid = 0;
+    if constexpr (!has_zero(L)) invalid = _mm512_testn_epi32_mask(a, a);
+    if constexpr (is_unsigned(L)) {
+        __mmask16 invalid_negative = negative;
+        if constexpr (has_zero(L)) {
+            invalid_negative &= _mm512_test_epi32_mask(code, v.low_byte) | _mm512_cmpge_epu32_mask(a, v.special_from);
+        }
+        invalid |= invalid_negative & finite;
+    }
+    const __mmask16 overflow_away = _mm512_cmpge_epu32_mask(a, v.special_from) &
+                                    static_cast<__mmask16>(~toward_zero & ~invalid) & finite;
+    const __mmask16 overflow_to_max = _mm512_cmpge_epu32_mask(a, v.toward_zero_overflow_from) & toward_zero &
+                                      static_cast<__mmask16>(~invalid) & finite;
     code = _mm512_mask_blend_epi32(overflow_away, code,
                                    _mm512_mask_blend_epi32(negative, v.overflow_positive, v.overflow_negative));
     if constexpr (kDirected<Mode>) {
         code = _mm512_mask_blend_epi32(overflow_to_max, code,
                                        _mm512_mask_blend_epi32(negative, v.max_positive, v.max_negative));
     }
+    if constexpr (L != Layout::signed_with_zero) code = _mm512_mask_blend_epi32(invalid, code, v.invalid_code);
     if (finite != 0xFFFF) {  // rarer than finite overflow
         code = _mm512_mask_blend_epi32(is_inf, code, _mm512_mask_blend_epi32(negative, v.inf_positive, v.inf_negative));
         code = _mm512_mask_blend_epi32(is_nan, code, _mm512_mask_blend_epi32(negative, v.nan_positive, v.nan_negative));
@@ -195,6 +264,8 @@ MINIFLOAT_AVX512_ENCODER inline __m512i fix_special16(const Vectors& v, __m512i 
     seen.overflow |= overflow_away | overflow_to_max;
     seen.inf |= is_inf;
     seen.nan |= is_nan;
+    seen.invalid |= invalid;
+    if constexpr (is_unsigned(L)) seen.invalid |= negative & is_inf;
     return code;
 }
 
