@@ -357,3 +357,56 @@ def test_byte_tables_every_code(mf, name):
     for op in (np.negative, np.absolute, np.floor, np.sqrt, np.exp, np.reciprocal):
         (a, wa), (b, wb) = run_both(mf, lambda: op(x))
         assert (a == b).all() and wa == wb, op.__name__
+
+
+# Formats made by mf.float_format in layouts the sign-magnitude kernels do
+# not model, which the AVX-512 encoder serves too (csrc/kernels/avx512/
+# codec_avx512_vectors.h, Layout), and whose comparisons no byte-arithmetic
+# order rule describes (key lookups by byte permutes instead).
+USER_LAYOUTS = {
+    "unsigned with zero": dict(exponent_bits=5, mantissa_bits=3, signed=False, infinities="max", nan="all_ones",
+                               negative_zero=False),
+    "unsigned, first binade at 2^-127": dict(exponent_bits=8, mantissa_bits=0, bias=128, signed=False,
+                                             infinities=False, nan="all_ones", negative_zero=False),
+    "signed, no mantissa bit": dict(exponent_bits=7, mantissa_bits=0, infinities=False, nan="negative_zero",
+                                    negative_zero=False),
+    "NaN list": dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x7E, 0x7F, 0x80, 0xFE, 0xFF),
+                     negative_zero=False),
+    "signed without zero": dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan="all_ones",
+                                subnormals=False, negative_zero=False),
+    "unsigned without zero": dict(exponent_bits=5, mantissa_bits=3, bias=20, signed=False, infinities=True,
+                                  nan=True, subnormals=False, negative_zero=False, overflow="saturate"),
+    "unsigned without zero, first binade at 2^-127": dict(exponent_bits=8, mantissa_bits=0, signed=False,
+                                                          infinities="max", nan="all_ones", subnormals=False,
+                                                          negative_zero=False),
+}
+
+
+@pytest.mark.parametrize("layout", list(USER_LAYOUTS))
+@pytest.mark.parametrize("mode", MODES)
+def test_user_layouts_from_float32_and_float64(mf, layout, mode):
+    dt = mf.float_format(**USER_LAYOUTS[layout])
+    x = float32_sample(4)
+    for saturate in (False, True):
+        (a, wa), (b, wb) = run_both(mf, lambda: mf.cast(x, dt, rounding=mode, saturate=saturate))
+        bad = np.nonzero(a != b)[0]
+        assert bad.size == 0, [(hex(int(x.view(np.uint32)[i])), hex(a[i]), hex(b[i])) for i in bad[:5]]
+        assert wa == wb
+    with np.errstate(all="ignore"):
+        between = x.astype(np.float64) * (1 + 2.0**-40)
+    (a, wa), (b, wb) = run_both(mf, lambda: mf.cast(between, dt, rounding=mode))
+    bad = np.nonzero(a != b)[0]
+    assert bad.size == 0, [(float(between[i]), hex(a[i]), hex(b[i])) for i in bad[:5]]
+    assert wa == wb
+
+
+@pytest.mark.parametrize("layout", list(USER_LAYOUTS))
+def test_user_layouts_comparisons_and_selections(mf, layout):
+    dt = mf.float_format(**USER_LAYOUTS[layout])
+    codes = np.arange(256, dtype=np.uint8)
+    a, b = np.repeat(codes, 256).view(dt), np.tile(codes, 256).view(dt)
+    for op in (np.less, np.less_equal, np.equal, np.not_equal, np.greater, np.greater_equal, np.maximum,
+               np.minimum, np.fmax, np.fmin):
+        for start, stop in ((0, a.size), (3, 3 + 63), (5, 5 + 130)):  # partial 64-code vectors too
+            (x, wx), (y, wy) = run_both(mf, lambda: op(a[start:stop], b[start:stop]))
+            assert (x == y).all() and wx == wy, (op.__name__, start)
