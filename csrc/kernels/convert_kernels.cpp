@@ -568,6 +568,8 @@ EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
     // place them)
     p.stochastic_widen_float32 =
         p.stochastic_kernels && f.kernel_kind != KernelKind::e8m0 && f.min_normal_exponent < -126;
+    p.stochastic_powers_of_two = p.stochastic_kernels && f.kernel_kind == KernelKind::general && !f.is_signed &&
+                                 f.mantissa_bits == 0 && f.storage_bytes == 1;
     p.storage_bytes = f.storage_bytes;
     p.mantissa_bits = static_cast<uint32_t>(f.mantissa_bits);
     p.min_normal_exponent = f.min_normal_exponent;
@@ -666,10 +668,10 @@ DecodePlan make_decode_plan(const Format& f, const uint32_t* exact_bits) {
 
 // Whether float32 sources go through float64 (see EncodePlan::widen_float32);
 // the AVX-512 encoder places float32 subnormals in a first binade at 2^-127
-// (see make_fast_constants). Asked per call: the kernel sets can be switched
-// off at run time.
-static bool widens_float32(const EncodePlan& plan) {
-    return plan.widen_float32 && !(plan.avx512_layouts && avx512_vbmi_usable());
+// (see make_fast_constants), in every deterministic mode. Asked per call:
+// the kernel sets can be switched off at run time.
+static bool widens_float32(const EncodePlan& plan, Rounding mode = Rounding::nearest_even) {
+    return plan.widen_float32 && (mode == Rounding::stochastic || !(plan.avx512_layouts && avx512_vbmi_usable()));
 }
 
 MINIFLOAT_SIMD_CLONES
@@ -800,7 +802,7 @@ uint32_t encode_f64(const EncodePlan& plan, const double* in, void* out, size_t 
 MINIFLOAT_SIMD_CLONES
 uint32_t encode_f32_rounding(const EncodePlan& plan, Rounding mode, const float* in,
                              const uint64_t* random, void* out, size_t n) {
-    if (widens_float32(plan)) {
+    if (widens_float32(plan, mode)) {
         return encode_widened(in, n, [&](const double* block, size_t start, size_t count) {
             return encode_f64_rounding(plan, mode, block, random == nullptr ? nullptr : random + start,
                                        static_cast<char*>(out) + start * plan.storage_bytes, count);
