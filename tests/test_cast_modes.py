@@ -992,15 +992,21 @@ UNSIGNED_WITH_ZERO = [n for n in NAMES if not R.FORMATS[n].signed and R.FORMATS[
 @pytest.mark.parametrize("name", UNSIGNED_WITH_ZERO)
 @pytest.mark.parametrize("source", [np.float32, np.float64])
 def test_stochastic_unsigned_formats_kernels_and_negative_chunks(mf, name, source):
-    """Unsigned formats: non-negative values take the stochastic kernels,
-    chunks of 4096 holding a negative value (-0, -inf, -NaN included) the
-    exact encoders with the same draws; both against the reference."""
+    """Unsigned formats: non-negative values take the stochastic kernels;
+    a negative value (-0, -inf, -NaN included) goes to the exact encoders
+    with the same draws (from float32 the AVX-512 kernels hand its vector
+    over, whatever rule its group of 256 takes; otherwise its chunk of 2048
+    is redone); both against the reference."""
     rng = np.random.default_rng(seed_of("unsigned", name, np.dtype(source).name))
     with np.errstate(invalid="ignore"):
         x = np.abs(_stochastic_mix(name, source, rng))
     x = np.concatenate([x, x[:7000]])[:20011]  # several chunks and a ragged tail
-    x[9000] = -x[9000]  # one chunk with a negative value
+    x[1000] = -x[1000]  # among normal-range values
+    x[3500] = -x[3500]  # among subnormal-range ones
+    x[9000] = -x[9000]
     x[13000] = -0.0
+    x[16000] = -np.inf
+    x[20005] = -x[20005]  # in the tail
     check_stochastic_with_each_kernel_set(mf, name, x, "unsigned")
 
 

@@ -70,6 +70,10 @@ struct EncodePlan {
     // (their negative values are redone exactly).
     bool stochastic_kernels = false;
     bool stochastic_widen_float32 = false;  // ... from float32 through float64
+    // unsigned, one byte, no mantissa bit, with zero (binary8p1u*): the
+    // AVX-512 kernel from float32 rounds by the exponent, float8_e8m0fnu's
+    // rule moved by the bias, without the widening
+    bool stochastic_powers_of_two = false;
 };
 
 EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s);

@@ -268,6 +268,28 @@ uint32_t redo_portable(const EncodePlan& plan, const void* in, bool float64, con
     return stochastic_loop(plan, values, draws, static_cast<uint16_t*>(out), count);
 }
 
+// The exact rule for the steps the AVX-512 kernels hand back, with their
+// draws (widened to its 64-bit compare, as encode_stochastic_exact does):
+// for unsigned formats, whose negative values the portable rule does not know.
+uint32_t redo_exact(const EncodePlan& plan, const void* in, bool float64, const uint32_t* draws, void* out,
+                    size_t count) {
+    uint64_t widened[16];
+    uint32_t flags = 0;
+    for (size_t start = 0; start < count; start += 16) {
+        const size_t part = count - start < 16 ? count - start : 16;
+        for (size_t i = 0; i < part; i++) widened[i] = widened_draw(draws[start + i]);
+        void* codes = static_cast<char*>(out) + start * static_cast<size_t>(plan.storage_bytes);
+        if (float64) {
+            flags |= encode_f64_rounding(plan, Rounding::stochastic, static_cast<const double*>(in) + start, widened,
+                                         codes, part);
+        } else {
+            flags |= encode_f32_rounding(plan, Rounding::stochastic, static_cast<const float*>(in) + start, widened,
+                                         codes, part);
+        }
+    }
+    return flags;
+}
+
 // Whether a value of in[0..n) has its sign bit set.
 template <class Float>
 MINIFLOAT_KERNEL_INLINE bool has_sign_bit(const Float* in, size_t n) {
@@ -281,28 +303,54 @@ MINIFLOAT_KERNEL_INLINE bool has_sign_bit(const Float* in, size_t n) {
 // Values per chunk: their draws stay in L1 between the two loops.
 constexpr size_t kDrawChunk = 2048;
 
+// Unsigned formats: the portable kernels and the AVX-512 ones from float64
+// round the non-negative values only (they know no invalid negative), so a
+// chunk holding a negative value (its sign bit set: -0, -inf and -NaN too)
+// is redone by the exact encoders, with the same draws; checked per chunk
+// of a streamed block, just before the kernel reads it again (from cache).
+// The AVX-512 kernels from float32 find negative values themselves, handing
+// their steps to redo_exact (a check before them cost a fifth of their time).
 template <class Float>
 MINIFLOAT_KERNEL_INLINE uint32_t encode_chunks(const EncodePlan& plan, uint64_t key, uint64_t first,
                                                const Float* in, void* out, size_t n) {
     alignas(64) uint32_t draws[kDrawChunk];
     uint32_t flags = 0;
     const size_t item = static_cast<size_t>(plan.storage_bytes);
-    // elementwise: the streamed block order (memory_streams.h) changes no bit
-    for_each_streamed_block(n, sizeof(Float), [&](size_t block_start, size_t block_count) MINIFLOAT_LAMBDA_INLINE {
-        if (stochastic_avx512(plan, key, first + block_start, in + block_start, sizeof(Float) == 8,
-                              static_cast<char*>(out) + block_start * item, block_count, flags, redo_portable)) {
-            return;
+    const bool negatives_exactly = !plan.is_signed && !plan.exponent_only;  // (float8_e8m0fnu's kernels know them)
+    const bool float64 = sizeof(Float) == 8;
+    auto portable_block = [&](size_t start, size_t count) MINIFLOAT_LAMBDA_INLINE {
+        fill_draws32(key, first + start, draws, count);
+        if (item == 1) {
+            flags |= stochastic_loop(plan, in + start, draws, static_cast<uint8_t*>(out) + start, count);
+        } else {
+            flags |= stochastic_loop(plan, in + start, draws, static_cast<uint16_t*>(out) + start, count);
         }
-        for (size_t start = block_start; start < block_start + block_count; start += kDrawChunk) {
-            const size_t end = block_start + block_count;
+    };
+    // chunks of at most kDrawChunk values: the AVX-512 kernel (when
+    // `try_avx512`) or the portable one, a chunk with a negative value exactly
+    auto by_chunks = [&](size_t block_start, size_t block_count, bool try_avx512) MINIFLOAT_LAMBDA_INLINE {
+        const size_t end = block_start + block_count;
+        for (size_t start = block_start; start < end; start += kDrawChunk) {
             const size_t count = end - start < kDrawChunk ? end - start : kDrawChunk;
-            fill_draws32(key, first + start, draws, count);
-            if (item == 1) {
-                flags |= stochastic_loop(plan, in + start, draws, static_cast<uint8_t*>(out) + start, count);
-            } else {
-                flags |= stochastic_loop(plan, in + start, draws, static_cast<uint16_t*>(out) + start, count);
+            void* codes = static_cast<char*>(out) + start * item;
+            if (negatives_exactly && has_sign_bit(in + start, count)) {
+                flags |= encode_stochastic_exact(plan, key, first + start, in + start, float64, codes, count);
+            } else if (!try_avx512 ||
+                       !stochastic_avx512(plan, key, first + start, in + start, float64, codes, count, flags,
+                                          redo_portable)) {
+                portable_block(start, count);
             }
         }
+    };
+    // elementwise: the streamed block order (memory_streams.h) changes no bit
+    for_each_streamed_block(n, sizeof(Float), [&](size_t block_start, size_t block_count) MINIFLOAT_LAMBDA_INLINE {
+        if (negatives_exactly && float64) return by_chunks(block_start, block_count, true);
+        if (stochastic_avx512(plan, key, first + block_start, in + block_start, float64,
+                              static_cast<char*>(out) + block_start * item, block_count, flags,
+                              negatives_exactly ? redo_exact : redo_portable)) {
+            return;
+        }
+        by_chunks(block_start, block_count, false);
     });
     return flags;
 }
@@ -313,7 +361,11 @@ MINIFLOAT_SIMD_CLONES
 uint32_t encode_stochastic_part(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in, bool float64,
                                 void* out, size_t n) {
     if (!plan.stochastic_kernels) return encode_stochastic_exact(plan, key, first, in, float64, out, n);
-    if (!float64 && plan.stochastic_widen_float32) {  // each block keeps its elements' draws
+    // (formats of powers of two have an AVX-512 kernel from float32 itself;
+    // it sends a step below 2^-126 to the exact rule)
+    const bool widen = plan.stochastic_widen_float32 &&
+                       !(plan.stochastic_powers_of_two && stochastic_avx512_usable() && first % 4 == 0);
+    if (!float64 && widen) {  // each block keeps its elements' draws
         return encode_widened(static_cast<const float*>(in), n, [&](const double* block, size_t start, size_t count) {
             return encode_stochastic_part(plan, key, first + start, block, true,
                                           static_cast<char*>(out) + start * static_cast<size_t>(plan.storage_bytes),
@@ -321,31 +373,8 @@ uint32_t encode_stochastic_part(const EncodePlan& plan, uint64_t key, uint64_t f
         });
     }
     DefaultFpuModeScope default_modes;  // the subnormal rule's float steps must not flush (DAZ/FTZ)
-    if (plan.is_signed || plan.exponent_only) {  // (float8_e8m0fnu's kernels know its negatives)
-        if (float64) return encode_chunks(plan, key, first, static_cast<const double*>(in), out, n);
-        return encode_chunks(plan, key, first, static_cast<const float*>(in), out, n);
-    }
-    // Unsigned formats: the kernels round the non-negative values (they
-    // know no invalid negative), so a chunk holding a negative value (its
-    // sign bit set: -0, -inf and -NaN too) is redone by the exact encoders,
-    // with the same draws.
-    constexpr size_t kChunk = 4096;
-    const size_t item = static_cast<size_t>(plan.storage_bytes);
-    uint32_t flags = 0;
-    for (size_t start = 0; start < n; start += kChunk) {
-        const size_t count = n - start < kChunk ? n - start : kChunk;
-        void* codes = static_cast<char*>(out) + start * item;
-        if (float64) {
-            const double* part = static_cast<const double*>(in) + start;
-            flags |= has_sign_bit(part, count) ? encode_stochastic_exact(plan, key, first + start, part, true, codes, count)
-                                               : encode_chunks(plan, key, first + start, part, codes, count);
-        } else {
-            const float* part = static_cast<const float*>(in) + start;
-            flags |= has_sign_bit(part, count) ? encode_stochastic_exact(plan, key, first + start, part, false, codes, count)
-                                               : encode_chunks(plan, key, first + start, part, codes, count);
-        }
-    }
-    return flags;
+    if (float64) return encode_chunks(plan, key, first, static_cast<const double*>(in), out, n);
+    return encode_chunks(plan, key, first, static_cast<const float*>(in), out, n);
 }
 
 uint32_t encode_f32_stochastic(const EncodePlan& plan, uint64_t key, const float* in, void* out, size_t n) {

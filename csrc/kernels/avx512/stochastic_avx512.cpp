@@ -118,7 +118,10 @@ MINIFLOAT_AVX512_DQ inline __m512i v(uint64_t x) { return _mm512_set1_epi32(stat
 MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
     const Constants c = make_constants<uint32_t>(p);
     Lanes32 k;
-    k.abs_mask = v(0x7FFFFFFF);
+    // unsigned formats keep the sign bit in |x|: a negative value then lies
+    // beyond the largest, and its step or vector goes to `redo` (the exact
+    // rule, which makes it invalid unless it rounds to zero)
+    k.abs_mask = v(p.is_signed ? 0x7FFFFFFF : 0xFFFFFFFF);
     k.carry_shift = v(c.carry_shift);
     k.fraction_shift = v(c.fraction_shift);
     k.rebias = v(c.rebias);
@@ -386,9 +389,10 @@ MINIFLOAT_AVX512_DQ inline __m512i any_codes16(const EncodePlan& plan, const Lan
 // those with a value in the band or beyond the largest (or not finite), by
 // any_codes16. Gaussian data puts a value beyond the largest in 1.5% of the
 // groups, one in the band in up to a quarter of them (float4_e2m1fn).
+// An unsigned format's vector with a negative value goes to `redo`.
 template <int OutBytes>
 MINIFLOAT_AVX512_DQ uint32_t fix_small_group(const EncodePlan& plan, const Lanes32& k, const __m512i* draws,
-                                             const float* in, void* out, uint32_t suspects) {
+                                             const float* in, void* out, uint32_t suspects, StochasticRedo redo) {
     uint32_t flags = 0;
     for (size_t v = 0; v < kGroup / 16; v++) {
         if (!(suspects >> v & 1)) continue;
@@ -396,6 +400,12 @@ MINIFLOAT_AVX512_DQ uint32_t fix_small_group(const EncodePlan& plan, const Lanes
         const __m512i a = _mm512_and_si512(u, k.abs_mask);
         if (_mm512_cmpgt_epu32_mask(a, k.max_bits) == 0 &&
             _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, k.band_from), k.band_span) == 0) {
+            continue;
+        }
+        if (!plan.is_signed && _mm512_movepi32_mask(u) != 0) {
+            alignas(64) uint32_t vector_draws[16];
+            _mm512_store_si512(vector_draws, draws[v]);
+            flags |= redo(plan, in + 16 * v, false, vector_draws, static_cast<uint8_t*>(out) + 16 * v * OutBytes, 16);
             continue;
         }
         // vector v's blocks: 4 per vector
@@ -427,7 +437,7 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel(const EncodePlan& plan, const Lan
                 const GroupKind found =
                     run_group<OutBytes, GroupKind::small>(k, counters, in + i, group_out, &suspects, group_draws);
                 if (found == GroupKind::any) {
-                    flags |= fix_small_group<OutBytes>(plan, k, group_draws, in + i, group_out, suspects);
+                    flags |= fix_small_group<OutBytes>(plan, k, group_draws, in + i, group_out, suspects, redo);
                 }
                 last = found == GroupKind::normal ? GroupKind::normal : GroupKind::small;
                 break;
@@ -445,9 +455,14 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel(const EncodePlan& plan, const Lan
 // float8_e8m0fnu: the exponent field bumped when d < fraction << 9. A step
 // with a value outside [2^-126, 2^127) (zero, negative, subnormal, inf,
 // NaN, overflow: rare in data meant for this format) is redone by `redo`.
+// The other unsigned formats of powers of two (stochastic_powers_of_two):
+// the same, the code moved by the bias (bias - 127), up to their largest
+// value.
 MINIFLOAT_AVX512_DQ void e8m0_kernel(const EncodePlan& plan, CounterLanes counters, const float* in, uint8_t* out,
                                      size_t n, uint32_t& flags, StochasticRedo redo) {
-    const __m512i lowest = _mm512_set1_epi32(0x00800000), span = _mm512_set1_epi32(0x7F000000 - 0x00800000);
+    const uint32_t largest_bits = (plan.max_magnitude - static_cast<uint32_t>(plan.bias) + 127u) << 23;
+    const __m512i lowest = _mm512_set1_epi32(0x00800000), span = _mm512_set1_epi32(static_cast<int>(largest_bits - 0x00800000));
+    const __m512i offset = _mm512_set1_epi32(plan.bias - 127);
     alignas(64) uint32_t draws[16];
     for (size_t i = 0; i < n; i += 16) {
         const size_t count = n - i >= 16 ? 16 : n - i;
@@ -462,7 +477,7 @@ MINIFLOAT_AVX512_DQ void e8m0_kernel(const EncodePlan& plan, CounterLanes counte
             continue;
         }
         const __mmask16 up = _mm512_cmplt_epu32_mask(draw, _mm512_slli_epi32(u, 9));
-        const __m512i exponent = _mm512_srli_epi32(u, 23);
+        const __m512i exponent = _mm512_add_epi32(_mm512_srli_epi32(u, 23), offset);
         _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, _mm512_mask_sub_epi32(exponent, up, exponent, _mm512_set1_epi32(-1)));
     }
 }
@@ -817,7 +832,7 @@ MINIFLOAT_AVX512_DQ CounterLanes counters_from(uint64_t key, uint64_t first) {
 MINIFLOAT_AVX512_DQ void run_kernel(const EncodePlan& plan, uint64_t key, uint64_t first, const float* in, void* out,
                                     size_t n, uint32_t& flags, StochasticRedo redo) {
     const CounterLanes counters = counters_from(key, first);
-    if (plan.exponent_only) {
+    if (plan.exponent_only || plan.stochastic_powers_of_two) {
         e8m0_kernel(plan, counters, in, static_cast<uint8_t*>(out), n, flags, redo);
         return;
     }
@@ -846,9 +861,11 @@ MINIFLOAT_AVX512_DQ void run_kernel64(const EncodePlan& plan, uint64_t key, uint
 
 }  // namespace
 
+bool stochastic_avx512_usable() { return avx512_bw_usable() && cpu_has_avx512_dq_vaes(); }
+
 bool stochastic_avx512(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in, bool float64,
                        void* out, size_t n, uint32_t& flags, StochasticRedo redo) {
-    if (!avx512_bw_usable() || !cpu_has_avx512_dq_vaes() || first % 4 != 0) return false;
+    if (!stochastic_avx512_usable() || first % 4 != 0) return false;
     if (float64) {
         run_kernel64(plan, key, first, static_cast<const double*>(in), out, n, flags, redo);
     } else {
@@ -862,6 +879,8 @@ bool stochastic_avx512(const EncodePlan& plan, uint64_t key, uint64_t first, con
 #else
 
 namespace minifloat {
+
+bool stochastic_avx512_usable() { return false; }
 
 bool stochastic_avx512(const EncodePlan&, uint64_t, uint64_t, const void*, bool, void*, size_t, uint32_t&,
                        StochasticRedo) {
