@@ -379,6 +379,9 @@ USER_LAYOUTS = {
     "unsigned without zero, first binade at 2^-127": dict(exponent_bits=8, mantissa_bits=0, signed=False,
                                                           infinities="max", nan="all_ones", subnormals=False,
                                                           negative_zero=False),
+    "largest value subnormal": dict(exponent_bits=1, mantissa_bits=6, infinities=True, nan=True),
+    "unsigned, largest value subnormal": dict(exponent_bits=1, mantissa_bits=7, signed=False, infinities=True,
+                                              nan=True, negative_zero=False),
 }
 
 

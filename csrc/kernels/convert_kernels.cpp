@@ -272,9 +272,10 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_loop(const EncodePlan& plan, const Float
 // range comes from adding a value whose ulp is the target's subnormal step
 // (the FPU rounds to nearest even); zeros and tiny values fall out of the
 // same addition; magnitudes from `overflow_from` on take the overflow code.
-// `overflow_from` is the plan's special threshold in T's bits.
+// `overflow` holds the plan's special thresholds in T's bits.
 template <class Float, class T = IeeeTraits<Float>>
-FastConstants<typename T::Bits, Float> make_fast_constants(const EncodePlan& p, typename T::Bits overflow_from) {
+FastConstants<typename T::Bits, Float> make_fast_constants(const EncodePlan& p,
+                                                          const OverflowThresholds<typename T::Bits>& overflow) {
     using Bits = typename T::Bits;
     FastConstants<Bits, Float> c;
     c.source_fraction_bits = T::fraction_bits;
@@ -291,7 +292,10 @@ FastConstants<typename T::Bits, Float> make_fast_constants(const EncodePlan& p, 
                                      static_cast<int32_t>(T::fraction_bits) + source_bias)
                    << T::fraction_bits;
     c.magic = bit_cast<Float>(c.magic_bits);  // for the upper-half constants a float of no use
-    c.overflow_from = overflow_from;
+    c.overflow_from = overflow.nearest_even;
+    c.nearest_away_overflow_from = overflow.nearest_away;
+    c.toward_zero_overflow_from = overflow.toward_zero;
+    c.away_overflow_from = overflow.away;
     c.inf_bits = T::inf_bits;
     c.sign_bit = p.sign_bit;
     c.sign_shift = T::sign_shift - static_cast<Bits>(lowest_set_bit(p.sign_bit ? p.sign_bit : 1));
@@ -523,21 +527,47 @@ MINIFLOAT_KERNEL_INLINE void decode_loop(const DecodePlan& plan, const Code* __r
     }
 }
 
-// Smallest magnitude (source bits) whose round-to-nearest-even result is
-// not an ordinary finite code: RNE is monotonic, so bisect with the codec.
+// Smallest magnitude (source bits) whose rounding in `mode` (of a positive
+// value: up is away from zero) is not an ordinary finite code: rounding is
+// monotonic, so bisect with the codec.
 template <class Float>
-typename IeeeTraits<Float>::Bits special_threshold(const Format& f) {
+typename IeeeTraits<Float>::Bits special_threshold(const Format& f, Rounding mode) {
     using Bits = typename IeeeTraits<Float>::Bits;
     const SpecialCodes s = make_special_codes(f, false);  // overflow is flagged here
     Bits low = 0, high = IeeeTraits<Float>::inf_bits;  // high is always special
     while (high - low > 1) {
         const Bits mid = low + (high - low) / 2;
         const double value = static_cast<double>(bit_cast<Float>(mid));
-        const Encoded e = encode_from_double(f, s, value);
+        const Encoded e = encode_from_double(f, s, value, 0, mode);
         const bool special = e.flags != 0 || (e.code & f.magnitude_mask) > f.max_magnitude;
         (special ? high : low) = mid;
     }
     return high;
+}
+
+// The thresholds of every deterministic mode (FastConstants): from the
+// exact codec, so that they hold whatever the largest value's place (a
+// subnormal one too).
+template <class Float>
+OverflowThresholds<typename IeeeTraits<Float>::Bits> special_thresholds(const Format& f) {
+    OverflowThresholds<typename IeeeTraits<Float>::Bits> t;
+    t.nearest_even = special_threshold<Float>(f, Rounding::nearest_even);
+    t.nearest_away = special_threshold<Float>(f, Rounding::nearest_away);
+    t.toward_zero = special_threshold<Float>(f, Rounding::toward_zero);
+    t.away = special_threshold<Float>(f, Rounding::up);
+    return t;
+}
+
+// In float64 upper halves with the sticky bit, a >= T holds exactly when the
+// half is at least T's upper half, plus one when T has lower bits: T's lower
+// half must be 0 or 1 (anything nonzero below then counts alike) and its
+// upper half even (so the sticky bit cannot reach it from below). Every
+// 8-bit format's threshold (a code or a midpoint) is so.
+bool upper_half_threshold(uint64_t threshold, uint32_t& upper) {
+    const uint64_t low = threshold & 0xFFFFFFFFu;
+    const uint32_t high = static_cast<uint32_t>(threshold >> 32);
+    upper = high + static_cast<uint32_t>(low);
+    return low <= 1 && (high & 1u) == 0;
 }
 
 }  // namespace
@@ -553,10 +583,8 @@ EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
             p.widen_float32 = f.min_normal_exponent < -126;
             if (f.storage_bytes == 1) p.byte_table = new ByteTableSource(f, s);  // lives with the format
             // (the first binade may lie in float32's subnormal range, see
-            // make_fast_constants; and the largest value must be normal: the
-            // thresholds take it for one)
-            p.avx512_layouts = f.storage_bytes == 1 && f.min_normal_exponent >= -127 &&
-                               (!f.has_subnormals || (f.max_magnitude >> f.mantissa_bits) >= 1);
+            // make_fast_constants)
+            p.avx512_layouts = f.storage_bytes == 1 && f.min_normal_exponent >= -127;
             break;
     }
     // (unsigned formats: the caller redoes negative values exactly)
@@ -593,28 +621,27 @@ EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
     p.has_subnormals = f.has_subnormals;
     p.invalid_code = s.invalid_code;
     if (p.hand_kernels || p.avx512_layouts) {
-        p.f32_special_from = special_threshold<float>(f);
-        p.f64_special_from = special_threshold<double>(f);
-        p.fast32 = make_fast_constants<float>(p, p.f32_special_from);
-        p.fast64 = make_fast_constants<double>(p, p.f64_special_from);
-        // In upper halves with the sticky bit, a >= T holds exactly when the
-        // half is at least T's upper half, plus one when T has lower bits: T's
-        // lower half must be 0 or 1 (anything nonzero below then counts alike)
-        // and its upper half even (so the sticky bit cannot reach it from
-        // below). Every 8-bit format's threshold (a code or a midpoint) is so.
-        const uint64_t special_low = p.f64_special_from & 0xFFFFFFFFu;
-        const uint32_t special_high = static_cast<uint32_t>(p.f64_special_from >> 32);
+        const OverflowThresholds<uint32_t> f32 = special_thresholds<float>(f);
+        const OverflowThresholds<uint64_t> f64 = special_thresholds<double>(f);
+        p.f32_special_from = f32.nearest_even;
+        p.f64_special_from = f64.nearest_even;
+        p.fast32 = make_fast_constants<float>(p, f32);
+        p.fast64 = make_fast_constants<double>(p, f64);
+        OverflowThresholds<uint32_t> high;
+        bool usable = upper_half_threshold(f64.nearest_even, high.nearest_even);
+        usable &= upper_half_threshold(f64.nearest_away, high.nearest_away);
+        usable &= upper_half_threshold(f64.toward_zero, high.toward_zero);
+        usable &= upper_half_threshold(f64.away, high.away);
         // The upper halves' subnormal range is rounded as float32 values,
         // those below 2^-126 raised to it (upper_half_vectors): 2^-126 must
         // round as anything below it does, to zero, under half the smallest
         // step (unsigned formats with 8 exponent bits have steps of 2^-127).
-        p.fast64_high_usable = special_low <= 1 && (special_high & 1u) == 0 && f.min_exponent - 1 > -126;
-        p.fast64_high =
-            make_fast_constants<float, DoubleHighWordTraits>(p, special_high + static_cast<uint32_t>(special_low));
+        p.fast64_high_usable = usable && f.min_exponent - 1 > -126;
+        p.fast64_high = make_fast_constants<float, DoubleHighWordTraits>(p, high);
     } else if (p.exponent_only) {
         // the e8m0 kernels read only the special codes and flags of these
-        p.fast32 = make_fast_constants<float>(p, 0);
-        p.fast64 = make_fast_constants<double>(p, 0);
+        p.fast32 = make_fast_constants<float>(p, {});
+        p.fast64 = make_fast_constants<double>(p, {});
     }
     return p;
 }

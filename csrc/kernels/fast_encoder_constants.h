@@ -11,10 +11,20 @@
 
 namespace minifloat {
 
+// Source magnitudes (bits, no sign) from which a positive value rounded in
+// each deterministic mode is not an ordinary finite code (overflow, inf or
+// NaN), found with the exact codec; `away` serves up (and down for negative
+// values), `toward_zero` also the directed modes' lanes rounded toward zero.
+template <class Bits>
+struct OverflowThresholds {
+    Bits nearest_even = 0, nearest_away = 0, toward_zero = 0, away = 0;
+};
+
 template <class Bits, class Float>
 struct FastConstants {
     Bits source_fraction_bits;  // 23 for float32, 52 for float64, 20 for a float64's upper half
     Bits shift, half_minus_one, rebias, normal_from, magic_bits, overflow_from, inf_bits;
+    Bits nearest_away_overflow_from, toward_zero_overflow_from, away_overflow_from;  // OverflowThresholds
     Bits sign_bit, sign_shift, zero_drops_sign, overflow_code, overflow_sign;
     Bits inf_positive, inf_negative, nan_positive, nan_negative;
     Bits overflow_negative, max_magnitude, max_positive, max_negative;
@@ -46,7 +56,6 @@ struct ModeThresholds {
 inline ModeThresholds mode_thresholds(const FastConstants<uint32_t, float>& k, Rounding mode) {
     const uint32_t rebias = k.rebias << k.shift;
     const uint32_t ulp = 1u << k.shift, half = ulp >> 1;
-    const uint32_t max_bits = (k.max_magnitude << k.shift) + rebias;
     ModeThresholds t;
     // Without a mantissa bit the kept bit is the exponent's, while a tie
     // between two powers of two goes to the larger one (even as an integer
@@ -59,14 +68,16 @@ inline ModeThresholds mode_thresholds(const FastConstants<uint32_t, float>& k, R
     if (mode == Rounding::nearest_away) increment = half;
     t.round_bias = increment - rebias;
     t.away_increment = ulp - 1;
-    // when its rounding leaves the magnitude alone (toward zero): one ulp
-    // past max; otherwise past max, or from the midpoint above it for the
-    // nearest modes
-    t.special_from = max_bits + 1;
-    if (mode == Rounding::nearest_even) t.special_from = k.overflow_from;
-    if (mode == Rounding::nearest_away) t.special_from = max_bits + half;
-    if (mode == Rounding::toward_zero) t.special_from = max_bits + ulp;
-    t.toward_zero_overflow_from = max_bits + ulp;
+    // from the exact codec's thresholds (the largest value may be subnormal)
+    switch (mode) {
+        case Rounding::nearest_even: t.special_from = k.overflow_from; break;
+        case Rounding::nearest_away: t.special_from = k.nearest_away_overflow_from; break;
+        case Rounding::toward_zero: t.special_from = k.toward_zero_overflow_from; break;
+        case Rounding::up:
+        case Rounding::down:
+        case Rounding::stochastic: t.special_from = k.away_overflow_from; break;
+    }
+    t.toward_zero_overflow_from = k.toward_zero_overflow_from;
     // fraction_bits + 1 binades below the magic constant
     // (a float32 subnormal for a format whose smallest step is 2^-127)
     const int32_t half_step_field = static_cast<int32_t>(k.magic_bits >> k.source_fraction_bits) -
