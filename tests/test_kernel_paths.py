@@ -380,6 +380,14 @@ USER_LAYOUTS = {
                                                           infinities="max", nan="all_ones", subnormals=False,
                                                           negative_zero=False),
     "largest value subnormal": dict(exponent_bits=1, mantissa_bits=6, infinities=True, nan=True),
+    "normals from 2^-139 (in float32's subnormals)": dict(exponent_bits=8, mantissa_bits=0, bias=140, signed=False,
+                                                         infinities=False, nan="all_ones", negative_zero=False),
+    "normals from 2^-135, steps of 2^-136": dict(exponent_bits=7, mantissa_bits=1, bias=136, signed=False,
+                                                infinities=True, nan=True, negative_zero=False),
+    "signed, normals from 2^-129, no zero": dict(exponent_bits=7, mantissa_bits=0, bias=129, infinities=False,
+                                                nan="all_ones", subnormals=False, negative_zero=False),
+    "steps of 2^-149 (float64 sources: portable)": dict(exponent_bits=8, mantissa_bits=0, bias=150, signed=False,
+                                                       infinities=False, nan="all_ones", negative_zero=False),
     "unsigned, largest value subnormal": dict(exponent_bits=1, mantissa_bits=7, signed=False, infinities=True,
                                               nan=True, negative_zero=False),
 }
@@ -413,3 +421,19 @@ def test_user_layouts_comparisons_and_selections(mf, layout):
         for start, stop in ((0, a.size), (3, 3 + 63), (5, 5 + 130)):  # partial 64-code vectors too
             (x, wx), (y, wy) = run_both(mf, lambda: op(a[start:stop], b[start:stop]))
             assert (x == y).all() and wx == wy, (op.__name__, start)
+
+
+@pytest.mark.parametrize("layout", list(USER_LAYOUTS))
+def test_user_layouts_ragged_lengths_and_offsets(mf, layout):
+    """Lengths and starts that leave partial vectors (masked-off lanes read
+    as +0, which a format without zero must not report as invalid)."""
+    dt = mf.float_format(**USER_LAYOUTS[layout])
+    info = np.finfo(dt)
+    x = np.abs(float32_sample(6)[:4096].astype(np.float64))
+    x = np.clip(x, float(info.smallest_normal), float(info.max)).astype(np.float32)
+    for start, length in ((0, 1), (1, 15), (3, 17), (5, 63), (7, 130), (0, 1000)):
+        part = x[start:start + length]
+        for source in (part, part.astype(np.float64)):
+            (a, wa), (b, wb) = run_both(mf, lambda: source.astype(dt))
+            assert (a == b).all() and wa == wb, (start, length, wa, wb)
+            assert wa == [], (start, length, wa)

@@ -511,3 +511,22 @@ def test_every_binary_ufunc(mf, sample_id, op):
     with np.errstate(all="ignore"):
         got = getattr(np, op)(a.view(dt), b.view(dt))
     check_outputs(f, dt, U.expected_binary_on(f, op, a, b), got, (a, b), f"{sample_id} {op}")
+
+
+@pytest.mark.parametrize("params", [
+    dict(exponent_bits=7, mantissa_bits=1, bias=136, signed=False, infinities=True, nan=True, negative_zero=False),
+    dict(exponent_bits=2, mantissa_bits=5, bias=-20, subnormals=False, infinities=False, nan="all_ones",
+         negative_zero=False),
+])
+def test_formats_without_one_are_made_with_finfo(mf, params):
+    """Formats whose values all lie below 1 (or above) cannot hold eps = 2^-M
+    (NumPy's finfo took log2 of it and raised OverflowError, leaving the
+    format half made): finfo gives machep = -M, and the format works."""
+    dt = mf.float_format(**params)
+    assert mf.float_format(**params) is dt  # made once, found again
+    info = np.finfo(dt)
+    assert info.machep == -params["mantissa_bits"]
+    assert info.negep == int(np.log2(float(info.epsneg)))
+    assert "Machine parameters" in str(info)
+    x = np.array([float(info.smallest_normal), float(info.max)])
+    assert (x.astype(dt).astype(np.float64) == x).all()

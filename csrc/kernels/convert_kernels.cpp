@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "simd_dispatch.h"
 
@@ -283,11 +284,15 @@ FastConstants<typename T::Bits, Float> make_fast_constants(const EncodePlan& p,
     c.shift = T::fraction_bits - p.mantissa_bits;
     c.half_minus_one = (Bits{1} << (c.shift - 1)) - 1;
     c.rebias = static_cast<Bits>(source_bias - p.bias) << p.mantissa_bits;
-    // (a format whose normals start at 2^-127 has its first binade in
-    // float32's subnormal range: the magic constant's addition places it,
-    // its step being the subnormal one)
+    // A format whose normals start below the source's (float32 sources of
+    // formats with 8 exponent bits and a bias above 127): its smallest
+    // normal as a subnormal bit pattern, and the AVX-512 encoder scales the
+    // normal values below the source's normals up by 2^64 first
+    // (deep_normals, codec_avx512_vectors.h)
     const int32_t normal_field = p.min_normal_exponent + source_bias;
-    c.normal_from = static_cast<Bits>(normal_field > 1 ? normal_field : 1) << T::fraction_bits;
+    c.deep_normals = normal_field < 1;
+    c.normal_from = c.deep_normals ? Bits{1} << (static_cast<int32_t>(T::fraction_bits) - 1 + normal_field)
+                                   : static_cast<Bits>(normal_field) << T::fraction_bits;
     c.magic_bits = static_cast<Bits>(p.min_normal_exponent - static_cast<int32_t>(p.mantissa_bits) +
                                      static_cast<int32_t>(T::fraction_bits) + source_bias)
                    << T::fraction_bits;
@@ -378,7 +383,7 @@ MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const EncodePlan& plan, Rou
                    encode_u8_block_avx2(plan, mode, in, out, n, flags);
         }
         case KernelKind::general: {
-            if (!plan.avx512_layouts) return false;
+            if (!(std::is_same_v<Source, double> ? plan.avx512_layouts_float64 : plan.avx512_layouts)) return false;
             const FastConstants<uint32_t, float>* high = plan.fast64_high_usable ? &plan.fast64_high : nullptr;
             return encode_u8_block_avx512(plan.fast32, high, false, mode, in, out, n, flags);
         }
@@ -582,9 +587,11 @@ EncodePlan make_encode_plan(const Format& f, const SpecialCodes& s) {
             // float32 subnormals would land in the format's normal range
             p.widen_float32 = f.min_normal_exponent < -126;
             if (f.storage_bytes == 1) p.byte_table = new ByteTableSource(f, s);  // lives with the format
-            // (the first binade may lie in float32's subnormal range, see
-            // make_fast_constants)
-            p.avx512_layouts = f.storage_bytes == 1 && f.min_normal_exponent >= -127;
+            // (normals below float32's: see make_fast_constants)
+            p.avx512_layouts = f.storage_bytes == 1;
+            // from float64 by way of float32 rounded to odd: exact while the
+            // format's step is at least 2^-147 (see round_to_odd_f32_avx512)
+            p.avx512_layouts_float64 = p.avx512_layouts && f.min_exponent >= -147;
             break;
     }
     // (unsigned formats: the caller redoes negative values exactly)

@@ -22,12 +22,12 @@ struct EncodePlan {
     // kind sign_magnitude: the hand-written SIMD kernels and the fast
     // round-to-nearest path serve it (the portable kernel serves every kind)
     bool hand_kernels = false;
-    // kind general, one byte, with a zero, a normal largest value and
-    // normals within float32's: the AVX-512 encoder (codec_avx512.h) models
-    // these layouts too (unsigned, no mantissa bit, a list of NaN codes), for
-    // every source and deterministic mode; without AVX-512 the byte table
-    // (float32) and the portable kernel serve them
+    // kind general, one byte: the AVX-512 encoder (codec_avx512.h) models
+    // these layouts too (unsigned, no mantissa bit, a list of NaN codes, no
+    // zero, normals below float32's), for every deterministic mode; without
+    // AVX-512 the byte table (float32) and the portable kernel serve them
     bool avx512_layouts = false;
+    bool avx512_layouts_float64 = false;  // ... and from float64 too
     // float32 sources go through float64 (a format whose normal range starts
     // below float32's: the float32 kernels cannot place a float32 subnormal)
     bool widen_float32 = false;

@@ -33,6 +33,7 @@ struct FastConstants {
     // zero; without zero: zero), and whether the format lacks a zero
     Bits invalid_code;
     bool without_zero;
+    bool deep_normals;  // normals below the source's: normal_from is a subnormal pattern
     uint32_t overflow_flags, inf_flags, nan_flags;
     Float magic;
 };

@@ -10,6 +10,7 @@ Every format is a NumPy dtype (kind 'f') with a scalar type subclassing
     >>> np.finfo(mf.float4_e2m1fn).max
     6.0
 """
+import math as _math
 import sys as _sys
 
 import numpy as _np
@@ -145,6 +146,11 @@ def _register_format(scalar_type):
                       info.smallest_normal)
         info.epsneg = next(c for c in candidates if 0.0 < float(c) < _np.inf)
         info.resolution = scalar_type(10.0 ** -info.precision)
+        # machep and negep are the exponents of eps and epsneg, 2^-M and
+        # below: NumPy takes log2 of the values, which a format whose values
+        # all lie below 1 (or above) cannot hold (inf or 0)
+        info.machep = -row["mantissa_bits"]
+        info.negep = int(_math.log2(float(info.epsneg)))
         # str(info) checks whether min is -max by negating min, which for
         # float8_e8m0fnu (no negatives) is NaN with an "invalid" warning;
         # the text is made once and kept by finfo, so make it quietly now.

@@ -122,7 +122,7 @@ MINIFLOAT_AVX512 inline __m512i encode16_e8m0_from(const Source* in, __mmask16 l
 }
 
 // Up to 16 values with masked loads and stores (the start and the end of a block).
-template <bool ExponentOnly, Rounding Mode, bool UpperHalves, Layout L, class Source>
+template <bool ExponentOnly, Rounding Mode, bool UpperHalves, Layout L, bool DeepNormals, class Source>
 MINIFLOAT_AVX512 inline void encode_part(const Vectors& v, const Source* in, uint8_t* out, size_t i, size_t count,
                                          __mmask16& outside, SpecialLanes& seen) {
     const __mmask16 lanes = count >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << count) - 1u);
@@ -135,15 +135,24 @@ MINIFLOAT_AVX512 inline void encode_part(const Vectors& v, const Source* in, uin
     } else {
         const __m512i u = source16<UpperHalves>(in + i, lanes);
         __mmask16 special = 0;
-        c = encode16<Mode, UpperHalves, L>(v, u, special);
-        if (special != 0) c = fix_special16<Mode, L>(v, u, c, seen);
+        c = encode16<Mode, UpperHalves, L, DeepNormals>(v, u, special);
+        // (a format without zero finds the masked-off lanes' zeros invalid)
+        special &= lanes;
+        if (special != 0) {
+            SpecialLanes part;
+            c = fix_special16<Mode, L>(v, u, c, part);
+            seen.overflow |= part.overflow & lanes;
+            seen.inf |= part.inf & lanes;
+            seen.nan |= part.nan & lanes;
+            seen.invalid |= part.invalid & lanes;
+        }
     }
     outside |= lane_outside & lanes;
     _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, c);
 }
 
 // 64 values in whole vectors.
-template <bool ExponentOnly, Rounding Mode, bool UpperHalves, Layout L, class Source>
+template <bool ExponentOnly, Rounding Mode, bool UpperHalves, Layout L, bool DeepNormals, class Source>
 MINIFLOAT_AVX512 inline void encode_step64(const Vectors& v, __m512i pattern, const Source* in, uint8_t* out,
                                            __mmask16& outside, SpecialLanes& seen) {
     constexpr __mmask16 kAll = 0xFFFF;
@@ -155,7 +164,7 @@ MINIFLOAT_AVX512 inline void encode_step64(const Vectors& v, __m512i pattern, co
         __mmask16 special = 0;
         for (int q = 0; q < 4; q++) {
             u[q] = source16<UpperHalves>(in + 16 * q, kAll);
-            c[q] = encode16<Mode, UpperHalves, L>(v, u[q], special);
+            c[q] = encode16<Mode, UpperHalves, L, DeepNormals>(v, u[q], special);
         }
         if (special != 0) {
             for (int q = 0; q < 4; q++) c[q] = fix_special16<Mode, L>(v, u[q], c[q], seen);
@@ -169,7 +178,7 @@ MINIFLOAT_AVX512 inline void encode_step64(const Vectors& v, __m512i pattern, co
 // odd on the way) and `high` unused.
 // The whole block in one rounding mode, fixed at compile time, for codes
 // laid out as L (see encode16).
-template <bool ExponentOnly, Rounding Mode, bool UpperHalves, Layout L, class Source>
+template <bool ExponentOnly, Rounding Mode, bool UpperHalves, Layout L, bool DeepNormals, class Source>
 MINIFLOAT_AVX512 bool encode_in_mode(const FastConstants<uint32_t, float>& k, const FastConstants<uint32_t, float>* high,
                                      const Source* in, uint8_t* out, size_t n, uint32_t& flags) {
     Vectors v;
@@ -185,7 +194,7 @@ MINIFLOAT_AVX512 bool encode_in_mode(const FastConstants<uint32_t, float>& k, co
     const size_t head = elements_before_cache_line(in, n);
     size_t i = 0;
     for (; i < head; i += 16) {
-        encode_part<ExponentOnly, Mode, UpperHalves, L>(v, in, out, i, head - i < 16 ? head - i : 16, outside, seen);
+        encode_part<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, in, out, i, head - i < 16 ? head - i : 16, outside, seen);
     }
     constexpr size_t kBlock = stream_block(sizeof(Source));
     const StreamParts parts = stream_parts(head, n, kBlock, sizeof(Source));
@@ -193,14 +202,14 @@ MINIFLOAT_AVX512 bool encode_in_mode(const FastConstants<uint32_t, float>& k, co
         for (unsigned s = 0; s < parts.streams; s++) {
             const size_t first = parts.start + s * parts.length + j;
             for (i = first; i < first + kBlock; i += 64) {
-                encode_step64<ExponentOnly, Mode, UpperHalves, L>(v, pattern, in + i, out + i, outside, seen);
+                encode_step64<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, pattern, in + i, out + i, outside, seen);
             }
         }
         // declined: stop early, the caller redoes the values
         if (ExponentOnly && outside != 0) return false;
     }
-    for (i = parts.end(); i + 64 <= n; i += 64) encode_step64<ExponentOnly, Mode, UpperHalves, L>(v, pattern, in + i, out + i, outside, seen);
-    for (; i < n; i += 16) encode_part<ExponentOnly, Mode, UpperHalves, L>(v, in, out, i, n - i, outside, seen);
+    for (i = parts.end(); i + 64 <= n; i += 64) encode_step64<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, pattern, in + i, out + i, outside, seen);
+    for (; i < n; i += 16) encode_part<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, in, out, i, n - i, outside, seen);
     if (outside != 0) return false;
     if (seen.overflow != 0) flags |= k.overflow_flags;
     if (seen.inf != 0) flags |= k.inf_flags;
@@ -231,13 +240,16 @@ MINIFLOAT_AVX512 bool encode_choosing_mode(const FastConstants<uint32_t, float>&
     // double to float32 rounded to odd took three operations per 8 values more)
     return with_deterministic_mode(mode, [&](auto mode_constant) {
         constexpr Rounding M = decltype(mode_constant)::value;
-        if (exponent_only) return encode_in_mode<true, M, false, Layout::signed_with_zero>(k, high, in, out, n, flags);
+        if (exponent_only) {
+            return encode_in_mode<true, M, false, Layout::signed_with_zero, false>(k, high, in, out, n, flags);
+        }
         return with_layout(k, [&](auto layout_constant) {
             constexpr Layout L = decltype(layout_constant)::value;
+            if (k.deep_normals) return encode_in_mode<false, M, false, L, true>(k, high, in, out, n, flags);
             if constexpr (std::is_same_v<Source, double>) {
-                if (high != nullptr) return encode_in_mode<false, M, true, L>(k, high, in, out, n, flags);
+                if (high != nullptr) return encode_in_mode<false, M, true, L, false>(k, high, in, out, n, flags);
             }
-            return encode_in_mode<false, M, false, L>(k, high, in, out, n, flags);
+            return encode_in_mode<false, M, false, L, false>(k, high, in, out, n, flags);
         });
     });
 }

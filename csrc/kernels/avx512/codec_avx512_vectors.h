@@ -57,6 +57,10 @@ struct Vectors {
     // formats without zero: the magic sum's bits at the first binade's first
     // code (the magic constant plus 2^M steps)
     __m512i first_code_sum;
+    // deep normals (normals below float32's): float32's smallest normal, and
+    // the exponent fields 2^64 adds
+    __m512i float32_normal_from, deep_rebias;
+    __m512 two_to_64;
     __m512i shift;  // per lane: vpsrlvd is one uop, a shift by an xmm count two
     // fnuz formats (no -0) sign only a non-zero magnitude: the sign goes on
     // lanes where (magnitude | sign_keep_bit) & sign_test_bits is not zero,
@@ -102,6 +106,9 @@ MINIFLOAT_AVX512_ENCODER inline Vectors broadcast(const FastConstants<uint32_t, 
     v.low_byte = _mm512_set1_epi32(0xFF);
     const uint32_t mantissa_bits = k.source_fraction_bits - k.shift;
     v.first_code_sum = _mm512_set1_epi32(static_cast<int>(k.magic_bits + (1u << mantissa_bits)));
+    v.float32_normal_from = _mm512_set1_epi32(0x00800000);
+    v.deep_rebias = _mm512_set1_epi32(64 << 23);
+    v.two_to_64 = _mm512_set1_ps(18446744073709551616.0f);
     v.shift = _mm512_set1_epi32(static_cast<int>(k.shift));
     v.magic = _mm512_set1_ps(k.magic);
     float half_step;
@@ -148,9 +155,13 @@ MINIFLOAT_AVX512_ENCODER inline __mmask16 away_lanes(__mmask16 negative) {
 // (upper_half_vectors). Other layouts than signed_with_zero also add the
 // lanes that may be invalid (fix_special16): an unsigned format's negative
 // lanes that do not round to zero (its code is the magnitude), and zeros
-// where the format has none.
-template <Rounding Mode, bool UpperHalves = false, Layout L = Layout::signed_with_zero>
+// where the format has none. DeepNormals (float32 bits only): the format's
+// normals start below float32's, and the normal lanes among float32's
+// subnormals are first scaled by 2^64 (exact), their bits then rebiased by
+// 64 exponents: the same integer rounding then applies to them.
+template <Rounding Mode, bool UpperHalves = false, Layout L = Layout::signed_with_zero, bool DeepNormals = false>
 MINIFLOAT_AVX512_ENCODER inline __m512i encode16(const Vectors& v, __m512i u, __mmask16& special) {
+    static_assert(!(UpperHalves && DeepNormals), "upper halves serve formats with normals within float32's");
     const __m512i a = _mm512_and_si512(u, v.abs_mask);
     __m512 a_float = _mm512_castsi512_ps(a);
     if constexpr (UpperHalves) {
@@ -184,9 +195,16 @@ MINIFLOAT_AVX512_ENCODER inline __m512i encode16(const Vectors& v, __m512i u, __
     }
     // normal: add the rounding increment (the rebias folded in), then shift
     // down into the subnormal lanes' gaps
-    __m512i rounded = _mm512_add_epi32(a, v.round_bias);
+    __m512i x = a;
+    if constexpr (DeepNormals) {
+        const __mmask16 deep = _mm512_mask_cmplt_epu32_mask(normal, a, v.float32_normal_from);
+        // (masked: the other lanes could overflow, and masked lanes raise no FP flags)
+        const __m512 scaled = _mm512_maskz_mul_ps(deep, a_float, v.two_to_64);
+        x = _mm512_mask_sub_epi32(a, deep, _mm512_castps_si512(scaled), v.deep_rebias);
+    }
+    __m512i rounded = _mm512_add_epi32(x, v.round_bias);
     if constexpr (Mode == Rounding::nearest_even) {
-        rounded = _mm512_mask_add_epi32(rounded, _mm512_test_epi32_mask(a, v.lsb_bit), rounded, v.one);
+        rounded = _mm512_mask_add_epi32(rounded, _mm512_test_epi32_mask(x, v.lsb_bit), rounded, v.one);
     } else if constexpr (Mode == Rounding::up || Mode == Rounding::down) {
         rounded = _mm512_mask_add_epi32(rounded, away_lanes<Mode>(negative), rounded, v.away_increment);
     }
