@@ -29,8 +29,10 @@ DETERMINISTIC = I.DETERMINISTIC
 
 # (exponent_bits, mantissa_bits, bias or None for IEEE's): 8-, 4- and 3-bit
 # codes, a shifted bias, and exponent-only formats (signed and unsigned).
-# (1, 6): one exponent bit, so with IEEE specials every finite value is subnormal
-SHAPES = [(4, 3, None), (5, 2, None), (3, 4, 10), (2, 1, None), (8, 0, 127), (7, 0, None), (1, 6, None)]
+# (1, 6): one exponent bit, so with IEEE specials every finite value is
+# subnormal; (7, 1, 136): normals from 2^-135, below float32's
+SHAPES = [(4, 3, None), (5, 2, None), (3, 4, 10), (2, 1, None), (8, 0, 127), (7, 0, None), (1, 6, None),
+          (7, 1, 136)]
 EXHAUSTIVE_SHAPES = [(6, 1, None), (2, 3, None), (4, 3, 9), (1, 2, None), (1, 1, None),
                      (2, 5, 3), (3, 2, 2), (5, 10, None), (8, 7, 120), (4, 11, 5)]
 # A few 16-bit formats in the default run (every code of them is 65536).
