@@ -692,9 +692,13 @@ DecodePlan make_decode_plan(const Format& f, const uint32_t* exact_bits) {
         for (uint32_t code = 0; code < 256; code++) {
             const uint32_t bits = exact_bits[code & f.code_mask];
             d.has_byte_tables &= (bits & 0xFFFFu) == 0;
+            d.byte0[code] = static_cast<uint8_t>(bits);
+            d.byte1[code] = static_cast<uint8_t>(bits >> 8);
             d.byte2[code] = static_cast<uint8_t>(bits >> 16);
             d.byte3[code] = static_cast<uint8_t>(bits >> 24);
         }
+        // (values below float32's normals: four tables, for the decoding casts)
+        d.has_low_byte_tables = !d.has_byte_tables;
     }
     return d;
 }
@@ -878,6 +882,11 @@ MINIFLOAT_SIMD_CLONES
 void decode_to_f32(const DecodePlan& plan, const void* in, float* out, size_t n) {
     if (plan.has_byte_tables &&
         decode_bytes_to_f32(plan.byte2, plan.byte3, static_cast<const uint8_t*>(in), out, n)) {
+        return;
+    }
+    if (plan.has_low_byte_tables &&
+        decode_four_bytes_to_f32(plan.byte0, plan.byte1, plan.byte2, plan.byte3, static_cast<const uint8_t*>(in),
+                                 out, n)) {
         return;
     }
     switch (plan.kind) {

@@ -120,6 +120,11 @@ struct DecodePlan {
     // 8-bit formats whose float32 values have zero low halves (all of them
     // here): the two upper bytes per code, for the byte-permute decoder.
     bool has_byte_tables = false;
+    // else (values below float32's normals): the lower two bytes too, for
+    // the decoding casts (byte0, byte1)
+    bool has_low_byte_tables = false;
+    uint8_t byte0[256] = {};
+    uint8_t byte1[256] = {};
     uint8_t byte2[256] = {};
     uint8_t byte3[256] = {};
 };

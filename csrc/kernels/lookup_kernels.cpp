@@ -214,15 +214,26 @@ MINIFLOAT_VBMI uint32_t lookup_wide_with_flags_vbmi(const uint32_t* table, const
 
 // Each output vector of 16 floats takes its two upper bytes per lane from
 // the looked-up byte vectors with one two-source permute (lower bytes zero).
-MINIFLOAT_VBMI void decode_bytes_to_f32_vbmi(const uint8_t* byte2_table, const uint8_t* byte3_table,
+// LowBytes: byte0/byte1 tables too (else the lower halves are zero).
+template <bool LowBytes>
+MINIFLOAT_VBMI void decode_bytes_to_f32_vbmi(const uint8_t* byte0_table, const uint8_t* byte1_table,
+                                             const uint8_t* byte2_table, const uint8_t* byte3_table,
                                              const uint8_t* in, float* out, size_t n) {
     const ByteTable t2 = load_table(byte2_table);
     const ByteTable t3 = load_table(byte3_table);
+    ByteTable t0{}, t1{};
+    if constexpr (LowBytes) {
+        t0 = load_table(byte0_table);
+        t1 = load_table(byte1_table);
+    }
     __m512i pattern[4];
     upper_halves_patterns(pattern);
     uint32_t* bits = reinterpret_cast<uint32_t*>(out);
     const auto decode_one = [&](size_t i) {
         bits[i] = static_cast<uint32_t>(byte3_table[in[i]]) << 24 | static_cast<uint32_t>(byte2_table[in[i]]) << 16;
+        if constexpr (LowBytes) {
+            bits[i] |= static_cast<uint32_t>(byte1_table[in[i]]) << 8 | static_cast<uint32_t>(byte0_table[in[i]]);
+        }
     };
     // the output is then stored in whole cache lines (cache_line.h)
     const size_t head = elements_before_cache_line(out, n);
@@ -232,7 +243,18 @@ MINIFLOAT_VBMI void decode_bytes_to_f32_vbmi(const uint8_t* byte2_table, const u
         const __m512i index = _mm512_loadu_si512(in + at);
         const __m512i b2 = lookup64(t2, index);
         const __m512i b3 = lookup64(t3, index);
-        for (int q = 0; q < 4; q++) _mm512_storeu_ps(out + at + 16 * q, floats_from_upper_halves(b2, pattern[q], b3));
+        if constexpr (LowBytes) {
+            // the lower halves as upper ones, shifted down
+            const __m512i b0 = lookup64(t0, index);
+            const __m512i b1 = lookup64(t1, index);
+            for (int q = 0; q < 4; q++) {
+                const __m512i upper = _mm512_castps_si512(floats_from_upper_halves(b2, pattern[q], b3));
+                const __m512i lower = _mm512_srli_epi32(_mm512_castps_si512(floats_from_upper_halves(b0, pattern[q], b1)), 16);
+                _mm512_storeu_si512(out + at + 16 * q, _mm512_or_si512(upper, lower));
+            }
+        } else {
+            for (int q = 0; q < 4; q++) _mm512_storeu_ps(out + at + 16 * q, floats_from_upper_halves(b2, pattern[q], b3));
+        }
     };
     constexpr size_t kBlock = stream_block(sizeof(float));
     const StreamParts parts = stream_parts(i, n, kBlock, sizeof(float));
@@ -370,11 +392,23 @@ bool decode_bytes_to_f32(const uint8_t* byte2_table, const uint8_t* byte3_table,
                          float* out, size_t n) {
 #ifdef MINIFLOAT_HAVE_VBMI_PATH
     if (avx512_vbmi_usable()) {
-        decode_bytes_to_f32_vbmi(byte2_table, byte3_table, in, out, n);
+        decode_bytes_to_f32_vbmi<false>(nullptr, nullptr, byte2_table, byte3_table, in, out, n);
         return true;
     }
 #endif
     (void)byte2_table, (void)byte3_table, (void)in, (void)out, (void)n;
+    return false;
+}
+
+bool decode_four_bytes_to_f32(const uint8_t* byte0_table, const uint8_t* byte1_table, const uint8_t* byte2_table,
+                              const uint8_t* byte3_table, const uint8_t* in, float* out, size_t n) {
+#ifdef MINIFLOAT_HAVE_VBMI_PATH
+    if (avx512_vbmi_usable()) {
+        decode_bytes_to_f32_vbmi<true>(byte0_table, byte1_table, byte2_table, byte3_table, in, out, n);
+        return true;
+    }
+#endif
+    (void)byte0_table, (void)byte1_table, (void)byte2_table, (void)byte3_table, (void)in, (void)out, (void)n;
     return false;
 }
 

@@ -35,6 +35,9 @@ bool pair_lookups_vectorized();
 // when the CPU lacks the byte-permute instructions this is fast with.
 bool decode_bytes_to_f32(const uint8_t* byte2_table, const uint8_t* byte3_table, const uint8_t* in,
                          float* out, size_t n);
+// The same with all four bytes from tables (byte0 the lowest).
+bool decode_four_bytes_to_f32(const uint8_t* byte0_table, const uint8_t* byte1_table, const uint8_t* byte2_table,
+                              const uint8_t* byte3_table, const uint8_t* in, float* out, size_t n);
 
 // Comparisons on order keys (NaN has key 255, every other value a smaller
 // key, equal values equal keys): out[i] is 0 or 1.
