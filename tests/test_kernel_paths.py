@@ -421,6 +421,18 @@ def test_user_layouts_comparisons_and_selections(mf, layout):
         for start, stop in ((0, a.size), (3, 3 + 63), (5, 5 + 130)):  # partial 64-code vectors too
             (x, wx), (y, wy) = run_both(mf, lambda: op(a[start:stop], b[start:stop]))
             assert (x == y).all() and wx == wy, (op.__name__, start)
+    # decoding casts and sums (formats with values below float32's normals
+    # decode through four byte tables)
+    codes_view = codes.view(dt)
+    (x, _), (y, _) = run_both(mf, lambda: codes_view.astype(np.float32))
+    assert (x == y).all()
+    for reduce in (np.add, np.multiply):
+        for length in (256, 1000, 4099):
+            c = np.resize(codes, length).view(dt)
+            (x, wx), (y, wy) = run_both(mf, lambda: np.asarray(reduce.reduce(c, dtype=np.float32)))
+            assert (x == y).all() and wx == wy, (reduce.__name__, length)
+            (x, wx), (y, wy) = run_both(mf, lambda: np.asarray(reduce.reduce(c)))
+            assert (x == y).all() and wx == wy, (reduce.__name__, length)
 
 
 @pytest.mark.parametrize("layout", list(USER_LAYOUTS))
