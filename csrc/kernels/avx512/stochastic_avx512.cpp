@@ -205,6 +205,15 @@ constexpr size_t kGroup = 256;
 // float64 groups waited on memory for half of the kernel's time).
 constexpr size_t kPrefetchGroups = 2;
 
+// The sign bit on the negative lanes; formats without -0 put it only on a
+// non-zero magnitude (one masked test, not a test and a masked move).
+MINIFLOAT_AVX512_DQ inline __m512i with_signs(__m512i magnitude, __mmask16 negative, __m512i sign_bit,
+                                              bool zero_drops_sign) {
+    const __mmask16 signed_lanes =
+        zero_drops_sign ? _mm512_mask_test_epi32_mask(negative, magnitude, magnitude) : negative;
+    return _mm512_mask_or_epi32(magnitude, signed_lanes, magnitude, sign_bit);
+}
+
 // The codes of 16 values by the rule of `Kind`; false: the step needs the
 // portable rule (only for GroupKind::any).
 template <GroupKind Kind>
@@ -233,8 +242,7 @@ MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __
         const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);  // ~complement
         magnitude = small_magnitudes_wide(k, a, draw);
     }
-    codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
-    if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
+    codes = with_signs(magnitude, negative, k.sign_bit, k.zero_drops_sign);
     return true;
 }
 
@@ -375,8 +383,7 @@ MINIFLOAT_AVX512_DQ inline __m512i any_codes16(const EncodePlan& plan, const Lan
     const __m512i magnitude = small_magnitudes_wide(k, _mm512_min_epu32(a, inf_bits), draw);
     const __mmask16 overflow = _mm512_cmpgt_epu32_mask(magnitude, _mm512_set1_epi32(static_cast<int>(plan.max_magnitude))) &
                                static_cast<__mmask16>(~(nan | inf));
-    __m512i codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit);
-    if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
+    __m512i codes = with_signs(magnitude, negative, k.sign_bit, k.zero_drops_sign);
     codes = with_special_codes(codes, overflow, negative, plan.overflow_positive, plan.overflow_negative);
     codes = with_special_codes(codes, inf, negative, plan.inf_positive, plan.inf_negative);
     codes = with_special_codes(codes, nan, negative, plan.nan_positive, plan.nan_negative);
@@ -705,8 +712,7 @@ MINIFLOAT_AVX512_DQ inline GroupKind run_group64(const Lanes64& k, CounterLanes&
             const __m512i magnitude = small_magnitudes64<Kind == GroupKind::small_wide>(
                 k, high, _mm512_permutex2var_epi32(u0, low_halves, u1), draws);
             const __mmask16 negative = _mm512_cmplt_epi32_mask(high, _mm512_setzero_si512());
-            __m512i codes = _mm512_mask_or_epi32(magnitude, negative, magnitude, k.sign_bit32);
-            if (k.zero_drops_sign) codes = _mm512_maskz_mov_epi32(_mm512_test_epi32_mask(magnitude, magnitude), codes);
+            __m512i codes = with_signs(magnitude, negative, k.sign_bit32, k.zero_drops_sign);
             store16<OutBytes>(out, i, codes);
             continue;
         }
