@@ -268,28 +268,6 @@ uint32_t redo_portable(const EncodePlan& plan, const void* in, bool float64, con
     return stochastic_loop(plan, values, draws, static_cast<uint16_t*>(out), count);
 }
 
-// The exact rule for the steps the AVX-512 kernels hand back, with their
-// draws (widened to its 64-bit compare, as encode_stochastic_exact does):
-// for unsigned formats, whose negative values the portable rule does not know.
-uint32_t redo_exact(const EncodePlan& plan, const void* in, bool float64, const uint32_t* draws, void* out,
-                    size_t count) {
-    uint64_t widened[16];
-    uint32_t flags = 0;
-    for (size_t start = 0; start < count; start += 16) {
-        const size_t part = count - start < 16 ? count - start : 16;
-        for (size_t i = 0; i < part; i++) widened[i] = widened_draw(draws[start + i]);
-        void* codes = static_cast<char*>(out) + start * static_cast<size_t>(plan.storage_bytes);
-        if (float64) {
-            flags |= encode_f64_rounding(plan, Rounding::stochastic, static_cast<const double*>(in) + start, widened,
-                                         codes, part);
-        } else {
-            flags |= encode_f32_rounding(plan, Rounding::stochastic, static_cast<const float*>(in) + start, widened,
-                                         codes, part);
-        }
-    }
-    return flags;
-}
-
 // Whether a value of in[0..n) has its sign bit set.
 template <class Float>
 MINIFLOAT_KERNEL_INLINE bool has_sign_bit(const Float* in, size_t n) {
@@ -309,7 +287,8 @@ constexpr size_t kDrawChunk = 2048;
 // is redone by the exact encoders, with the same draws; checked per chunk
 // of a streamed block, just before the kernel reads it again (from cache).
 // The AVX-512 kernels from float32 find negative values themselves, handing
-// their steps to redo_exact (a check before them cost a fifth of their time).
+// their steps to encode_exact_with_draws (a check before them cost a fifth of
+// their time).
 template <class Float>
 MINIFLOAT_KERNEL_INLINE uint32_t encode_chunks(const EncodePlan& plan, uint64_t key, uint64_t first,
                                                const Float* in, void* out, size_t n) {
@@ -347,7 +326,7 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_chunks(const EncodePlan& plan, uint64_t 
         if (negatives_exactly && float64) return by_chunks(block_start, block_count, true);
         if (stochastic_avx512(plan, key, first + block_start, in + block_start, float64,
                               static_cast<char*>(out) + block_start * item, block_count, flags,
-                              negatives_exactly ? redo_exact : redo_portable)) {
+                              negatives_exactly ? encode_exact_with_draws : redo_portable)) {
             return;
         }
         by_chunks(block_start, block_count, false);

@@ -25,4 +25,9 @@ uint32_t encode_stochastic_part(const EncodePlan& plan, uint64_t key, uint64_t f
 uint32_t encode_stochastic_exact(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in,
                                  bool float64, void* out, size_t n);
 
+// The exact rule with the given 32-bit draws (one per value, the kernels'
+// own): the step of a vector kernel that the rule must redo.
+uint32_t encode_exact_with_draws(const EncodePlan& plan, const void* in, bool float64, const uint32_t* draws,
+                                 void* out, size_t n);
+
 }  // namespace minifloat
