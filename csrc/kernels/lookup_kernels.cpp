@@ -244,14 +244,9 @@ MINIFLOAT_VBMI void decode_bytes_to_f32_vbmi(const uint8_t* byte0_table, const u
         const __m512i b2 = lookup64(t2, index);
         const __m512i b3 = lookup64(t3, index);
         if constexpr (LowBytes) {
-            // the lower halves as upper ones, shifted down
             const __m512i b0 = lookup64(t0, index);
             const __m512i b1 = lookup64(t1, index);
-            for (int q = 0; q < 4; q++) {
-                const __m512i upper = _mm512_castps_si512(floats_from_upper_halves(b2, pattern[q], b3));
-                const __m512i lower = _mm512_srli_epi32(_mm512_castps_si512(floats_from_upper_halves(b0, pattern[q], b1)), 16);
-                _mm512_storeu_si512(out + at + 16 * q, _mm512_or_si512(upper, lower));
-            }
+            for (int q = 0; q < 4; q++) _mm512_storeu_ps(out + at + 16 * q, floats_from_four_bytes(b0, b1, b2, pattern[q], b3));
         } else {
             for (int q = 0; q < 4; q++) _mm512_storeu_ps(out + at + 16 * q, floats_from_upper_halves(b2, pattern[q], b3));
         }

@@ -50,4 +50,13 @@ MINIFLOAT_BYTE_LOOKUP inline __m512 floats_from_upper_halves(__m512i byte2s, __m
     return _mm512_castsi512_ps(_mm512_maskz_permutex2var_epi8(kUpperHalves, byte2s, pattern, byte3s));
 }
 
+// The same with all four bytes looked up (values below float32's normals):
+// the lower halves built as upper ones, shifted down.
+MINIFLOAT_BYTE_LOOKUP inline __m512 floats_from_four_bytes(__m512i byte0s, __m512i byte1s, __m512i byte2s,
+                                                          __m512i pattern, __m512i byte3s) {
+    const __m512i upper = _mm512_castps_si512(floats_from_upper_halves(byte2s, pattern, byte3s));
+    const __m512i lower = _mm512_srli_epi32(_mm512_castps_si512(floats_from_upper_halves(byte0s, pattern, byte1s)), 16);
+    return _mm512_castsi512_ps(_mm512_or_si512(upper, lower));
+}
+
 }  // namespace minifloat

@@ -41,12 +41,8 @@ MINIFLOAT_BYTE_LOOKUP size_t fold_groups(const DecodePlan& plan, const uint8_t* 
             b1 = lookup64(byte1s, codes);
         }
         for (int q = 0; q < 4; q++) {
-            __m512 value = floats_from_upper_halves(b2, pattern[q], b3);
-            if constexpr (LowBytes) {
-                const __m512i lower =
-                    _mm512_srli_epi32(_mm512_castps_si512(floats_from_upper_halves(b0, pattern[q], b1)), 16);
-                value = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(value), lower));
-            }
+            const __m512 value = LowBytes ? floats_from_four_bytes(b0, b1, b2, pattern[q], b3)
+                                          : floats_from_upper_halves(b2, pattern[q], b3);
             acc[q] = Op == BinaryOp::add ? _mm512_add_ps(acc[q], value) : _mm512_mul_ps(acc[q], value);
         }
     }
