@@ -162,17 +162,26 @@ def test_vectorized_mode_reference_matches_fractions():
                     assert (codes[i], over[i]) == I.cast_exact(f, v, mode, saturate), (label(params), v, mode)
 
 
-def test_invalid_descriptions_raise_and_spellings_share_a_dtype(mf):
-    """Every combination of the fields: ValueError where the reference finds
-    no format, else the dtype of the first spelling with that meaning."""
-    first = {}
-    for params, f in R.parameter_sweep(SHAPES):
+def check_spellings(mf, sweep, first):
+    """ValueError where the reference finds no format, else the dtype of the
+    first spelling with that meaning (kept in `first`); returns how many
+    valid spellings there were."""
+    valid = 0
+    for params, f in sweep:
         if isinstance(f, ValueError):
             with pytest.raises(ValueError):
                 mf.float_format(**params)
             continue
         dt = mf.float_format(**params)
         assert first.setdefault(R.meaning(f), dt) is dt, params
+        valid += 1
+    return valid
+
+
+def test_invalid_descriptions_raise_and_spellings_share_a_dtype(mf):
+    """Every combination of the fields: ValueError where the reference finds
+    no format, else the dtype of the first spelling with that meaning."""
+    check_spellings(mf, R.parameter_sweep(SHAPES), {})
 
 
 def test_nan_lists_raise_or_share_a_dtype_with_every_spelling(mf):
@@ -183,15 +192,7 @@ def test_nan_lists_raise_or_share_a_dtype_with_every_spelling(mf):
     for params, f in R.parameter_sweep(SHAPES):
         if isinstance(f, R.Fmt):
             first.setdefault(R.meaning(f), mf.float_format(**params))
-    lists = 0
-    for params, f in R.parameter_sweep(LIST_SHAPES, nan_lists=True):
-        if isinstance(f, ValueError):
-            with pytest.raises(ValueError):
-                mf.float_format(**params)
-            continue
-        dt = mf.float_format(**params)
-        assert first.setdefault(R.meaning(f), dt) is dt, params
-        lists += 1
+    lists = check_spellings(mf, R.parameter_sweep(LIST_SHAPES, nan_lists=True), first)
     assert lists >= 50
     listed = mf.float_format(exponent_bits=4, mantissa_bits=3, infinities=False, nan=[0xFF, 0x7F, 0x7E, 0xFE])
     info = mf.format_info(listed)
