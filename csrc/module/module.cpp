@@ -36,7 +36,6 @@ PYBIND11_MODULE(_core, m) {
     init_format_runtimes();
     throw_if_failed(init_scalar_types());
     throw_if_failed(init_dtype_classes());
-    throw_if_failed(init_ufuncs());
 
     py::object module_name = py::str("minifloat._core");
     g_scalar_from_code_function = PyCFunction_NewEx(&g_scalar_from_code_def, nullptr, module_name.ptr());
@@ -57,6 +56,12 @@ PYBIND11_MODULE(_core, m) {
                                  reinterpret_cast<PyObject*>(&g_abstract_scalar_type)));
     m.add_object("MinifloatDType", py::reinterpret_borrow<py::object>(
                                        reinterpret_cast<PyObject*>(&g_abstract_dtype)));
-    throw_if_failed(init_int_types(m.ptr()));  // sub-byte integers (int_module.cpp)
+    // The sub-byte integers (int_module.cpp) before the formats' ufunc loops:
+    // NumPy takes the first of equally specific promoters in registration
+    // order and refuses a later tie, so the integers' (IntegerDType,
+    // MinifloatDType) promoters must be registered before the formats'
+    // (None, MinifloatDType) ones (see add_mixed_promoters).
+    throw_if_failed(init_int_types(m.ptr()));
+    throw_if_failed(init_ufuncs());
     register_bindings(m);
 }

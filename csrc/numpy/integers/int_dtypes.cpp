@@ -2,6 +2,7 @@
 // (promoters are keyed on it) and one concrete class per type, kind 'i'/'u',
 // with promotion by exact range and the legacy array functions NumPy's
 // sort, argmax, nonzero, fill and dot paths call.
+#include <type_traits>
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -195,22 +196,32 @@ int fill_with_scalar(void* buffer, npy_intp length, void* value, void*) {
     return 0;
 }
 
-// np.dot's inner product: wraps to the type's width, as int8's does.
-template <class T>
-void dot(void* a, npy_intp stride_a, void* b, npy_intp stride_b, void* out, npy_intp n, void* arr) {
+// np.dot's inner product: wraps to the type's width, as int8's does. The
+// width is a template parameter: NumPy >= 2.5 calls this slot for new-style
+// DTypes without an array (its last argument is not one to read).
+template <class T, int Bits>
+void dot(void* a, npy_intp stride_a, void* b, npy_intp stride_b, void* out, npy_intp n, void*) {
     const char* pa = static_cast<const char*>(a);
     const char* pb = static_cast<const char*>(b);
     long long sum = 0;
     for (npy_intp i = 0; i < n; i++, pa += stride_a, pb += stride_b) {
         sum += static_cast<long long>(*reinterpret_cast<const T*>(pa)) * *reinterpret_cast<const T*>(pb);
     }
-    const IntTypeRuntime& rt =
-        int_runtime(int_index_of_descr(PyArray_DESCR(static_cast<PyArrayObject*>(arr))));
-    *static_cast<T*>(out) = static_cast<T>(wrap_to_int_type(sum, rt.row->bits, rt.row->is_signed));
+    *static_cast<T*>(out) = static_cast<T>(wrap_to_int_type(sum, Bits, std::is_signed<T>::value));
 }
 
 template <class T>
-void append_array_functions(std::vector<PyType_Slot>& slots) {
+void* dot_of_width(int bits) {
+    switch (bits) {
+        case 1: return reinterpret_cast<void*>(dot<T, 1>);
+        case 2: return reinterpret_cast<void*>(dot<T, 2>);
+        case 4: return reinterpret_cast<void*>(dot<T, 4>);
+        default: return nullptr;  // no such integer type (the table has 1, 2 and 4 bits)
+    }
+}
+
+template <class T>
+void append_array_functions(std::vector<PyType_Slot>& slots, int bits) {
     slots.push_back({NPY_DT_PyArray_ArrFuncs_compare, reinterpret_cast<void*>(compare<T>)});
     slots.push_back({NPY_DT_PyArray_ArrFuncs_sort, reinterpret_cast<void*>(sort<T>)});
     slots.push_back({NPY_DT_PyArray_ArrFuncs_argsort, reinterpret_cast<void*>(argsort<T>)});
@@ -219,7 +230,7 @@ void append_array_functions(std::vector<PyType_Slot>& slots) {
     slots.push_back({NPY_DT_PyArray_ArrFuncs_nonzero, reinterpret_cast<void*>(nonzero)});
     slots.push_back({NPY_DT_PyArray_ArrFuncs_fill, reinterpret_cast<void*>(fill<T>)});
     slots.push_back({NPY_DT_PyArray_ArrFuncs_fillwithscalar, reinterpret_cast<void*>(fill_with_scalar)});
-    slots.push_back({NPY_DT_PyArray_ArrFuncs_dotfunc, reinterpret_cast<void*>(dot<T>)});
+    slots.push_back({NPY_DT_PyArray_ArrFuncs_dotfunc, dot_of_width<T>(bits)});
 }
 
 // ---- the DType class as a Python type -----------------------------------------
@@ -366,9 +377,9 @@ int init_concrete(int index) {
         {NPY_DT_getitem, reinterpret_cast<void*>(getitem)},
     };
     if (rt.row->is_signed) {
-        append_array_functions<int8_t>(slots);
+        append_array_functions<int8_t>(slots, rt.row->bits);
     } else {
-        append_array_functions<uint8_t>(slots);
+        append_array_functions<uint8_t>(slots, rt.row->bits);
     }
     slots.push_back({0, nullptr});
 

@@ -13,6 +13,7 @@
 #include "cast_specs.h"
 #include "fp_status.h"
 #include "int_types.h"
+#include "promoter_registration.h"
 #include "registry.h"
 
 namespace minifloat {
@@ -610,31 +611,14 @@ int mixed_with_formats_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dty
 int add_mixed_promoters(PyObject* ufunc) {
     PyObject* ints = reinterpret_cast<PyObject*>(&g_int_abstract_dtype);
     PyObject* formats = reinterpret_cast<PyObject*>(&g_abstract_dtype);
-    PyObject* orders[2][2] = {{ints, formats}, {formats, ints}};
-    for (auto& order : orders) {
-        PyObject* key = PyTuple_New(reinterpret_cast<PyUFuncObject*>(ufunc)->nargs);
-        if (key == nullptr) return -1;
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(key); i++) {
-            PyObject* item = i < 2 ? order[i] : Py_None;
-            Py_INCREF(item);
-            PyTuple_SET_ITEM(key, i, item);
-        }
-        PyObject* capsule = PyCapsule_New(reinterpret_cast<void*>(mixed_with_formats_promoter),
-                                          "numpy._ufunc_promoter", nullptr);
-        PyObject* info = capsule == nullptr ? nullptr : PyTuple_Pack(2, key, capsule);
-        Py_DECREF(key);
-        Py_XDECREF(capsule);
-        if (info == nullptr) return -1;
-        // NumPy walks the registered loops in order and gives up at the first
-        // two that tie, so the key naming both must come before the formats'
-        // (None, MinifloatDType) and our (IntegerDType, None), which were
-        // registered earlier: it goes first in the list PyUFunc_AddPromoter
-        // appends to (the public ufunc struct's _loops).
-        PyObject* loops = reinterpret_cast<PyUFuncObject*>(ufunc)->_loops;
-        const int status = (loops != nullptr && PyList_Check(loops)) ? PyList_Insert(loops, 0, info) : -1;
-        if (status < 0 && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "minifloat: a ufunc without a loop list");
-        Py_DECREF(info);
-        if (status < 0) return -1;
+    const size_t nargs = static_cast<size_t>(reinterpret_cast<PyUFuncObject*>(ufunc)->nargs);
+    // NumPy walks the registered promoters in registration order and gives up
+    // at the first two that tie, so these keys naming both must be registered
+    // before the formats' (None, MinifloatDType): module.cpp builds the
+    // integers before the formats' ufunc loops.
+    for (std::vector<PyObject*> pattern : {std::vector<PyObject*>{ints, formats}, std::vector<PyObject*>{formats, ints}}) {
+        pattern.resize(nargs, Py_None);
+        if (add_promoter(ufunc, pattern, mixed_with_formats_promoter) < 0) return -1;
     }
     return 0;
 }
