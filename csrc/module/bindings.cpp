@@ -6,6 +6,7 @@
 #include "cast_extras.h"
 #include "dlpack_interop.h"
 #include "fp_status.h"
+#include "function_guard.h"
 #include "memory_streams.h"
 #include "mx_quantize.h"
 #include "op_tables.h"
@@ -24,6 +25,7 @@ void register_bindings(py::module_& m) {
     register_cast_extra_bindings(m);
     register_dlpack_bindings(m);
     register_fallback_bindings(m);
+    register_function_guard_bindings(m);
     register_user_format_bindings(m);
     // For tests: the portable kernels must give the same bits as the
     // hand-written AVX-512 ones. Returns the previous setting.
