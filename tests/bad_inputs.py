@@ -678,9 +678,12 @@ def _build():
          raises=TV, check=lambda r: isinstance(r, str))
     case("array/masked_filled", lambda: np.ma.masked_array(arr("float8_e8m0fnu"), mask=[1, 0, 0]).filled(),
          raises=TV, check=is_format_array("float8_e8m0fnu", (3,)))
+    # float16 raises the same AttributeError; NumPy >= 2.5 prints a non-NumPy
+    # dtype with str() before it looks at float formatters (numpy/numpy#30798)
+    numpy_2_5 = tuple(int(p) for p in np.__version__.split(".")[:2]) >= (2, 5)
     case("array/array2string_bad_formatter",
          lambda: np.array2string(arr("bfloat16"), formatter={"float": lambda v: 1}),
-         raises=(TypeError, AttributeError))  # float16 raises the same AttributeError
+         raises=(TypeError, AttributeError), check=(lambda r: r == "[1.0 2.0 3.0]") if numpy_2_5 else None)
     case("array/array2string_precision", lambda: np.array2string(arr("float8_e4m3fn"), precision=-1),
          raises=(ValueError,), check=lambda r: isinstance(r, str))
     case("array/format_float_positional", lambda: np.format_float_positional(mf.float8_e4m3fn(1.5), precision=-5),
@@ -1245,6 +1248,11 @@ def _build():
         "fallback_promoters_bad_target": (lambda: core._add_fallback_promoters(np.add, np.dtypes.Int8DType), TV, None),
         "fallback_promoters_no_args": (lambda: core._add_fallback_promoters(), TV, None),
         "ufuncs_with_loops_args": (lambda: core._ufuncs_with_loops(1), TV, None),
+        "function_guard_not_callable": (lambda: core._function_guard(1, print), TV, None),
+        "function_guard_no_handler": (lambda: core._function_guard(print), TV, None),
+        # a guard whose handler raises: the error reaches the caller
+        "function_guard_handler_raises": (lambda: core._function_guard(np.add, lambda *a: 1 / 0)(
+            np.ones(1, mf.float8_e4m3fn), 1), (ZeroDivisionError,), None),
         "dot_through_slot_junk": (lambda: core._dot_through_slot([1], None), TV, None),
         "dot_through_slot_mixed": (lambda: core._dot_through_slot(np.ones(2, np.float32),
                                                                    np.ones(2, np.float32)), TV, None),

@@ -93,3 +93,36 @@ def minifloat_owns_format_names():
     package = sys.modules.get("minifloat")
     if package is not None:
         package.claim_dtype_names()
+
+
+def pytest_sessionstart(session):
+    """ndarray.mean/var/std/sum/prod fetch NumPy's implementation once, at
+    their first call in the process, and keep it. The suite makes that first
+    call with mf.patch_numpy() in place, as a user who opts in at start does,
+    so the methods follow the patch in every test whatever the order (dask
+    and pandas call them with dtype= instances). What a plain import does is
+    tested in fresh interpreters (test_good_neighbour.py, the NumPy battery's
+    plain run)."""
+    import numpy as np
+
+    try:
+        import minifloat
+    except ImportError:  # the reference self-checks run without the extension
+        return
+    minifloat.patch_numpy()
+    probe = np.zeros(2)
+    probe.mean(), probe.var(), probe.std(), probe.sum(), probe.prod()
+    minifloat.unpatch_numpy()
+
+
+@pytest.fixture
+def patched_numpy():
+    """The test exercises mf.patch_numpy()'s wrappers: patched for the test,
+    unpatched after it."""
+    import minifloat
+
+    minifloat.patch_numpy()
+    try:
+        yield
+    finally:
+        minifloat.unpatch_numpy()

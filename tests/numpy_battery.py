@@ -1,7 +1,7 @@
 """The NumPy battery: the NumPy calls a user makes on float16-like arrays, run
 on every minifloat format and on np.float16 (the baseline, twice: with
 minifloat imported, and in a process that never imports it, since minifloat
-wraps a few NumPy functions), each in its own subprocess so that a call which
+guards two NumPy functions and --patched wraps more), each in its own subprocess so that a call which
 crashes the interpreter is recorded, not fatal. A format's score counts the
 calls that work on float16 (either run).
 
@@ -39,6 +39,7 @@ fails the test until it has a case.
     python tests/numpy_battery.py                 # the table, every format
     python tests/numpy_battery.py --json out.json # also every result, as JSON
     python tests/numpy_battery.py --formats float8_e4m3fn,bfloat16
+    python tests/numpy_battery.py --patched       # with mf.patch_numpy()
     python tests/numpy_battery.py --print-known-failures   # the test's table
     python tests/numpy_battery.py --list          # the cases
 
@@ -1696,7 +1697,12 @@ def worker_main(fmt, start, tmp_root):
     sys.stdout = sys.stderr
     import numpy  # noqa: F401
     if fmt != BASELINE_ALONE:
-        import minifloat  # noqa: F401  (before any NumPy call: it wraps some)
+        import minifloat  # noqa: F401
+        # the cases spell formats by name too (np.dtype(dt.name)): minifloat's
+        # here, also where ml_dtypes holds the names
+        minifloat.claim_dtype_names()
+        if os.environ.get("NUMPY_BATTERY_PATCHED"):
+            minifloat.patch_numpy()  # before any NumPy call: ndarray.mean caches its implementation
     cases = load_cases()
     for case in cases[start:]:
         protocol.write(json.dumps({"i": case.index, "event": "start"}) + "\n")
@@ -1739,11 +1745,13 @@ def _crash_frames(stderr_text, limit=6):
     return frames[:limit]
 
 
-def run_format(fmt, timeout=CASE_TIMEOUT, python=sys.executable):
+def run_format(fmt, timeout=CASE_TIMEOUT, python=sys.executable, patched=False):
     """All cases on one format: {case index: outcome dict}. Outcomes have
-    "status" ok / error / crash / hang."""
+    "status" ok / error / crash / hang. `patched`: the worker calls
+    mf.patch_numpy() after importing minifloat."""
     cases = load_cases()
-    env = dict(os.environ, NUMPY_BATTERY_FORMATS=",".join(format_names()))
+    env = dict(os.environ, NUMPY_BATTERY_FORMATS=",".join(format_names()),
+               NUMPY_BATTERY_PATCHED="1" if patched else "")
     results = {}
     tmp_root = tempfile.mkdtemp(prefix=f"numpy_battery_{fmt}_")
     start = 0
@@ -1818,14 +1826,15 @@ def run_format(fmt, timeout=CASE_TIMEOUT, python=sys.executable):
     return results
 
 
-def run_battery(formats=None, jobs=2, timeout=CASE_TIMEOUT):
+def run_battery(formats=None, jobs=2, timeout=CASE_TIMEOUT, patched=False):
     """{name: {case index: outcome}} for the two float16 baselines and
-    `formats` (all by default), `jobs` subprocesses at a time."""
+    `formats` (all by default), `jobs` subprocesses at a time; `patched`: with
+    mf.patch_numpy() (the float16 baseline without minifloat stays without)."""
     formats = format_names() if formats is None else list(formats)
     formats = [BASELINE, BASELINE_ALONE] + [f for f in formats
                                             if f not in (BASELINE, BASELINE_ALONE)]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        runs = dict(zip(formats, pool.map(lambda f: run_format(f, timeout), formats)))
+        runs = dict(zip(formats, pool.map(lambda f: run_format(f, timeout, patched=patched), formats)))
     return runs
 
 
@@ -2022,6 +2031,7 @@ def main(argv=None):
     parser.add_argument("--print-known-failures", action="store_true",
                         help="print the KNOWN_FAILURES table of tests/test_numpy_battery.py")
     parser.add_argument("--list", action="store_true", help="list the cases")
+    parser.add_argument("--patched", action="store_true", help="with mf.patch_numpy() (default: a plain import)")
     args = parser.parse_args(argv)
     if args.worker:
         worker_main(args.worker, args.start, args.tmp)
@@ -2038,7 +2048,7 @@ def main(argv=None):
         return 2
     formats = args.formats.split(",") if args.formats else None
     started = time.monotonic()
-    runs = run_battery(formats, jobs=args.jobs, timeout=args.timeout)
+    runs = run_battery(formats, jobs=args.jobs, timeout=args.timeout, patched=args.patched)
     elapsed = time.monotonic() - started
     if args.print_known_failures:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

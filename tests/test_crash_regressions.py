@@ -116,7 +116,13 @@ def test_object_replaced_by_its_own_float(path):
         assert got[name] == str(expected), name
 
 
-@pytest.mark.parametrize("path", ["cast", "astype"])
+NUMPY_2_5 = tuple(int(p) for p in np.__version__.split(".")[:2]) >= (2, 5)
+
+
+@pytest.mark.parametrize("path", ["cast", pytest.param("astype", marks=pytest.mark.xfail(
+    NUMPY_2_5, strict=True, reason="NumPy 2.5 converts object arrays to new-style DTypes through its own "
+    "per-element loop, which reads freed memory when an element's __float__ resizes the array; "
+    "NumPy's own float16 crashes the same way (2.4 and 2.5): a NumPy bug, mf.cast is safe"))])
 def test_object_array_resized_by_an_element(path):
     """An element's __float__ empties the object array being converted (its
     data freed): every element was read before, so the result holds the
@@ -245,6 +251,7 @@ def test_ndarray_dot_method(mf, name):
     assert codes(a.dot(a)).tolist() == R.encode_code(name, sum(v * v for v in values))
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 @pytest.mark.parametrize("name", NAMES)
 def test_linalg_norm(mf, name):
     values = small_values(name, 9)
@@ -256,6 +263,7 @@ def test_linalg_norm(mf, name):
     assert int(codes(result)) == expected
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 @pytest.mark.parametrize("name", ["float8_e4m3fn", "float6_e2m3fn", "bfloat16"])
 def test_dot_out_must_be_exact_like_numpy(mf, name):
     T = getattr(mf, name)
@@ -392,8 +400,9 @@ def test_numpy_from_dlpack_reports_its_own_error():
     """)
     assert_clean(result)
     # NumPy's own refusal of the float8 type code (it was a SystemError: the
-    # capsule's destructor cleared the pending error)
-    assert result.stdout.startswith("RuntimeError Unsupported dtype"), result.stdout
+    # capsule's destructor cleared the pending error); NumPy 2.5 raises
+    # BufferError where 2.4 raised RuntimeError
+    assert result.stdout.startswith(("RuntimeError Unsupported dtype", "BufferError Unsupported dtype")), result.stdout
 
 
 @pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2", "bfloat16"])
@@ -511,6 +520,7 @@ def mixed_nan_data(name, n, seed):
     return data
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 @pytest.mark.parametrize("name", WITH_NAN)
 def test_sum_and_prod_nan_is_the_canonical_nan_on_every_kernel_set(mf, name):
     T = getattr(mf, name)

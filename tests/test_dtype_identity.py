@@ -162,8 +162,18 @@ def dask_client():
     cluster.close()
 
 
+def _patch_numpy():
+    import minifloat
+
+    minifloat.patch_numpy()
+
+
+@pytest.mark.usefixtures("patched_numpy")
 def test_dask_distributed_processes_keep_the_format(dask_client):
+    """(dask's reductions pass dtype= instances, which NumPy's ufuncs refuse
+    for new-style DTypes: mf.patch_numpy() in the client and the workers.)"""
     da = pytest.importorskip("dask.array")
+    dask_client.run(_patch_numpy)
     for name in FORMATS:
         dt = dtype_of(name)
         codes = every_code(name)

@@ -67,6 +67,7 @@ def test_integer_valued_fallbacks_exact(name):
     assert np.signbit(arr).tolist() == [v < 0 for v in vals]
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 def test_histogram_and_fft(name):
     vals = every(name) * 2
     arr = as_type(vals, name)
@@ -79,6 +80,7 @@ def dot(x, y):
     return sum(a * b for a, b in zip(x, y))
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 def test_products_exact_in_int32(name):
     rng = np.random.default_rng(41)
     lo, hi = TYPES[name]

@@ -81,6 +81,7 @@ def test_sum_where_and_empty(name):
     assert np.sum(empty).dtype == (np.int64 if TYPES[name][1] else np.uint64)
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 def test_explicit_dtype_is_honoured(name):
     rows, arr = sample(name, (300,), seed=5)
     t = getattr(mf, name)
@@ -113,6 +114,7 @@ def test_out_is_honoured(name):
     assert ints(out) == [math.prod(c) for c in zip(*rows)]
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 def test_cumsum_and_cumprod(name):
     rows, arr = sample(name, (2, 200), seed=7)
     flat = [v for row in rows for v in row]

@@ -65,6 +65,7 @@ def check_exact(name, got, exact64, ctx):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 @ALL
 def test_matmul_family_exact(mf, name):
     T = T_of(mf, name)
@@ -121,6 +122,7 @@ def test_matmul_float32_dtype_is_unrounded(mf, name):
             assert (got.astype(np.float64) == exact).all(), ctx
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 @ALL
 def test_dot_accumulates_in_float32(mf, name):
     """300 ones: ml_dtypes-style accumulation in the format would stall."""

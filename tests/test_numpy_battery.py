@@ -169,10 +169,39 @@ def expected_failures(fmt):
 
 @pytest.fixture(scope="module")
 def runs():
-    """The battery on float16 and every format, two subprocesses at a time."""
+    """The battery on float16 and every format, two subprocesses at a time,
+    with mf.patch_numpy() (the table below is that run's)."""
     started = time.monotonic()
-    results = battery.run_battery(jobs=2)
+    results = battery.run_battery(jobs=2, patched=True)
     return results, battery.load_cases(), time.monotonic() - started
+
+
+# A plain import (no patch_numpy): fewer calls work (NumPy's own rules for a
+# non-float16 float, TypeErrors where NumPy's C code takes legacy dtypes
+# only), but none may crash or hang, and float16 keeps every call.
+PLAIN_FORMATS = ["float8_e4m3fn", "float8_e8m0fnu", "float4_e2m1fn", "bfloat16", "float8_e5m2fnuz"]
+
+
+@pytest.fixture(scope="module")
+def plain_runs():
+    started = time.monotonic()
+    results = battery.run_battery(PLAIN_FORMATS, jobs=2, patched=False)
+    return results, battery.load_cases(), time.monotonic() - started
+
+
+@pytest.mark.parametrize("fmt", [battery.BASELINE] + PLAIN_FORMATS)
+def test_plain_import_no_crash(plain_runs, fmt, capsys):
+    results, cases, elapsed = plain_runs
+    failing = battery.failures(results, cases, fmt)
+    stops = {name: why for name, (kind, why) in failing.items() if kind in (battery.CRASH, battery.HANG)}
+    if fmt == battery.BASELINE:
+        errors = {name: why for name, (kind, why) in failing.items() if kind == battery.ERROR}
+        assert not errors, f"float16 calls that a plain import of minifloat breaks: {errors}"
+    else:
+        with capsys.disabled():
+            print(f"\n[numpy battery, plain import, {elapsed:.0f} s] " + battery.score_line(results, cases, fmt),
+                  end="")
+    assert not stops, f"crashes or hangs on {fmt} with a plain import: {stops}"
 
 
 def test_catalogue_covers_this_numpy():

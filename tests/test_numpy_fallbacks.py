@@ -18,6 +18,10 @@ import reference as ref
 
 import minifloat as mf
 
+# What this file checks is mf.patch_numpy()'s wrappers (a plain import
+# changes no NumPy function: test_good_neighbour.py).
+pytestmark = pytest.mark.usefixtures("patched_numpy")
+
 FORMATS = list(mf.FORMAT_NAMES)
 
 

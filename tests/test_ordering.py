@@ -288,6 +288,7 @@ def test_nanmax_nanmin(mf, name):
         assert U.is_nan_code(name, codes(np.nanmax(allnan)))[0]
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 @pytest.mark.parametrize("name", HAS_NAN)
 def test_nanargmax_nanargmin(mf, name):
     T = T_of(mf, name)

@@ -39,6 +39,7 @@ def same_value(x, y):
     return float(x) == float(y) or (np.isnan(float(x)) and np.isnan(float(y)))
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 @pytest.mark.parametrize("name", FORMATS)
 def test_pandas_series_and_frame(name):
     pd = pytest.importorskip("pandas")
@@ -76,6 +77,7 @@ def test_pandas_groupby_mean():
     assert [float(m) for m in means] == [np.mean(VALUES[0::2]), np.mean(VALUES[1::2])]
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 @pytest.mark.parametrize("name", FORMATS)
 def test_dask_array_reductions(name):
     da = pytest.importorskip("dask.array")

@@ -14,6 +14,10 @@ import pytest
 import printing_reference as P
 import reference as R
 
+# What this file checks is mf.patch_numpy()'s wrappers (a plain import
+# changes no NumPy function: test_good_neighbour.py).
+pytestmark = pytest.mark.usefixtures("patched_numpy")
+
 NAMES = list(R.FORMATS)
 EXACT_NAMES = [n for n in NAMES if P.prints_exact_value(n)]
 

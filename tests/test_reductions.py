@@ -239,6 +239,7 @@ def test_sum_specials(mf, name):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 @ALL
 def test_mean_rounds_once(mf, name):
     T = T_of(mf, name)
@@ -375,6 +376,7 @@ def test_add_at_accumulates_in_float32(mf, name):
 # --------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 @pytest.mark.parametrize("name", [n for n in NAMES if R.FORMATS[n].has_nan])
 def test_nansum(mf, name):
     f = R.FORMATS[name]

@@ -15,7 +15,18 @@ import sys as _sys
 
 import numpy as _np
 
-from . import _core
+import gc as _gc
+
+# The extension's init makes a few thousand NumPy objects (ArrayMethods of the
+# casts and ufunc loops) that live for the whole process: collecting garbage
+# among them would only cost import time.
+_collecting = _gc.isenabled()
+_gc.disable()
+try:
+    from . import _core
+finally:
+    if _collecting:
+        _gc.enable()
 from ._core import FORMAT_NAMES, MinifloatDType, floating
 
 # Every built-in format's scalar type (minifloat.float8_e4m3fn, ...) and
@@ -26,10 +37,10 @@ for _name in FORMAT_NAMES:
     globals()[type(_np.dtype(_scalar_type)).__name__] = type(_np.dtype(_scalar_type))
 del _name, _scalar_type
 
-from . import _numpy_compat, _printing, mx, quant
+from . import _guards, mx, quant
 from ._cast import cast
+from ._cast import own_dtype_named as _own_dtype_named
 from ._dlpack import from_dlpack, to_dlpack
-from ._io import NpzArchive, load, load_safetensors, save, save_safetensors, savez, savez_compressed
 from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._packing import pack, unpack
 from .quant import AffineQuantizedArray, quantize_affine  # noqa: F401  (also mf.quant.quantize_affine)
@@ -50,6 +61,8 @@ __all__ = [
     "format_info",
     "from_dlpack",
     "from_ml_dtypes",
+    "patch_numpy",
+    "unpatch_numpy",
     "load",
     "load_safetensors",
     "mx",
@@ -66,42 +79,93 @@ __all__ = [
 ]
 
 
+_LAZY = {name: "_io" for name in ("NpzArchive", "load", "load_safetensors", "save", "save_safetensors",
+                                   "savez", "savez_compressed")}
+
+
+def __getattr__(name):
+    """Saving and loading (minifloat._io) load on first use: import time."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'minifloat' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+def patch_numpy():
+    """Opt in: make NumPy's Python-level functions treat minifloat arrays as
+    NumPy treats float16 (np.mean/var/std and np.nan* accumulate in float32,
+    np.dot/convolve/histogram/... take minifloat arrays, arrays print each
+    value's shortest digits). Idempotent; ``unpatch_numpy()`` undoes it. Every
+    other array reaches NumPy's functions unchanged (a check in C); see
+    minifloat._numpy_compat for the list."""
+    from . import _numpy_compat
+
+    _numpy_compat.patch_numpy()
+
+
+def unpatch_numpy():
+    """Undo ``patch_numpy()``: every patched NumPy attribute is NumPy's again."""
+    from . import _numpy_compat
+
+    _numpy_compat.unpatch_numpy()
+
+
 def format_info(dtype):
     """The format's description as a dict: the parameters of float_format
     (exponent_bits, mantissa_bits, bias, signed, infinities, nan,
     negative_zero, subnormals, overflow), its name and bits, and derived facts
     (has_inf, has_nan, has_zero, itemsize, builtin)."""
-    return _core.format_info(_np.dtype(dtype).name)
+    own = _own_dtype_named(dtype)
+    return _core.format_info((own if own is not None else _np.dtype(dtype)).name)
 
 
 def finfo(dtype):
     """Machine limits of a format: the same object as ``np.finfo(dtype)``.
 
     Takes what ``np.finfo`` takes (a dtype, a scalar type such as
-    ``mf.float8_e4m3fn``, a name such as ``"float8_e4m3fn"``, a scalar) and
-    also an array, whose dtype it describes.
+    ``mf.float8_e4m3fn``, a name such as ``"float8_e4m3fn"`` (minifloat's
+    format of that name, whoever holds the name in NumPy's table), a scalar)
+    and also an array, whose dtype it describes.
     """
     if isinstance(dtype, (_np.ndarray, _np.generic)):
         dtype = dtype.dtype
-    return _np.finfo(dtype)
+    own = _own_dtype_named(dtype)
+    return _np.finfo(own if own is not None else dtype)
 
 
 def claim_dtype_names():
-    """Make the format names (``np.dtype("float8_e4m3fn")``, ``astype("bfloat16")``)
-    resolve to minifloat's dtypes again.
+    """Make the bare format names (``np.dtype("float8_e4m3fn")``,
+    ``astype("bfloat16")``, ``"int4"``) resolve to minifloat's dtypes.
 
-    Names resolve through NumPy's name table, which ml_dtypes (and so JAX)
-    fills with the same names when it is imported: whichever library was
-    imported last owns them. minifloat claims them on import; call this after
-    importing ml_dtypes to take them back. Passing the classes
-    (``mf.float8_e4m3fn``) is never ambiguous.
+    The bare names live in NumPy's process-wide name table, which ml_dtypes
+    (and so JAX) fills with the same names. ``import minifloat`` takes a name
+    only where no one else holds it, and never takes one back: with ml_dtypes
+    installed (minifloat imports it to link the two libraries' casts) the bare
+    names stay ml_dtypes', so JAX code that spells dtypes as strings keeps
+    working. Call this to make them minifloat's for the whole process (JAX's
+    string dtypes then stop working). ``"minifloat.float8_e4m3fn"`` and the
+    types themselves (``mf.float8_e4m3fn``) are never ambiguous.
     """
-    for name in FORMAT_NAMES:
+    for name in (*FORMAT_NAMES, *INT_FORMAT_NAMES):
         _np.sctypeDict[name] = getattr(_core, name)
 
 
+def _register_name(name, scalar_type):
+    """Put `name` in NumPy's name table unless someone else holds it."""
+    _np.sctypeDict.setdefault(name, scalar_type)
+
+
 def _register_unambiguous_names(scalar_type):
-    """Spellings of a format that only minifloat registers.
+    """Spellings of a format that only minifloat registers (each only where
+    no one else holds it).
 
     ``dtype.str`` is ``"minifloat.<name>"`` so that anything rebuilding a dtype
     from ``.str``/``.descr`` (structured dtypes, ``np.save`` headers of
@@ -113,13 +177,13 @@ def _register_unambiguous_names(scalar_type):
     mf.float_format shares.
     """
     dtype = _np.dtype(scalar_type)
-    _np.sctypeDict[dtype.str] = scalar_type
+    _register_name(dtype.str, scalar_type)
     if dtype.char != "_":
-        _np.sctypeDict[dtype.char] = scalar_type
+        _register_name(dtype.char, scalar_type)
     structured_spelling = f"{type(dtype).__name__}{dtype.itemsize * 8}"
-    _np.sctypeDict[structured_spelling] = scalar_type
+    _register_name(structured_spelling, scalar_type)
     if dtype.itemsize > 1:  # NumPy writes the native byte order before it
-        _np.sctypeDict[("<" if _sys.byteorder == "little" else ">") + structured_spelling] = scalar_type
+        _register_name(("<" if _sys.byteorder == "little" else ">") + structured_spelling, scalar_type)
 
 
 def _register_format(scalar_type):
@@ -138,32 +202,38 @@ def _register_format(scalar_type):
     info.bits = row["bits"]
     info.nexp = info.iexp = row["exponent_bits"]
     with _np.errstate(all="ignore"):  # formats made at run time may lack 1 or 10**-precision
-        one = scalar_type(1.0)
-        # (without a 1, as formats of mf.float_format may be: the first
-        # positive one of eps and the smallest value, so that NumPy's
-        # log2(epsneg) holds)
-        candidates = (one - _np.nextafter(one, scalar_type(0.5)), info.eps, info.smallest_subnormal,
-                      info.smallest_normal)
-        info.epsneg = next(c for c in candidates if 0.0 < float(c) < _np.inf)
+        # In Python floats (exact here), not in the format: arithmetic on a
+        # format's scalars builds its operation tables, which import would
+        # then pay for every format.
+        # the value below 1 is the code below 1's (positive values are
+        # ordered by code); without a 1, as formats of mf.float_format may
+        # be: the first positive one of eps and the smallest value, so that
+        # NumPy's log2(epsneg) holds
+        dtype = _np.dtype(scalar_type)
+        one = _np.array([1.0], dtype)
+        codes = one.view(f"u{dtype.itemsize}")
+        below_one = float((codes - 1).view(dtype)[0]) if float(one[0]) == 1.0 and codes[0] > 0 else _math.nan
+        candidates = (1.0 - below_one, float(info.eps), float(info.smallest_subnormal), float(info.smallest_normal))
+        info.epsneg = scalar_type(next(c for c in candidates if 0.0 < c < _math.inf))
         info.resolution = scalar_type(10.0 ** -info.precision)
         # machep and negep are the exponents of eps and epsneg, 2^-M and
         # below: NumPy takes log2 of the values, which a format whose values
         # all lie below 1 (or above) cannot hold (inf or 0)
         info.machep = -row["mantissa_bits"]
         info.negep = int(_math.log2(float(info.epsneg)))
-        # str(info) checks whether min is -max by negating min, which for
-        # float8_e8m0fnu (no negatives) is NaN with an "invalid" warning;
-        # the text is made once and kept by finfo, so make it quietly now.
-        with _np.errstate(invalid="ignore"):
+        if not row["signed"]:
+            # str(info) checks whether min is -max by negating min, which
+            # for a format without negatives (float8_e8m0fnu) is NaN with an
+            # "invalid" warning; the text is made once and kept by finfo, so
+            # make it quietly now.
             str(info)
 
 
 def _register():
-    claim_dtype_names()
     for name in FORMAT_NAMES:
+        _register_name(name, getattr(_core, name))  # unless ml_dtypes holds it
         _register_format(getattr(_core, name))
 
 
 _register()
-_numpy_compat.install()
-_printing.install()
+_guards.install()

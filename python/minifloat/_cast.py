@@ -8,8 +8,26 @@ from ._ml_dtypes import as_minifloat_view, ml_dtypes_format
 ROUNDINGS = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic", "nearest")
 
 
+def own_dtype_named(name):
+    """minifloat's dtype of that name (a float format, "minifloat."-prefixed
+    or not, or a sub-byte integer), or None: minifloat's functions read names
+    as minifloat's own even where NumPy's name table gives them to ml_dtypes."""
+    if not isinstance(name, str):
+        return None
+    bare = name[len("minifloat."):] if name.startswith("minifloat.") else name
+    if bare in _core.INT_FORMAT_NAMES:
+        return np.dtype(getattr(_core, bare))
+    return _core._format_dtype(bare)
+
+
 def minifloat_dtype(dtype, what):
-    """`dtype` as a minifloat dtype instance, or TypeError naming `what`."""
+    """`dtype` as a minifloat dtype instance, or TypeError naming `what`.
+
+    A name given to minifloat's own functions means minifloat's format even
+    where NumPy's name table gives it to ml_dtypes (see claim_dtype_names)."""
+    own = own_dtype_named(dtype)
+    if isinstance(own, MinifloatDType):
+        return own
     try:
         resolved = np.dtype(dtype)
     except TypeError as error:

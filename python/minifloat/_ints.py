@@ -25,46 +25,58 @@ _original_iinfo = _np.iinfo
 
 class iinfo(_original_iinfo):
     """``np.iinfo`` that knows the sub-byte widths (NumPy infers the width
-    from the itemsize, which is a whole byte here)."""
+    from the itemsize, which is a whole byte here); every other type gets
+    NumPy's own answers. Takes an array too, as mf.finfo does."""
 
     def __init__(self, int_type):
+        if isinstance(int_type, (_np.ndarray, _np.generic)):
+            int_type = int_type.dtype
+        elif isinstance(int_type, str) and int_type.removeprefix("minifloat.") in _BITS:
+            int_type = getattr(_core, int_type.removeprefix("minifloat."))  # (a name means minifloat's here)
         super().__init__(int_type)
-        name = self.dtype.name
-        if name in _BITS and type(self.dtype) is type(_np.dtype(getattr(_core, name))):
-            self.bits = _BITS[name]
+        self._sub_byte = isinstance(self.dtype, _core.IntegerDType)
+        if self._sub_byte:
+            self.bits = _BITS[self.dtype.name]
             self.key = f"{self.kind}{self.bits}"
 
     @property
     def min(self):
+        if not self._sub_byte:
+            return super().min
         return 0 if self.kind == "u" else -(1 << (self.bits - 1))
 
     @property
     def max(self):
+        if not self._sub_byte:
+            return super().max
         return (1 << self.bits) - 1 if self.kind == "u" else (1 << (self.bits - 1)) - 1
 
 
 def claim_int_dtype_names():
     """Make ``np.dtype("int4")`` (and the other names) mean minifloat's types
-    again after importing ml_dtypes, which registers the same names."""
+    for the whole process, also where ml_dtypes holds the same names (see
+    mf.claim_dtype_names, which claims these too)."""
     for name in INT_FORMAT_NAMES:
         _np.sctypeDict[name] = getattr(_core, name)
 
 
 def _register():
-    claim_int_dtype_names()
     for name in INT_FORMAT_NAMES:
         scalar_type = getattr(_core, name)
         dtype = _np.dtype(scalar_type)
-        _np.sctypeDict[dtype.str] = scalar_type  # "minifloat.int4"
-        _np.sctypeDict[dtype.char] = scalar_type
-    _np.iinfo = iinfo
+        # each name only where no one else (ml_dtypes) holds it
+        for spelling in (name, dtype.str, dtype.char):  # "int4", "minifloat.int4"
+            _np.sctypeDict.setdefault(spelling, scalar_type)
 
 
 _register()
 
 
 def _int_bits(dtype):
-    dt = _np.dtype(dtype)
+    from ._cast import own_dtype_named
+
+    own = own_dtype_named(dtype)
+    dt = own if own is not None else _np.dtype(dtype)
     if not isinstance(dt, _core.IntegerDType):
         return dt, None
     return dt, _BITS[dt.name]

@@ -21,17 +21,10 @@ from ._core import IntegerDType, MinifloatDType
 
 def _ml_dtypes(what):
     """The ml_dtypes module, or TypeError saying `what` needs it."""
-    first_import = "ml_dtypes" not in sys.modules  # MINIFLOAT_NO_ML_DTYPES=1 was set
     try:
         import ml_dtypes
     except ImportError as error:
         raise TypeError(f"{what} needs ml_dtypes, which is not installed (pip install ml_dtypes)") from error
-    if first_import:
-        # importing ml_dtypes takes the format names in np.sctypeDict; the
-        # user imported minifloat, not ml_dtypes, so minifloat keeps them
-        from . import claim_dtype_names
-
-        claim_dtype_names()
     return ml_dtypes
 
 

@@ -1,71 +1,35 @@
-"""Make a few NumPy functions handle minifloat arrays.
+"""The opt-in: ``mf.patch_numpy()`` makes NumPy's Python-level functions
+treat minifloat arrays as NumPy treats float16, ``mf.unpatch_numpy()`` undoes it.
 
-NumPy's C implementations of ``np.dot``, ``np.inner``, ``np.vdot`` and
-``np.einsum`` only accept NumPy's own and legacy dtypes (einsum even crashes
-on others); ``np.mean``/``np.var``/``np.std`` would divide an already
-rounded sum a second time; and the ``np.nan*`` functions replace NaN by
-+-inf or 0, which some formats cannot hold (float8_e4m3fn has no inf,
-float8_e8m0fnu no zero). At import, minifloat wraps exactly these entry
-points. A wrapper only acts when an operand has a minifloat dtype: it computes
-in float32 (products and sums accumulated in float32, one rounding at the
-end, as the ufunc loops do) and otherwise calls NumPy's original function
-unchanged.
+``import minifloat`` changes none of this (see _guards.py for the only two
+attributes it replaces, where NumPy would crash or return wrong values).
+Without the patches, NumPy's functions behave for minifloat arrays as NumPy
+defines them for a non-float16 float: ``np.mean`` sums in the format itself
+(pass ``dtype=np.float32``), ``np.nan*`` fill NaN with values some formats
+cannot hold (float8_e4m3fn has no inf, float8_e8m0fnu no zero), and NumPy's
+C implementations of ``np.dot``/``inner``/``vdot`` (before NumPy 2.5),
+``convolve`` and ``correlate`` refuse DTypes without a legacy type number.
 
-``np.linalg.norm`` is wrapped too (its vector norm calls ``ndarray.dot``).
-
-Not covered (NumPy gives no hook): the ``ndarray.dot`` method before NumPy
-2.5 (NumPy's ``PyArray_MatrixProduct2`` refused DTypes without a legacy type
-number until numpy/numpy#30931; from 2.5 it calls our dot slot, float32
-products and sum, one rounding), and ``ndarray.mean/var/std`` if they were
-first called before minifloat was imported (NumPy caches the implementation
-on first use).
+With the patches, each wrapper acts only when an operand is a minifloat
+array, scalar or dtype (a check in C, see csrc/numpy/function_guard.cpp): it
+computes in float32 (products and sums accumulated in float32, one rounding
+at the end, as the ufunc loops do); every other call reaches NumPy's
+original function directly, its ``__array_function__`` dispatch included.
+Not covered: ``ndarray.mean/var/std`` if they were first called before the
+patch (NumPy caches the implementation on first use).
 """
 import functools
 
 import numpy as np
-from numpy._core import _methods, einsumfunc, fromnumeric, multiarray, numeric, umath
+from numpy._core import _methods, fromnumeric, multiarray, numeric, umath
 
 from numpy.lib import _nanfunctions_impl
 
 from . import _core
 from ._core import MinifloatDType
+from ._guards import _any_minifloat, _finish, _is_int_type, _is_minifloat, _widen
 
-_ORIGINALS = {}
-
-
-def _is_minifloat(x):
-    dtype = getattr(x, "dtype", None)
-    return isinstance(dtype, MinifloatDType)
-
-
-def _is_int_type(x):
-    return isinstance(getattr(x, "dtype", None), _core.IntegerDType)
-
-
-def _any_minifloat(values):
-    return any(_is_minifloat(v) for v in values)
-
-
-def _finish(result, result_dtype, out):
-    """Round a float32 result once into `result_dtype` (or `out`)."""
-    result = np.asarray(result)
-    target = out.dtype if out is not None else result_dtype
-    if isinstance(target, MinifloatDType):
-        if not _core.format_info(target.name)["has_inf"]:
-            # float32 overflow to inf is an overflow of the format, not an inf value
-            result = np.where(np.isinf(result), np.copysign(np.finfo(np.float64).max, result), result)
-        # a NaN result is the format's canonical NaN (which NaN float32
-        # arithmetic passes on depends on the order it met them in)
-        result = np.where(np.isnan(result), np.float32(np.nan), result)
-    if out is not None:
-        if out.shape != result.shape:
-            # NumPy's functions never broadcast a result into `out`
-            raise ValueError(f"out has shape {out.shape} but the result has shape {result.shape}: "
-                             f"pass an out array of the result's shape")
-        np.copyto(out, result, casting="unsafe")
-        return out
-    rounded = result.astype(result_dtype)
-    return rounded[()] if rounded.ndim == 0 else rounded
+_ORIGINALS = {}  # (module, name) -> NumPy's function, while patched
 
 
 def _float32_copy(arr):
@@ -119,63 +83,7 @@ def _product_wrapper(original):
         _finish(result, result_dtype, out)
         return out[()] if out.ndim == 0 else out
 
-    product.__wrapped_by_minifloat__ = True
     return product
-
-
-def _int_einsum(original, operands, kwargs):
-    """einsum with sub-byte integer operands (NumPy's C einsum would read
-    them as raw bytes, or crash): products and sums in int32 when every array
-    is one of them, as matmul does, else as their int8/uint8 values; a
-    dtype= or out= of a sub-byte type gets the int64 result wrapped."""
-    arrays = [op for op in operands if not isinstance(op, (str, list, tuple))]
-    every = all(_is_int_type(x) for x in arrays)
-    wide = [np.asarray(op).astype(np.int32) if every and _is_int_type(op) else _widen(op) for op in operands]
-    dtype, out = kwargs.get("dtype"), kwargs.get("out")
-    target = None
-    if dtype is not None:
-        try:
-            target = np.dtype(dtype)
-        except TypeError:
-            pass  # einsum's own error follows
-    target = target if isinstance(target, _core.IntegerDType) else None
-    if target is None and not _is_int_type(out):
-        return original(*wide, **kwargs)
-    kwargs = {k: v for k, v in kwargs.items() if k not in ("dtype", "out")}
-    result = np.asarray(original(*wide, dtype=np.int64, **kwargs))
-    if out is not None:
-        np.copyto(out, result, casting="unsafe")
-        return out
-    result = result.astype(target)
-    return result[()] if result.ndim == 0 else result
-
-
-def _c_einsum_wrapper(original):
-    @functools.wraps(original)
-    def c_einsum(*operands, **kwargs):
-        arrays = [op for op in operands if not isinstance(op, (str, list, tuple))]
-        if not _any_minifloat(arrays) and any(_is_int_type(x) for x in arrays):
-            return _int_einsum(original, operands, kwargs)
-        if kwargs.get("dtype") is not None or not _any_minifloat(arrays):
-            return original(*operands, **kwargs)
-        result_dtype = np.result_type(*arrays)
-        out = kwargs.pop("out", None)
-        if isinstance(result_dtype, MinifloatDType):
-            casting = kwargs.get("casting", "safe")
-            if out is not None and not np.can_cast(result_dtype, out.dtype, casting):
-                # einsum's rule for out (NumPy's message for float16)
-                raise TypeError(f"Iterator requested dtype could not be cast from dtype({str(result_dtype)!r}) "
-                                f"to dtype({str(out.dtype)!r}), the output operand dtype, according to the "
-                                f"rule {casting!r}")
-            kwargs["dtype"] = np.float32
-            return _finish(original(*operands, **kwargs), result_dtype, out)
-        kwargs["dtype"] = result_dtype
-        if out is not None:
-            kwargs["out"] = out
-        return original(*operands, **kwargs)
-
-    c_einsum.__wrapped_by_minifloat__ = True
-    return c_einsum
 
 
 def _statistic_wrapper(original):
@@ -188,7 +96,6 @@ def _statistic_wrapper(original):
         result = original(a, axis, np.float32, None, *args, **kwargs)
         return _finish(result, np.asanyarray(a).dtype, out)
 
-    statistic.__wrapped_by_minifloat__ = True
     return statistic
 
 
@@ -208,7 +115,6 @@ def _nan_function_wrapper(original, returns_values):
         result = original(_float32_copy(arr), *args, **kwargs)
         return _finish(result, arr.dtype, None) if returns_values else result
 
-    nan_function.__wrapped_by_minifloat__ = True
     return nan_function
 
 
@@ -244,7 +150,6 @@ def _reduction_wrapper(original):
     def wrapreduction(obj, ufunc, method, axis, dtype, out, **kwargs):
         return original(obj, ufunc, method, axis, _ufunc_dtype(dtype), out, **kwargs)
 
-    wrapreduction.__wrapped_by_minifloat__ = True
     return wrapreduction
 
 
@@ -255,7 +160,6 @@ def _method_reduction_wrapper(original):
     def method_reduction(a, axis=None, dtype=None, *args, **kwargs):
         return original(a, axis, _ufunc_dtype(dtype), *args, **kwargs)
 
-    method_reduction.__wrapped_by_minifloat__ = True
     return method_reduction
 
 
@@ -274,7 +178,6 @@ def _accumulation_wrapper(ufunc):
                 arr, axis = arr.ravel(), 0
             return ufunc.accumulate(arr, axis=axis, dtype=_ufunc_dtype(dtype), out=out)
 
-        accumulation.__wrapped_by_minifloat__ = True
         return accumulation
 
     return make
@@ -297,7 +200,6 @@ def _float32_operands_wrapper(original):
         result = original(a.astype(compute), v.astype(compute), *args, **kwargs)
         return _finish(result, result_dtype, None)
 
-    float32_operands.__wrapped_by_minifloat__ = True
     return float32_operands
 
 
@@ -313,7 +215,6 @@ def _norm_wrapper(original):
         arr = np.asarray(x)
         return _finish(original(_float32_copy(arr), *args, **kwargs), arr.dtype, None)
 
-    norm.__wrapped_by_minifloat__ = True
     return norm
 
 
@@ -345,7 +246,6 @@ def _histogram_wrapper(original):
             args = (args[0], _widen_scalars(args[1]), *args[2:])
         return original(a, *args, **kwargs)
 
-    histogram.__wrapped_by_minifloat__ = True
     return histogram
 
 
@@ -357,14 +257,6 @@ def _widen_scalars(value):
     if isinstance(getattr(value, "dtype", None), MinifloatDType) and np.ndim(value) == 0:
         return float(value)
     return value
-
-
-def _widen(x):
-    """A minifloat array as its exact float32 values, a sub-byte integer array
-    as the int8/uint8 of the same values; anything else unchanged."""
-    if _is_int_type(x):
-        return np.asarray(x).astype(np.int8 if x.dtype.kind == "i" else np.uint8)
-    return np.asarray(x).astype(np.float32) if _is_minifloat(x) else x
 
 
 def _average_wrapper(original):
@@ -391,7 +283,6 @@ def _average_wrapper(original):
             return _finish(value, result_dtype, None), _finish(total, result_dtype, None)
         return _finish(widened, result_dtype, None)
 
-    average.__wrapped_by_minifloat__ = True
     return average
 
 
@@ -414,7 +305,6 @@ def _common_type_wrapper(original):
             dtypes.append(dtype)
         return np.result_type(*dtypes).type
 
-    common_type.__wrapped_by_minifloat__ = True
     return common_type
 
 
@@ -428,7 +318,6 @@ def _raw_fft_wrapper(original):
     def raw_fft(a, *args, **kwargs):
         return original(_widen(a), *args, **kwargs)
 
-    raw_fft.__wrapped_by_minifloat__ = True
     return raw_fft
 
 
@@ -443,68 +332,62 @@ def _frompyfunc_wrapper(original):
             _core._add_fallback_promoters(ufunc, np.dtypes.ObjectDType)
         return ufunc
 
-    frompyfunc.__wrapped_by_minifloat__ = True
     return frompyfunc
 
 
-def _has_float_loop(ufunc):
-    inputs = (t.split("->")[0] for t in ufunc.types)
-    return any(("f" in i or "d" in i) for i in inputs)
+def _is_patched(function):
+    return hasattr(function, "__minifloat_handler__")
 
 
-def _install_fallback_promoters():
-    """Ufuncs without minifloat loops widen minifloat inputs to float32 (the
-    way float16 inputs reach their float32 loops): np.fft's and np.linalg's
-    ufuncs; ufuncs with no floating loop at all are left to fail as for
-    float16."""
-    from numpy.fft import _pocketfft_umath
-    from numpy.linalg import _umath_linalg
+def _guarded(original, make_wrapper):
+    """`make_wrapper(original)` behind a C-level check: calls without a
+    minifloat operand go straight to `original` (its dispatch included)."""
+    wrapper = make_wrapper(original)
 
-    with_loops = _core._ufuncs_with_loops()
-    seen = set()
-    for module in (np, _umath_linalg, _pocketfft_umath):
-        for value in vars(module).values():
-            if (isinstance(value, np.ufunc) and id(value) not in seen
-                    and value.__name__ not in with_loops and _has_float_loop(value)):
-                seen.add(id(value))
-                _core._add_fallback_promoters(value, np.dtypes.Float32DType)
+    def handler(_original, *args, **kwargs):
+        return wrapper(*args, **kwargs)
+
+    return _core._function_guard(original, handler)
 
 
-_FALLBACKS_INSTALLED = []
+def _marked(wrapper):
+    """A Python-level wrapper, marked as minifloat's (see _is_patched)."""
+    wrapper.__minifloat_handler__ = wrapper
+    return wrapper
 
 
-def _replace(module, name, make_wrapper):
-    current = getattr(module, name)
-    if getattr(current, "__wrapped_by_minifloat__", False):
-        return
-    _ORIGINALS.setdefault((module.__name__, name), current)
-    setattr(module, name, make_wrapper(current))
+def _replace(module, name, make_wrapper, guard=True):
+    _replace_everywhere(name, (module,), make_wrapper, guard)
 
 
-def install():
-    """Install the wrappers (idempotent)."""
+def unpatch_numpy():
+    """Undo patch_numpy(): every patched NumPy attribute is the original again."""
+    while _ORIGINALS:
+        (module, name), original = _ORIGINALS.popitem()
+        setattr(module, name, original)
+
+
+def patch_numpy():
+    """Opt in: make NumPy's Python-level functions treat minifloat arrays as
+    NumPy treats float16 (idempotent; undone by unpatch_numpy()).
+
+    With it, ``np.mean``/``var``/``std`` and the ``np.nan*`` family accumulate
+    in float32 and round once; ``np.dot``/``inner``/``vdot`` (NumPy < 2.5),
+    ``convolve``, ``correlate``, ``linalg.norm``, ``histogram*``,
+    ``average``, ``common_type``, ``fft`` and ``frompyfunc`` ufuncs take
+    minifloat arrays; a minifloat ``dtype=`` works in ``np.sum``/``prod``/
+    ``cumsum``/``cumprod``; arrays print each value's shortest digits.
+    Every patched function calls NumPy's original at C speed for any call
+    without a minifloat operand, keeps its name, docstring, signature and
+    ``__array_function__`` dispatch. NumPy offers no hook for these (see the
+    README's known limitations for the upstream issues).
+    """
     for name in ("dot", "inner", "vdot"):
-        wrapper = None
-        for module in (multiarray, numeric, np):
-            current = getattr(module, name)
-            if getattr(current, "__wrapped_by_minifloat__", False):
-                continue
-            if wrapper is None:
-                wrapper = _product_wrapper(current)
-            _ORIGINALS.setdefault((module.__name__, name), current)
-            setattr(module, name, wrapper)
-    _replace(einsumfunc, "c_einsum", _c_einsum_wrapper)
+        _replace_everywhere(name, (multiarray, numeric, np), _product_wrapper)
     for names, returns_values in ((_NAN_VALUE_FUNCTIONS, True), (_NAN_INDEX_FUNCTIONS, False)):
         for name in names:
-            wrapper = None
-            for module in (_nanfunctions_impl, np):
-                current = getattr(module, name)
-                if getattr(current, "__wrapped_by_minifloat__", False):
-                    continue
-                if wrapper is None:
-                    wrapper = _nan_function_wrapper(current, returns_values)
-                _ORIGINALS.setdefault((module.__name__, name), current)
-                setattr(module, name, wrapper)
+            _replace_everywhere(name, (_nanfunctions_impl, np),
+                                lambda original, r=returns_values: _nan_function_wrapper(original, r))
     for name in ("_mean", "_var", "_std"):
         _replace(_methods, name, _statistic_wrapper)
     for name in ("_sum", "_prod"):  # (_amax/_amin take no dtype)
@@ -516,32 +399,33 @@ def install():
         _replace_everywhere(name, (numeric, np), _float32_operands_wrapper)
     from numpy.linalg import _linalg
     _replace_everywhere("norm", (_linalg, np.linalg), _norm_wrapper)
-    if not getattr(_linalg.dot, "__wrapped_by_minifloat__", False):
-        _ORIGINALS.setdefault((_linalg.__name__, "dot"), _linalg.dot)
+    if not _is_patched(_linalg.dot):
+        _ORIGINALS.setdefault((_linalg, "dot"), _linalg.dot)
         _linalg.dot = np.dot  # multi_dot's products: the wrapper above
     from numpy.lib import _function_base_impl, _histograms_impl, _twodim_base_impl
     for name in ("histogram", "histogram_bin_edges", "histogramdd"):
         _replace_everywhere(name, (_histograms_impl, _function_base_impl, _twodim_base_impl, np),
                             _histogram_wrapper)
-    _replace_everywhere("frompyfunc", (umath, _function_base_impl, np), _frompyfunc_wrapper)
+    _replace_everywhere("frompyfunc", (umath, _function_base_impl, np), _frompyfunc_wrapper, guard=False)
     from numpy.fft import _pocketfft
     _replace(_pocketfft, "_raw_fft", _raw_fft_wrapper)
     _replace_everywhere("average", (_function_base_impl, np), _average_wrapper)
     from numpy.lib import _type_check_impl
     _replace_everywhere("common_type", (_type_check_impl, np), _common_type_wrapper)
-    if not _FALLBACKS_INSTALLED:
-        _install_fallback_promoters()
-        _FALLBACKS_INSTALLED.append(True)
+    from . import _printing
+    _replace(_printing.arrayprint, "_get_format_function", _printing.format_function_wrapper)
 
 
-def _replace_everywhere(name, modules, make_wrapper):
-    """One wrapper for every module that holds (a reference to) `name`."""
+def _replace_everywhere(name, modules, make_wrapper, guard=True):
+    """One wrapper for every module that holds (a reference to) `name`
+    (`guard`: behind the C-level check; else the Python wrapper itself, for
+    a function whose arguments are never arrays, such as frompyfunc)."""
     wrapper = None
     for module in modules:
         current = getattr(module, name, None)
-        if current is None or getattr(current, "__wrapped_by_minifloat__", False):
+        if current is None or _is_patched(current):
             continue
         if wrapper is None:
-            wrapper = make_wrapper(current)
-        _ORIGINALS.setdefault((module.__name__, name), current)
+            wrapper = _guarded(current, make_wrapper) if guard else _marked(make_wrapper(current))
+        _ORIGINALS.setdefault((module, name), current)
         setattr(module, name, wrapper)

@@ -30,7 +30,6 @@ from numpy._core import arrayprint
 from . import _core
 from ._core import MinifloatDType
 
-_USER_FLOAT_KEYS = ("all", "float", "float_kind")
 
 # Exact arithmetic on decimal expansions of binary64 values (the exact value
 # of 2^-133 has 94 significant digits; 2^128 has 39).
@@ -248,20 +247,22 @@ class MinifloatFormat:
                           pad_right=self.pad_right)
 
 
-def _format_function_wrapper(original):
+def format_function_wrapper(original):
+    """arrayprint._get_format_function that picks MinifloatFormat for the
+    formats (installed by mf.patch_numpy(): NumPy has no per-dtype printing
+    hook, and without it NumPy's float formatter prints them)."""
     def _get_format_function(data, **options):
         formatter = options.get("formatter") or {}
-        if isinstance(data.dtype, MinifloatDType) and not any(k in formatter for k in _USER_FLOAT_KEYS):
-            return MinifloatFormat(data, options["precision"], options["floatmode"], options["suppress"],
-                                   options["sign"], legacy=options["legacy"],
-                                   nanstr=options.get("nanstr", "nan"), infstr=options.get("infstr", "inf"))
-        return original(data, **options)
+        if not isinstance(data.dtype, MinifloatDType):
+            return original(data, **options)
+        # a user's float formatter wins, as for NumPy's floats (its keys in
+        # NumPy's order of precedence; NumPy >= 2.5 would otherwise print
+        # non-NumPy dtypes with str() before it looks at them)
+        user = next((formatter[k] for k in ("float", "float_kind", "all") if formatter.get(k) is not None), None)
+        if user is not None:
+            return user
+        return MinifloatFormat(data, options["precision"], options["floatmode"], options["suppress"],
+                               options["sign"], legacy=options["legacy"],
+                               nanstr=options.get("nanstr", "nan"), infstr=options.get("infstr", "inf"))
 
-    _get_format_function.__wrapped_by_minifloat__ = True
     return _get_format_function
-
-
-def install():
-    current = arrayprint._get_format_function
-    if not getattr(current, "__wrapped_by_minifloat__", False):
-        arrayprint._get_format_function = _format_function_wrapper(current)

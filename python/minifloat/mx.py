@@ -49,7 +49,6 @@ section 6.2 defines the dot product (exact element products, scaled by both
 shared scales, block results accumulated in float32; the order is stated in
 ``matmul``'s docstring).
 """
-import json
 import math
 import numbers
 
@@ -234,6 +233,8 @@ class MXArray:
             "block_size": int(self.block_size),
             "tensor_scale": None if self.tensor_scale is None else float(self.tensor_scale).hex(),
         }
+        import json  # (only here: json costs import time)
+
         np.savez(file, data=data, scales=_codes(self.scales).copy(), meta=np.array(json.dumps(meta)))
 
     @classmethod
@@ -245,6 +246,8 @@ class MXArray:
                 raise ValueError(f"not an MXArray file: no {', '.join(sorted(missing))} in it")
             data, scales, meta_text = archive["data"], archive["scales"], archive["meta"]
         try:
+            import json
+
             meta = json.loads(str(meta_text))
             version = meta["minifloat_mxarray"]
             fmt, shape, axis = meta["format"], tuple(int(s) for s in meta["shape"]), int(meta["axis"])

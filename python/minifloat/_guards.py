@@ -1,0 +1,157 @@
+"""What ``import minifloat`` does to NumPy beyond registering its own types.
+
+Two guards, each where NumPy's own code would crash or silently return wrong
+values for a minifloat array and NumPy offers no slot that would make its own
+code right; every other array reaches NumPy's function unchanged:
+
+- ``np.einsum``: NumPy's C einsum picks its inner loops by legacy type number,
+  which new-style DTypes do not have (segfaults on float8_e4m3fn, wrong sums
+  on others; numpy/numpy#25307). The guard sits on the C function that
+  ``np.einsum`` calls (``np.einsum`` itself, its dispatch and signature, stay
+  NumPy's); calls without a minifloat operand reach it through a C check.
+  Minifloat operands are multiplied and summed in float32, rounded once.
+- ``np.iinfo``: NumPy derives the width from the itemsize, so
+  ``np.iinfo(mf.int4)`` would say -128..127. The guard is a subclass that
+  corrects the sub-byte types and returns NumPy's own answers for the rest.
+
+Ufuncs without minifloat loops (np.fft's and np.linalg's among them) get
+promoters that widen minifloat inputs to float32, as NumPy widens float16:
+NumPy's public way to extend a ufunc (PyUFunc_AddPromoter), keyed on
+minifloat's DTypes, invisible to every other dtype.
+"""
+import numpy as np
+from numpy._core import einsumfunc
+
+from . import _core
+from ._core import MinifloatDType
+from ._ints import iinfo
+
+_OWN_DTYPES = (MinifloatDType, _core.IntegerDType)
+
+
+def _is_minifloat(x):
+    return isinstance(getattr(x, "dtype", None), MinifloatDType)
+
+
+def _is_int_type(x):
+    return isinstance(getattr(x, "dtype", None), _core.IntegerDType)
+
+
+def _finish(result, result_dtype, out):
+    """Round a float32 result once into `result_dtype` (or `out`)."""
+    result = np.asarray(result)
+    target = out.dtype if out is not None else result_dtype
+    if isinstance(target, MinifloatDType):
+        if not _core.format_info(target.name)["has_inf"]:
+            # float32 overflow to inf is an overflow of the format, not an inf value
+            result = np.where(np.isinf(result), np.copysign(np.finfo(np.float64).max, result), result)
+        # a NaN result is the format's canonical NaN (which NaN float32
+        # arithmetic passes on depends on the order it met them in)
+        result = np.where(np.isnan(result), np.float32(np.nan), result)
+    if out is not None:
+        if out.shape != result.shape:
+            # NumPy's functions never broadcast a result into `out`
+            raise ValueError(f"out has shape {out.shape} but the result has shape {result.shape}: "
+                             f"pass an out array of the result's shape")
+        np.copyto(out, result, casting="unsafe")
+        return out
+    rounded = result.astype(result_dtype)
+    return rounded[()] if rounded.ndim == 0 else rounded
+
+
+def _any_minifloat(values):
+    return any(_is_minifloat(v) for v in values)
+
+
+def _widen(x):
+    """A minifloat array as its exact float32 values, a sub-byte integer array
+    as the int8/uint8 of the same values; anything else unchanged."""
+    if _is_int_type(x):
+        return np.asarray(x).astype(np.int8 if x.dtype.kind == "i" else np.uint8)
+    return np.asarray(x).astype(np.float32) if _is_minifloat(x) else x
+
+
+def _int_einsum(original, operands, kwargs):
+    """einsum with sub-byte integer operands (NumPy's C einsum would read
+    them as raw bytes, or crash): products and sums in int32 when every array
+    is one of them, as matmul does, else as their int8/uint8 values; a
+    dtype= or out= of a sub-byte type gets the int64 result wrapped."""
+    arrays = [op for op in operands if not isinstance(op, (str, list, tuple))]
+    every = all(_is_int_type(x) for x in arrays)
+    wide = [np.asarray(op).astype(np.int32) if every and _is_int_type(op) else _widen(op) for op in operands]
+    dtype, out = kwargs.get("dtype"), kwargs.get("out")
+    target = None
+    if dtype is not None:
+        try:
+            target = np.dtype(dtype)
+        except TypeError:
+            pass  # einsum's own error follows
+    target = target if isinstance(target, _core.IntegerDType) else None
+    if target is None and not _is_int_type(out):
+        return original(*wide, **kwargs)
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("dtype", "out")}
+    result = np.asarray(original(*wide, dtype=np.int64, **kwargs))
+    if out is not None:
+        np.copyto(out, result, casting="unsafe")
+        return out
+    result = result.astype(target)
+    return result[()] if result.ndim == 0 else result
+
+
+def _einsum_handler(original, *operands, **kwargs):
+    """c_einsum for calls with a minifloat operand (the C check found one)."""
+    arrays = [op for op in operands if not isinstance(op, (str, list, tuple))]
+    if not _any_minifloat(arrays) and any(_is_int_type(x) for x in arrays):
+        return _int_einsum(original, operands, kwargs)
+    if kwargs.get("dtype") is not None or not _any_minifloat(arrays):
+        return original(*operands, **kwargs)
+    result_dtype = np.result_type(*arrays)
+    out = kwargs.pop("out", None)
+    if isinstance(result_dtype, MinifloatDType):
+        casting = kwargs.get("casting", "safe")
+        if out is not None and not np.can_cast(result_dtype, out.dtype, casting):
+            # einsum's rule for out (NumPy's message for float16)
+            raise TypeError(f"Iterator requested dtype could not be cast from dtype({str(result_dtype)!r}) "
+                            f"to dtype({str(out.dtype)!r}), the output operand dtype, according to the "
+                            f"rule {casting!r}")
+        kwargs["dtype"] = np.float32
+        return _finish(original(*operands, **kwargs), result_dtype, out)
+    kwargs["dtype"] = result_dtype
+    if out is not None:
+        kwargs["out"] = out
+    return original(*operands, **kwargs)
+
+
+def _has_float_loop(ufunc):
+    inputs = (t.split("->")[0] for t in ufunc.types)
+    return any(("f" in i or "d" in i) for i in inputs)
+
+
+def _install_fallback_promoters():
+    """Ufuncs without minifloat loops widen minifloat inputs to float32 (the
+    way float16 inputs reach their float32 loops): np.fft's and np.linalg's
+    ufuncs; ufuncs with no floating loop at all are left to fail as for
+    float16."""
+    from numpy.fft import _pocketfft_umath
+    from numpy.linalg import _umath_linalg
+
+    with_loops = _core._ufuncs_with_loops()
+    seen = set()
+    for module in (np, _umath_linalg, _pocketfft_umath):
+        for value in vars(module).values():
+            if (isinstance(value, np.ufunc) and id(value) not in seen
+                    and value.__name__ not in with_loops and _has_float_loop(value)):
+                seen.add(id(value))
+                _core._add_fallback_promoters(value, np.dtypes.Float32DType)
+
+
+def install():
+    """The two guards and the fallback promoters (once, at import)."""
+    if not hasattr(einsumfunc.c_einsum, "__minifloat_handler__"):
+        einsumfunc.c_einsum = _core._function_guard(einsumfunc.c_einsum, _einsum_handler)
+    if np.iinfo is not iinfo and issubclass(iinfo, np.iinfo):
+        np.iinfo = iinfo
+    _install_fallback_promoters()
+
+
+GUARDED = ((einsumfunc, "c_einsum"), (np, "iinfo"))  # what install() replaces (tests and README list them)
