@@ -206,17 +206,25 @@ def test_patch_numpy_statistics_accumulate_like_float16(mf):
 
 
 # NumPy's own test files run with minifloat imported (and patched), against
-# the same files without it: the same tests pass.
+# the same files without it: the same tests pass, but one.
 NUMPY_TEST_FILES = ["numpy/_core/tests/test_einsum.py", "numpy/_core/tests/test_getlimits.py",
                     "numpy/lib/tests/test_nanfunctions.py", "numpy/_core/tests/test_arrayprint.py",
-                    "numpy/lib/tests/test_function_base.py", "numpy/lib/tests/test_histograms.py"]
+                    "numpy/lib/tests/test_function_base.py", "numpy/lib/tests/test_histograms.py",
+                    "numpy/_core/tests/test_multiarray.py::TestNewBufferProtocol",
+                    "numpy/_core/tests/test_multiarray.py::TestTextSignatures"]
+# NumPy's test iterates np.sctypeDict and expects every registered type to
+# export a buffer, which no new-style DType can (numpy/numpy#23500): it fails
+# for minifloat's own names ("minifloat.float8_e4m3fn"), which the issue keeps,
+# and for ml_dtypes' types the same way (minifloat imports ml_dtypes where
+# it is installed).
+SCTYPEDICT_BUFFER_TEST = "TestNewBufferProtocol::test_roundtrip_single_types"
 
 
 def _numpy_suite(prelude):
     """(failed test ids, summary line) of NumPy's test files run in a fresh
     interpreter after `prelude`."""
     root = os.path.dirname(os.path.dirname(np.__file__))
-    files = [os.path.join(root, f) for f in NUMPY_TEST_FILES if os.path.exists(os.path.join(root, f))]
+    files = [os.path.join(root, f) for f in NUMPY_TEST_FILES if os.path.exists(os.path.join(root, f.split("::")[0]))]
     if not files:
         pytest.skip("this NumPy ships without its test files")
     code = f"{prelude}\nimport sys, pytest\nsys.exit(pytest.main({files!r} + ['-q', '-p', 'no:cacheprovider', '-rf']))"
@@ -232,6 +240,7 @@ def test_numpy_own_tests_unchanged(mf):
     plain, plain_summary = _numpy_suite("")
     imported, imported_summary = _numpy_suite("import minifloat")
     patched, patched_summary = _numpy_suite("import minifloat; minifloat.patch_numpy()")
-    assert imported == plain, (plain_summary, imported_summary)
-    assert patched == plain, (plain_summary, patched_summary)
-    assert " passed" in plain_summary
+    assert " passed" in plain_summary, plain_summary
+    known = [t for t in imported if t.endswith(SCTYPEDICT_BUFFER_TEST)]
+    assert [t for t in imported if t not in known] == plain, (plain_summary, imported_summary)
+    assert [t for t in patched if t not in known] == plain, (plain_summary, patched_summary)

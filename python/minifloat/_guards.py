@@ -147,9 +147,12 @@ def _install_fallback_promoters():
 
 def install():
     """The two guards and the fallback promoters (once, at import)."""
-    if not hasattr(einsumfunc.c_einsum, "__minifloat_handler__"):
+    from numpy._core import getlimits, multiarray
+
+    # each only over NumPy's own function: never over another library's
+    if einsumfunc.c_einsum is multiarray.c_einsum:
         einsumfunc.c_einsum = _core._function_guard(einsumfunc.c_einsum, _einsum_handler)
-    if np.iinfo is not iinfo and issubclass(iinfo, np.iinfo):
+    if np.iinfo is getlimits.iinfo and issubclass(iinfo, np.iinfo):
         np.iinfo = iinfo
     _install_fallback_promoters()
 

@@ -351,8 +351,13 @@ def _guarded(original, make_wrapper):
 
 
 def _marked(wrapper):
-    """A Python-level wrapper, marked as minifloat's (see _is_patched)."""
+    """A Python-level wrapper, marked as minifloat's (see _is_patched), with
+    the original's text signature where it has one (functools.wraps copies
+    the rest)."""
     wrapper.__minifloat_handler__ = wrapper
+    text_signature = getattr(wrapper.__wrapped__, "__text_signature__", None)
+    if text_signature is not None:
+        wrapper.__text_signature__ = text_signature
     return wrapper
 
 
