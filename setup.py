@@ -10,7 +10,9 @@ Three things beyond a plain setuptools build:
 - a change of compiler or flags rebuilds every file: the flags' hash is kept
   in the build directory next to the objects, rewritten when it changes, and
   everything older than it is rebuilt (setuptools' timestamp check alone
-  would keep objects and the module built with the old flags);
+  would keep objects and the module built with the old flags); NumPy's and
+  pybind11's headers count by version, not by the path of pip's temporary
+  build environment, so a second `pip install .` reuses the first's objects;
 - the compiler options live in the functions below, one place to extend.
 """
 import hashlib
@@ -23,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from glob import glob
 
 import numpy
+import pybind11
 from pybind11.setup_helpers import Pybind11Extension
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
@@ -83,8 +86,14 @@ def flags_digest(compiler, ext, command):
                                                                     "include_dirs")},
         "python": sys.version,
         "numpy": numpy.__version__,
+        "pybind11": pybind11.__version__,
     }
     text = json.dumps(facts, sort_keys=True, default=repr)
+    # pip builds in a new temporary environment each time: NumPy's and
+    # pybind11's header folders move, their versions (in the facts) do not,
+    # so the path alone must not rebuild everything
+    for folder, name in ((numpy.get_include(), "numpy"), (pybind11.get_include(), "pybind11")):
+        text = text.replace(json.dumps(folder)[1:-1], f"<{name} headers>")
     return hashlib.sha256(text.encode()).hexdigest()
 
 
