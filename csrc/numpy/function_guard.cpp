@@ -35,17 +35,24 @@ bool plainly_not_an_array(PyObject* value) {
            PyFunction_Check(value) || PyCFunction_Check(value) || PyObject_TypeCheck(value, &PyUFunc_Type);
 }
 
-// The type (or a base) defines `name`: a look through the MRO's dicts, no
-// attribute lookup on the instance and no exception for a missing name.
-bool type_defines(PyTypeObject* type, const char* name) {
+// The type (or a base) defines `name` (an interned string): a look through
+// the MRO's dicts, no attribute lookup on the instance, no exception for a
+// missing name and no string made per call.
+bool type_defines(PyTypeObject* type, PyObject* name) {
     PyObject* mro = type->tp_mro;
     if (mro == nullptr || !PyTuple_Check(mro)) return false;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
-        PyObject* base = PyTuple_GET_ITEM(mro, i);
-        PyObject* dict = reinterpret_cast<PyTypeObject*>(base)->tp_dict;
-        if (dict != nullptr && PyDict_GetItemString(dict, name) != nullptr) return true;
+        PyObject* dict = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(mro, i))->tp_dict;
+        if (dict != nullptr && PyDict_GetItemWithError(dict, name) != nullptr) return true;
+        if (PyErr_Occurred()) PyErr_Clear();
     }
     return false;
+}
+
+PyObject* interned(const char* text) {
+    PyObject* name = PyUnicode_InternFromString(text);  // kept for the process
+    if (name == nullptr) throw pybind11::error_already_set();
+    return name;
 }
 
 // 1: the value is minifloat's (array, scalar, descriptor, scalar type or
@@ -72,8 +79,10 @@ int is_own(PyObject* value, bool look_inside) {
         return 0;
     }
     if (plainly_not_an_array(value)) return 0;
+    static PyObject* const array_name = interned("__array__");
+    static PyObject* const array_function_name = interned("__array_function__");
     PyTypeObject* type = Py_TYPE(value);
-    return type_defines(type, "__array__") && !type_defines(type, "__array_function__");
+    return type_defines(type, array_name) && !type_defines(type, array_function_name);
 }
 
 PyObject* guard_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
