@@ -564,6 +564,22 @@ def _build():
     case("dtype/finfo_junk", lambda: mf.finfo("x"), raises=TV)
     case("dtype/format_info_junk", lambda: mf.format_info("x"), raises=TV)
     case("dtype/format_info_float32", lambda: mf.format_info(np.float32), raises=TV)
+    # issue 30: a name that is no dtype (NumPy's finfo said "<class 'numpy.str_'> not inexact") and None
+    # (NumPy's float64) are a TypeError naming the value
+    case("dtype/finfo_unknown_name", lambda: mf.finfo("nope"), raises=(TypeError,))
+    case("dtype/finfo_None", lambda: mf.finfo(None), raises=(TypeError,))
+    case("dtype/finfo_int_name", lambda: mf.finfo("int8"), raises=(ValueError,))
+    case("dtype/finfo_format_name", lambda: mf.finfo("float8_e4m3fn"), check=lambda r: float(r.max) == 448.0)
+    case("dtype/format_info_unknown_name", lambda: mf.format_info("nope"), raises=(TypeError,))
+    case("dtype/format_info_None", lambda: mf.format_info(None), raises=(TypeError,))
+    case("dtype/float_format_bool_bits", lambda: mf.float_format(exponent_bits=True, mantissa_bits=3),
+         raises=(TypeError,))
+    case("dtype/float_format_signed_int", lambda: mf.float_format(exponent_bits=4, mantissa_bits=3, signed=1),
+         raises=(TypeError,))
+    case("dtype/float_format_subnormals_str",
+         lambda: mf.float_format(exponent_bits=4, mantissa_bits=3, subnormals="False"), raises=(TypeError,))
+    case("dtype/float_format_name_int", lambda: mf.float_format(exponent_bits=4, mantissa_bits=3, name=3),
+         raises=(TypeError,))
 
     # -- np.array / astype / assignment from junk ------------------------------------
     for name in ALL_FORMATS:
@@ -888,9 +904,10 @@ def _build():
     F = mf.float8_e4m3fn
     cast_cases = {
         "rounding_junk": (lambda: mf.cast(x32(), F, rounding="x"), (ValueError,), None),
-        "rounding_None": (lambda: mf.cast(x32(), F, rounding=None), TV, None),
-        "rounding_int": (lambda: mf.cast(x32(), F, rounding=1), TV, None),
-        "rounding_list": (lambda: mf.cast(x32(), F, rounding=["up"]), TV, None),
+        "rounding_None": (lambda: mf.cast(x32(), F, rounding=None), (TypeError,), None),
+        "rounding_int": (lambda: mf.cast(x32(), F, rounding=1), (TypeError,), None),
+        "rounding_list": (lambda: mf.cast(x32(), F, rounding=["up"]), (TypeError,), None),
+        "rounding_array": (lambda: mf.cast(x32(), F, rounding=np.array(["up"])), (TypeError,), None),
         "rounding_numpy_str": (lambda: mf.cast(x32(), F, rounding=np.str_("up")), TV, is_format_array("float8_e4m3fn")),
         "rounding_upper": (lambda: mf.cast(x32(), F, rounding="UP"), (ValueError,), None),
         "rng_str": (lambda: mf.cast(x32(), F, rounding="stochastic", rng="x"), TV, None),
@@ -904,13 +921,24 @@ def _build():
         "rng_huge_seed": (lambda: mf.cast(x32(), F, rounding="stochastic", rng=10**400), TV,
                           is_format_array("float8_e4m3fn", (3,))),
         "rng_with_nearest": (lambda: mf.cast(x32(), F, rng="x"), TV, is_format_array("float8_e4m3fn", (3,))),
-        "saturate_str": (lambda: mf.cast(x32(), F, saturate="no"), (TypeError,),
-                         is_format_array("float8_e4m3fn", (3,))),
+        "saturate_str": (lambda: mf.cast(x32(), F, saturate="no"), (TypeError,), None),
+        # issue 30: flags are True or False ("False" saturated, "no" packed)
+        "saturate_str_False": (lambda: mf.cast(x32(), F, saturate="False"), (TypeError,), None),
+        "saturate_int": (lambda: mf.cast(x32(), F, saturate=1), (TypeError,), None),
+        "saturate_numpy_bool": (lambda: mf.cast(x32(), F, saturate=np.True_), (),
+                                values_equal("float8_e4m3fn", [0.3125, -1.5, 448])),
+        "packed_str": (lambda: mf.cast(x32(), F, packed="no"), (TypeError,), None),
+        "packed_int": (lambda: mf.cast(x32(), F, packed=0), (TypeError,), None),
+        "packed_None": (lambda: mf.cast(x32(), F, packed=None), (TypeError,), None),
+        "packed_numpy_bool": (lambda: mf.cast(x32(), mf.float4_e2m1fn, packed=np.True_), (),
+                              lambda r: r.dtype == np.uint8 and r.shape == (2,)),
+        "rng_bool": (lambda: mf.cast(x32(), F, rounding="stochastic", rng=True), (TypeError,), None),
+        "x_0d_array": (lambda: mf.cast(np.array(1.5), F), (), is_format_array("float8_e4m3fn", ())),
+        "x_python_float": (lambda: mf.cast(1.5, F), (), scalar_of("float8_e4m3fn", 1.5)),
         "saturate_array": (lambda: mf.cast(x32(), F, saturate=np.array([True, False])), (TypeError, ValueError),
                            None),
         "saturate_broken_bool": (lambda: mf.cast(x32(), F, saturate=BrokenBool()), (TypeError, RuntimeError), None),
-        "saturate_None": (lambda: mf.cast(x32(), F, saturate=None), (TypeError,),
-                          is_format_array("float8_e4m3fn", (3,))),
+        "saturate_None": (lambda: mf.cast(x32(), F, saturate=None), (TypeError,), None),
         "dtype_float32": (lambda: mf.cast(x32(), np.float32), (TypeError,), None),
         "dtype_junk": (lambda: mf.cast(x32(), "x"), (TypeError,), None),
         "dtype_None": (lambda: mf.cast(x32(), None), (TypeError,), None),
@@ -999,10 +1027,17 @@ def _build():
         "unpack_zero_by_huge": (lambda: mf.unpack(b"", mf.float4_e2m1fn, (0, 2**62)), TVO,
                                 is_format_array("float4_e2m1fn", (0, 2**62))),
         "unpack_zero_by_too_huge": (lambda: mf.unpack(b"", mf.float4_e2m1fn, (0, 2**64)), TVO, None),
-        "unpack_shape_str": (lambda: mf.unpack(b"\x00", mf.float4_e2m1fn, "x"), TV, None),
-        "unpack_shape_None": (lambda: mf.unpack(b"\x00", mf.float4_e2m1fn, None), TV, None),
-        "unpack_shape_float": (lambda: mf.unpack(b"\x00", mf.float4_e2m1fn, 1.5), TV,
-                               is_format_array("float4_e2m1fn", (1,))),
+        "unpack_shape_str": (lambda: mf.unpack(b"\x00", mf.float4_e2m1fn, "x"), (TypeError,), None),
+        "unpack_shape_None": (lambda: mf.unpack(b"\x00", mf.float4_e2m1fn, None), (TypeError,), None),
+        # issue 30: sizes go through operator.index (1.5 was read as 1, "1" and True as 1)
+        "unpack_shape_float": (lambda: mf.unpack(b"\x00", mf.float4_e2m1fn, 1.5), (TypeError,), None),
+        "unpack_shape_digit_str": (lambda: mf.unpack(b"\x00", mf.float8_e4m3fn, "1"), (TypeError,), None),
+        "unpack_shape_bool": (lambda: mf.unpack(b"\x00", mf.float8_e4m3fn, True), (TypeError,), None),
+        "unpack_shape_float_entry": (lambda: mf.unpack(b"\x00", mf.float8_e4m3fn, (1.0,)), (TypeError,), None),
+        "unpack_shape_numpy_ints": (lambda: mf.unpack(b"\x00" * 6, mf.float8_e4m3fn, np.array([2, 3])), (),
+                                    is_format_array("float8_e4m3fn", (2, 3))),
+        "unpack_int4_shape_float": (lambda: mf.unpack(b"\x00", mf.int4, 2.0), (TypeError,), None),
+        "unpack_dtype_None": (lambda: mf.unpack(b"\x00", None, 1), (TypeError,), None),
         "unpack_shape_nested": (lambda: mf.unpack(b"\x00", mf.float4_e2m1fn, [[1]]), TV, None),
         "unpack_shape_broken_index": (lambda: mf.unpack(b"\x00", mf.float4_e2m1fn, BrokenIndex()),
                                       (RuntimeError, TypeError), None),
@@ -1028,6 +1063,9 @@ def _build():
 
     # -- mf.mx.quantize ----------------------------------------------------------------------
     q = lambda: np.linspace(-3, 3, 64, dtype=np.float32).reshape(2, 32)  # noqa: E731
+
+    def parts(data_shape, scales_shape, fmt, **kwargs):
+        return mf.mx.MXArray.from_parts(np.zeros(data_shape, np.uint8), np.zeros(scales_shape, np.uint8), fmt, **kwargs)
     mx = {
         "fmt_junk": (lambda: mf.mx.quantize(q(), "x"), TV, None),
         "fmt_None": (lambda: mf.mx.quantize(q(), None), TV, None),
@@ -1036,16 +1074,33 @@ def _build():
         "axis_out_of_range": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", axis=5), TV + (IndexError,), None),
         "axis_negative_out_of_range": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", axis=-3), TV + (IndexError,), None),
         "axis_str": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", axis="x"), TV, None),
-        "axis_float": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", axis=1.5), TV, None),
-        "axis_None": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", axis=None), TV, None),
+        "axis_float": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", axis=1.5), (TypeError,), None),
+        "axis_None": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", axis=None), (TypeError,), None),
+        "axis_bool": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", axis=True), (TypeError,), None),
+        "axis_whole_float": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", axis=1.0), (TypeError,), None),
+        "axis_numpy_int": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", axis=np.int8(0)), (),
+                           lambda r: r.axis == 0 and r.scales.shape == (1, 32)),
         "axis_huge": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", axis=2**70), TVO + (IndexError,), None),
         "block_zero": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", block_size=0), (ValueError,), None),
         "block_negative": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", block_size=-32), (ValueError,), None),
-        "block_str": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", block_size="x"), TV, None),
-        "block_nan": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", block_size=float("nan")), TV, None),
-        "block_inf": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", block_size=float("inf")), TVO, None),
-        "block_float": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", block_size=1.5), TV,
-                        lambda r: r.scales.shape == (2, 32)),
+        "block_str": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", block_size="x"), (TypeError,), None),
+        "block_nan": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", block_size=float("nan")), (TypeError,), None),
+        "block_inf": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", block_size=float("inf")), (TypeError,), None),
+        # issue 30: sizes go through operator.index (1.5 was 1, 16.5 was 16, True was 1, "32" was 32)
+        "block_float": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", block_size=1.5), (TypeError,), None),
+        "block_16_5": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", block_size=16.5), (TypeError,), None),
+        "block_whole_float": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", block_size=16.0), (TypeError,), None),
+        "block_bool": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", block_size=True), (TypeError,), None),
+        "block_digit_str": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", block_size="32"), (TypeError,), None),
+        "block_numpy_int": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", block_size=np.int16(16)), (),
+                            lambda r: r.block_size == 16 and r.scales.shape == (2, 2)),
+        # NVFP4's block is 16 values by definition; MX formats take any block size (OCP MX's k)
+        "block_nvfp4_32": (lambda: mf.mx.quantize(q(), "nvfp4", block_size=32), (ValueError,), None),
+        "block_nvfp4_8": (lambda: mf.mx.quantize(q(), "nvfp4", block_size=8), (ValueError,), None),
+        "block_nvfp4_16": (lambda: mf.mx.quantize(q(), "nvfp4", block_size=16), (),
+                           lambda r: r.block_size == 16 and r.scales.shape == (2, 2)),
+        "block_shape_keyword": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", block_shape=16), (TypeError,), None),
+        "group_size_keyword": (lambda: mf.mx.quantize(q(), "mxfp4_e2m1", group_size=16), (TypeError,), None),
         "block_2_31": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", block_size=2**31), TVO + (MemoryError,),
                        lambda r: r.scales.shape == (2, 1)),
         "block_2_70": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", block_size=2**70), TVO + (MemoryError,),
@@ -1060,7 +1115,8 @@ def _build():
                                   lambda r: r.scales.shape == (2, 1)),
         "block_one": (lambda: mf.mx.quantize(q(), "mxfp6_e3m2", block_size=1), (), lambda r: r.scales.shape == (2, 32)),
         "scale_mode_junk": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", scale_mode="x"), TV, None),
-        "scale_mode_None": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", scale_mode=None), TV, None),
+        "scale_mode_None": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", scale_mode=None), (TypeError,), None),
+        "scale_mode_list": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3", scale_mode=["floor"]), (TypeError,), None),
         "scale_mode_nvfp4": (lambda: mf.mx.quantize(q(), "nvfp4", scale_mode="ceil"), TV,
                              lambda r: r.scales.shape == (2, 2)),
         "tensor_scale_junk": (lambda: mf.mx.quantize(q(), "nvfp4", tensor_scale="x"), TV, None),
@@ -1074,6 +1130,9 @@ def _build():
         "tensor_scale_subnormal": (lambda: mf.mx.quantize(q(), "nvfp4", tensor_scale=1e-45), TV,
                                    lambda r: r.scales.shape == (2, 2)),
         "tensor_scale_array": (lambda: mf.mx.quantize(q(), "nvfp4", tensor_scale=[1.0, 2.0]), TV, None),
+        "tensor_scale_bool": (lambda: mf.mx.quantize(q(), "nvfp4", tensor_scale=True), (TypeError,), None),
+        "tensor_scale_fraction": (lambda: mf.mx.quantize(q(), "nvfp4", tensor_scale=Fraction(1, 2)), (),
+                                  lambda r: r.tensor_scale == 0.5),
         "tensor_scale_auto_empty": (lambda: mf.mx.quantize(np.empty((0,), np.float32), "nvfp4", tensor_scale="auto"),
                                     TV, lambda r: r.data.shape == (0,)),
         "tensor_scale_auto_nan": (lambda: mf.mx.quantize(np.full(16, np.nan, np.float32), "nvfp4",
@@ -1090,7 +1149,9 @@ def _build():
                             lambda r: r.scales.shape == (3, 0)),
         "data_empty_axis0": (lambda: mf.mx.quantize(np.empty((0, 5), np.float32), "nvfp4", axis=0), (),
                              lambda r: r.scales.shape == (0, 5)),
-        "data_0d": (lambda: mf.mx.quantize(np.float32(2.0), "mxfp8_e5m2"), (), lambda r: r.data.shape == (1,)),
+        # issue 30: a 0-d input came back with shape (1,); blocks need an axis
+        "data_0d": (lambda: mf.mx.quantize(np.float32(2.0), "mxfp8_e5m2"), (ValueError,), None),
+        "data_0d_array_nvfp4": (lambda: mf.mx.quantize(np.array(2.0), "nvfp4"), (ValueError,), None),
         "data_complex": (lambda: mf.mx.quantize(np.ones(4, np.complex64), "mxfp8_e4m3"), (TypeError,), None),
         "data_str": (lambda: mf.mx.quantize(np.array(["1"]), "mxfp8_e4m3"), (TypeError,), None),
         "data_object": (lambda: mf.mx.quantize(np.array([1.0, None], dtype=object), "mxfp8_e4m3"), TV, None),
@@ -1112,6 +1173,17 @@ def _build():
         "dequantize_dtype_junk": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3").dequantize("not-a-dtype"), (TypeError,), None),
         "dequantize_format": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3").dequantize(mf.float8_e4m3fn), (),
                               is_format_array("float8_e4m3fn", (2, 32))),
+        "dequantize_None": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3").dequantize(None), (TypeError,), None),
+        "dequantize_int32": (lambda: mf.mx.quantize(q(), "mxfp8_e4m3").dequantize(np.int32), (TypeError,), None),
+        "from_parts_packed_str": (lambda: parts((2, 16), (2, 1), "mxfp4_e2m1", packed="yes"), (TypeError,), None),
+        "from_parts_shape_float": (lambda: parts(16, 1, "mxfp4_e2m1", packed=True, shape=32.0), (TypeError,), None),
+        "from_parts_axis_float": (lambda: parts((2, 32), (2, 1), "mxfp4_e2m1", axis=1.0), (TypeError,), None),
+        "from_parts_block_bool": (lambda: parts((2, 32), (2, 32), "mxfp4_e2m1", block_size=True), (TypeError,), None),
+        "from_parts_nvfp4_block_32": (lambda: parts((2, 32), (2, 1), "nvfp4", block_size=32), (ValueError,), None),
+        "from_parts_nvfp4_block_16": (lambda: parts((2, 32), (2, 2), "nvfp4", block_size=16), (),
+                                      lambda r: r.block_size == 16),
+        "from_parts_tensor_scale_bool": (lambda: parts((2, 32), (2, 2), "nvfp4", tensor_scale=True), (TypeError,),
+                                         None),
         "dequantize_tampered_block": (lambda: _tampered(mf, q(), "block_size", 0).dequantize(), TV + (IndexError,),
                                       None),
         "dequantize_tampered_axis": (lambda: _tampered(mf, q(), "axis", 7).dequantize(), TV + (IndexError,), None),
@@ -1120,6 +1192,73 @@ def _build():
     }
     for key, (fn, raises, check, *known) in mx.items():
         case(f"mx/{key}", fn, raises=raises, check=check, known=known[0] if known else None)
+
+    # -- mf.quant.quantize and quantize_affine (issue 30: the same argument rules) --------------
+    w = lambda: np.linspace(-2, 2, 64, dtype=np.float32).reshape(8, 8)  # noqa: E731
+    E4 = mf.float8_e4m3fn
+    quant = {
+        "channel_axis_None": (lambda: mf.quant.quantize(w(), E4, granularity="channel", axis=None), (TypeError,), None),
+        "channel_axis_bool": (lambda: mf.quant.quantize(w(), E4, granularity="channel", axis=True), (TypeError,), None),
+        "channel_axis_float": (lambda: mf.quant.quantize(w(), E4, granularity="channel", axis=1.0), (TypeError,), None),
+        "channel_axis_out_of_range": (lambda: mf.quant.quantize(w(), E4, granularity="channel", axis=2), (ValueError,),
+                                      None),
+        "tensor_axis_None": (lambda: mf.quant.quantize(w(), E4, axis=None), (), lambda r: r.scales.shape == ()),
+        "tensor_axis_str": (lambda: mf.quant.quantize(w(), E4, axis="0"), (TypeError,), None),
+        "block_size_float": (lambda: mf.quant.quantize(w(), E4, granularity="block", block_size=(4.0, 4)), (TypeError,),
+                             None),
+        "block_size_bool": (lambda: mf.quant.quantize(w(), E4, granularity="block", block_size=True), (TypeError,),
+                            None),
+        "block_size_str": (lambda: mf.quant.quantize(w(), E4, granularity="block", block_size="44"), (TypeError,),
+                           None),
+        "block_size_zero": (lambda: mf.quant.quantize(w(), E4, granularity="block", block_size=(0, 4)), (ValueError,),
+                            None),
+        "block_size_empty": (lambda: mf.quant.quantize(w(), E4, granularity="block", block_size=()), (ValueError,),
+                             None),
+        "block_size_int": (lambda: mf.quant.quantize(w(), E4, granularity="block", block_size=4), (),
+                           lambda r: r.block_size == (4,) and r.scales.shape == (8, 2)),
+        # the old spelling block_shape works (DeprecationWarning); both at once is a TypeError
+        "block_shape_deprecated": (lambda: mf.quant.quantize(w(), E4, granularity="block", block_shape=(4, 4)), (),
+                                   lambda r: r.block_size == (4, 4) and r.scales.shape == (2, 2)),
+        "block_shape_and_block_size": (lambda: mf.quant.quantize(w(), E4, granularity="block", block_size=(2, 2),
+                                                                 block_shape=(4, 4)), (TypeError,), None),
+        "group_size_keyword": (lambda: mf.quant.quantize(w(), E4, granularity="block", group_size=4), (TypeError,),
+                               None),
+        "dtype_None": (lambda: mf.quant.quantize(w(), None), (TypeError,), None),
+        "granularity_None": (lambda: mf.quant.quantize(w(), E4, granularity=None), (TypeError,), None),
+        "granularity_junk": (lambda: mf.quant.quantize(w(), E4, granularity="row"), (ValueError,), None),
+        "margin_float": (lambda: mf.quant.quantize(w(), E4, margin=0.5), (TypeError,), None),
+        "margin_bool": (lambda: mf.quant.quantize(w(), E4, margin=True), (TypeError,), None),
+        "margin_huge": (lambda: mf.quant.quantize(w(), E4, margin=2**70), (ValueError,), None),
+        "margin_numpy_int": (lambda: mf.quant.quantize(w(), E4, margin=np.int8(1)), (),
+                             lambda r: r.options["margin"] == 1),
+        "pow2_scales_str": (lambda: mf.quant.quantize(w(), E4, pow2_scales="no"), (TypeError,), None),
+        "pow2_scales_int": (lambda: mf.quant.quantize(w(), E4, pow2_scales=1), (TypeError,), None),
+        "data_0d_tensor": (lambda: mf.quant.quantize(np.float32(3.0), E4), (),
+                           lambda r: r.data.shape == () and r.scales.shape == ()),
+        "data_0d_channel": (lambda: mf.quant.quantize(np.float32(3.0), E4, granularity="channel"), (ValueError,), None),
+        "data_0d_block": (lambda: mf.quant.quantize(np.float32(3.0), E4, granularity="block"), (ValueError,), None),
+        "dequantize_None": (lambda: mf.quant.quantize(w(), E4).dequantize(None), (TypeError,), None),
+        "dequantize_int8": (lambda: mf.quant.quantize(w(), E4).dequantize(np.int8), (TypeError,), None),
+        "affine_block_size_float": (lambda: mf.quantize_affine(w(), mf.int4, block_size=8.0), (TypeError,), None),
+        "affine_block_size_bool": (lambda: mf.quantize_affine(w(), mf.int4, block_size=True), (TypeError,), None),
+        "affine_block_size_None": (lambda: mf.quantize_affine(w(), mf.int4, block_size=None), (),
+                                   lambda r: r.block_size == 8 and r.scales.shape == (8, 1)),
+        "affine_group_size_deprecated": (lambda: mf.quantize_affine(w(), mf.int4, group_size=4), (),
+                                         lambda r: r.block_size == 4 and r.scales.shape == (8, 2)),
+        "affine_group_size_and_block_size": (lambda: mf.quantize_affine(w(), mf.int4, block_size=4, group_size=8),
+                                             (TypeError,), None),
+        "affine_block_shape_keyword": (lambda: mf.quantize_affine(w(), mf.int4, block_shape=4), (TypeError,), None),
+        "affine_zero_point_str": (lambda: mf.quantize_affine(w(), mf.int4, block_size=8, zero_point="no"), (TypeError,),
+                                  None),
+        "affine_axis_bool": (lambda: mf.quantize_affine(w(), mf.int4, block_size=8, axis=True), (TypeError,), None),
+        "affine_axis_float": (lambda: mf.quantize_affine(w(), mf.int4, block_size=8, axis=0.0), (TypeError,), None),
+        "affine_dtype_None": (lambda: mf.quantize_affine(w(), None), (TypeError,), None),
+        "affine_0d": (lambda: mf.quantize_affine(np.float32(1.0), mf.int4), (ValueError,), None),
+        "affine_dequantize_None": (lambda: mf.quantize_affine(w(), mf.int4, block_size=8).dequantize(None),
+                                   (TypeError,), None),
+    }
+    for key, (fn, raises, check) in quant.items():
+        case(f"quant/{key}", fn, raises=raises, check=check)
 
     # -- DLPack ---------------------------------------------------------------------------------
     e8 = lambda: np.array([1.0, 2.0, 3.0, 4.0], mf.float8_e4m3fn)  # noqa: E731
@@ -1187,6 +1326,10 @@ def _build():
                   values_equal("float8_e5m2", 1.5)),
         "to_device_cuda": (lambda: mf.to_dlpack(e8()).__dlpack__(dl_device=(2, 0)), TV + (BufferError,), None),
         "to_max_version_str": (lambda: mf.to_dlpack(e8()).__dlpack__(max_version="x"), TV, None),
+        "to_max_version_floats": (lambda: mf.to_dlpack(e8()).__dlpack__(max_version=(1.0, 1.0)), (TypeError,), None),
+        "to_copy_str": (lambda: mf.to_dlpack(e8()).__dlpack__(copy="no"), (TypeError,), None),
+        "to_copy_int": (lambda: mf.to_dlpack(e8()).__dlpack__(copy=0), (TypeError,), None),
+        "to_device_float": (lambda: mf.to_dlpack(e8()).__dlpack__(dl_device=(1.5, 0)), (TypeError,), None),
         "to_max_version_old": (lambda: mf.from_dlpack(Exports(mf.to_dlpack(e8()).__dlpack__(max_version=(0, 8)))),
                                (), values_equal("float8_e4m3fn", [1, 2, 3, 4])),
         "to_copy": (lambda: mf.from_dlpack(Exports(mf.to_dlpack(e8()).__dlpack__(copy=True))), (),

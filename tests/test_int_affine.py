@@ -44,12 +44,12 @@ def ref_group(values, name, zero_point):
     return codes, scale, zp
 
 
-def check(x, name, group_size, axis, zero_point):
-    q = mf.quantize_affine(x, dtype_of(name), group_size=group_size, axis=axis, zero_point=zero_point)
+def check(x, name, block_size, axis, zero_point):
+    q = mf.quantize_affine(x, dtype_of(name), block_size=block_size, axis=axis, zero_point=zero_point)
     x64 = np.asarray(x).astype(np.float64)
     moved = np.moveaxis(x64, axis, -1)
     length = moved.shape[-1]
-    g = length if group_size is None else group_size
+    g = length if block_size is None else block_size
     codes = np.moveaxis(q.data.astype(np.int64), axis, -1)
     scales = np.moveaxis(q.scales, axis, -1)
     zps = None if q.zero_points is None else np.moveaxis(q.zero_points.astype(np.int64), axis, -1)
@@ -117,7 +117,7 @@ def test_float64_input_next_to_a_tie():
     group = [-7 * s, 7 * s] + xs  # max|x| / 7 fixes scale = float32(0.1)
     group += [0.0] * (-len(group) % 4)
     x = np.array(group, dtype=np.float64)
-    q = mf.quantize_affine(x, mf.int4, group_size=len(group), zero_point=False)
+    q = mf.quantize_affine(x, mf.int4, block_size=len(group), zero_point=False)
     codes, want_scale, _ = ref_group(group, "int4", False)
     assert float(q.scales[0]) == want_scale
     assert q.data.astype(np.int64).tolist() == codes
@@ -145,37 +145,37 @@ def test_zeros_and_tiny_groups():
 
 def test_pack_matches_the_nibble_layout():
     x = np.random.default_rng(3).standard_normal((4, 32)).astype(np.float32)
-    q = mf.quantize_affine(x, mf.uint4, group_size=32)
+    q = mf.quantize_affine(x, mf.uint4, block_size=32)
     codes = q.data.astype(np.int64).reshape(-1).tolist()
     want = bytes(codes[i] | (codes[i + 1] << 4) for i in range(0, len(codes), 2))
     assert bytes(q.pack()) == want
-    q = mf.quantize_affine(x, mf.int4, group_size=32)
+    q = mf.quantize_affine(x, mf.int4, block_size=32)
     codes = q.data.astype(np.int64).reshape(-1).tolist()
     assert bytes(q.pack()) == bytes((codes[i] & 15) | ((codes[i + 1] & 15) << 4) for i in range(0, len(codes), 2))
-    q = mf.quantize_affine(x, np.int8, group_size=8)
+    q = mf.quantize_affine(x, np.int8, block_size=8)
     assert bytes(q.pack()) == bytes(v & 255 for v in q.data.astype(np.int64).reshape(-1).tolist())
-    assert "group_size=8" in repr(q)
+    assert "block_size=8" in repr(q)
 
 
 def test_bad_arguments_raise_clearly():
     x = np.ones((2, 10), np.float32)
-    with pytest.raises(ValueError, match="multiple of group_size"):
-        mf.quantize_affine(x, mf.int4, group_size=4)
-    with pytest.raises(ValueError, match="group_size"):
-        mf.quantize_affine(x, mf.int4, group_size=0)
+    with pytest.raises(ValueError, match="multiple of block_size"):
+        mf.quantize_affine(x, mf.int4, block_size=4)
+    with pytest.raises(ValueError, match="block_size"):
+        mf.quantize_affine(x, mf.int4, block_size=0)
     with pytest.raises(TypeError, match="integer dtype|needs one of"):
-        mf.quantize_affine(x, mf.float8_e4m3fn, group_size=5)
+        mf.quantize_affine(x, mf.float8_e4m3fn, block_size=5)
     with pytest.raises(TypeError, match="needs one of"):
-        mf.quantize_affine(x, np.int32, group_size=5)
+        mf.quantize_affine(x, np.int32, block_size=5)
     with pytest.raises(ValueError, match="finite"):
-        mf.quantize_affine(np.array([[np.nan, 1.0]]), mf.int4, group_size=2)
+        mf.quantize_affine(np.array([[np.nan, 1.0]]), mf.int4, block_size=2)
     with pytest.raises(ValueError, match="zero_point=True"):
-        mf.quantize_affine(x, mf.int1, group_size=5, zero_point=False)
+        mf.quantize_affine(x, mf.int1, block_size=5, zero_point=False)
     with pytest.raises(ValueError, match="axis"):
-        mf.quantize_affine(x, mf.int4, group_size=5, axis=2)
+        mf.quantize_affine(x, mf.int4, block_size=5, axis=2)
     with pytest.raises(ValueError, match="float32 scale"):
-        mf.quantize_affine(np.array([1e300, -1e300]), mf.int4, group_size=2)
+        mf.quantize_affine(np.array([1e300, -1e300]), mf.int4, block_size=2)
     with pytest.raises(TypeError, match="real numbers"):
-        mf.quantize_affine(np.array(["a", "b"]), mf.int4, group_size=2)
+        mf.quantize_affine(np.array(["a", "b"]), mf.int4, block_size=2)
     with pytest.raises(ValueError, match="at least one dimension"):
         mf.quantize_affine(np.float32(1), mf.int4)

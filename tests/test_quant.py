@@ -25,9 +25,9 @@ GRANULARITY_CASES = [
     ("channel", {"axis": 1}),
     ("channel", {"axis": -1}),
     ("block", {}),
-    ("block", {"block_shape": (1, 32)}),
-    ("block", {"block_shape": (3, 5)}),
-    ("block", {"block_shape": 7}),
+    ("block", {"block_size": (1, 32)}),
+    ("block", {"block_size": (3, 5)}),
+    ("block", {"block_size": 7}),
 ]
 
 
@@ -57,7 +57,7 @@ def ceil_log2(q):
     return k if q == TWO**k else k + 1
 
 
-def groups(shape, granularity, axis=0, block_shape=(128, 128)):
+def groups(shape, granularity, axis=0, block_size=(128, 128)):
     """{scale index: tuple of element index arrays}."""
     ndim = len(shape)
     if granularity == "tensor":
@@ -66,9 +66,9 @@ def groups(shape, granularity, axis=0, block_shape=(128, 128)):
         axis = axis % ndim
         idx = np.indices(shape).reshape(ndim, -1)
         return {(c,): tuple(idx[:, idx[axis] == c]) for c in range(shape[axis])}
-    if isinstance(block_shape, int):
-        block_shape = (block_shape,)
-    blocks = (1,) * (ndim - len(block_shape)) + tuple(block_shape)
+    if isinstance(block_size, int):
+        block_size = (block_size,)
+    blocks = (1,) * (ndim - len(block_size)) + tuple(block_size)
     counts = [-(-s // b) for s, b in zip(shape, blocks)]
     idx = np.indices(shape).reshape(ndim, -1)
     tile = tuple(idx[a] // blocks[a] for a in range(ndim))
@@ -81,18 +81,18 @@ def groups(shape, granularity, axis=0, block_shape=(128, 128)):
     return out
 
 
-def reference(x, name, granularity, axis=0, block_shape=(128, 128), margin=0, pow2_scales=False):
+def reference(x, name, granularity, axis=0, block_size=(128, 128), margin=0, pow2_scales=False):
     """(data codes, scales, dequantized float32) exactly."""
     fmt = R.FORMATS[name]
     x32 = np.asarray(x, dtype=np.float32)
     max_value = frac(np.float64(R.finfo_expected(name)["max"]))
-    g = groups(x32.shape, granularity, axis, block_shape)
+    g = groups(x32.shape, granularity, axis, block_size)
     if granularity == "tensor":
         scale_shape = ()
     elif granularity == "channel":
         scale_shape = (x32.shape[axis % x32.ndim],)
     else:
-        bs = (block_shape,) if isinstance(block_shape, int) else tuple(block_shape)
+        bs = (block_size,) if isinstance(block_size, int) else tuple(block_size)
         bs = (1,) * (x32.ndim - len(bs)) + bs
         scale_shape = tuple(-(-n // b) for n, b in zip(x32.shape, bs))
     scales = np.ones(scale_shape, np.float32)
@@ -256,7 +256,7 @@ def test_against_reference(mf, name, granularity, kw):
 @pytest.mark.parametrize("pow2", [False, True])
 def test_margin_and_pow2_against_reference(mf, name, margin, pow2):
     x = sample(seed_of("m", name, margin, pow2), (12, 33), spread=20)
-    for granularity, kw in (("tensor", {}), ("channel", {"axis": 1}), ("block", {"block_shape": (4, 8)})):
+    for granularity, kw in (("tensor", {}), ("channel", {"axis": 1}), ("block", {"block_size": (4, 8)})):
         check(mf, x, name, granularity, f"{name} {granularity} margin={margin} pow2={pow2}",
               margin=margin, pow2_scales=pow2, **kw)
 
@@ -270,7 +270,7 @@ def test_special_groups_against_reference(mf, name):
     x[12, :] = np.float32(2.0**-149)          # scale underflows to 2^-149
     x[13, :] = np.finfo(np.float32).max       # largest scales
     x[14, :4] = -0.0
-    for granularity, kw in (("tensor", {}), ("channel", {"axis": 0}), ("block", {"block_shape": (4, 8)})):
+    for granularity, kw in (("tensor", {}), ("channel", {"axis": 0}), ("block", {"block_size": (4, 8)})):
         with np.errstate(over="ignore"):  # max * the largest scales is past float32: inf, as NumPy warns
             check(mf, x, name, granularity, f"{name} {granularity}", **kw)
             check(mf, x, name, granularity, f"{name} {granularity} pow2", pow2_scales=True, **kw)
@@ -279,8 +279,8 @@ def test_special_groups_against_reference(mf, name):
 def test_three_dimensional_and_inputs(mf):
     x = sample(seed_of("3d"), (3, 10, 12))
     check(mf, x, "float8_e4m3fn", "channel", "3d channel", axis=1)
-    check(mf, x, "float8_e4m3fn", "block", "3d block", block_shape=(4, 5))
-    check(mf, x, "float8_e4m3fn", "block", "3d block3", block_shape=(2, 4, 5))
+    check(mf, x, "float8_e4m3fn", "block", "3d block", block_size=(4, 5))
+    check(mf, x, "float8_e4m3fn", "block", "3d block3", block_size=(2, 4, 5))
     # float64 and minifloat inputs are rounded to float32 first
     x64 = np.array([1 + 2.0**-30, 448.0, -3.0])
     q = mf.quant.quantize(x64, mf.float8_e4m3fn)
@@ -303,7 +303,7 @@ def test_empty_and_scalar_inputs(mf):
 def test_repr_and_nbytes(mf):
     q = mf.quant.quantize(np.ones((256, 256), np.float32), mf.float8_e4m3fn, granularity="block")
     assert q.nbytes == 256 * 256 + 4 * 4
-    assert "block_shape=(128, 128)" in repr(q) and "float8_e4m3fn" in repr(q) and "scheme='scaled'" in repr(q)
+    assert "block_size=(128, 128)" in repr(q) and "float8_e4m3fn" in repr(q) and "scheme='scaled'" in repr(q)
     assert q.scheme == "scaled" and q.zero_points is None and q.options == {"margin": 0, "pow2_scales": False}
     assert q.dtype == np.dtype(mf.float8_e4m3fn) and q.shape == (256, 256)
 
@@ -325,13 +325,13 @@ def test_errors(mf):
         mf.quant.quantize(x, mf.binary8p3uf)
     with pytest.raises(np.exceptions.AxisError):
         mf.quant.quantize(x, mf.float8_e4m3fn, granularity="channel", axis=2)
-    with pytest.raises(ValueError, match="block_shape"):
-        mf.quant.quantize(x, mf.float8_e4m3fn, granularity="block", block_shape=(0, 4))
+    with pytest.raises(ValueError, match="block_size"):
+        mf.quant.quantize(x, mf.float8_e4m3fn, granularity="block", block_size=(0, 4))
     with pytest.raises(ValueError, match="dimension"):
         mf.quant.quantize(np.ones(8, np.float32), mf.float8_e4m3fn, granularity="block")
-    with pytest.raises(TypeError, match="block_shape"):
-        mf.quant.quantize(x, mf.float8_e4m3fn, granularity="block", block_shape=None)
-    with pytest.raises(ValueError, match="margin"):
+    with pytest.raises(TypeError, match="block_size"):
+        mf.quant.quantize(x, mf.float8_e4m3fn, granularity="block", block_size=None)
+    with pytest.raises(TypeError, match="margin"):  # (a float is no integer: issue 30)
         mf.quant.quantize(x, mf.float8_e4m3fn, margin=0.5)
     with pytest.raises(ValueError, match="margin"):
         mf.quant.quantize(x, mf.float8_e4m3fn, margin=1000)
@@ -359,10 +359,10 @@ def test_errors(mf):
 def test_groups_reduce_and_expand_follow_the_groups(mf, granularity, kw):
     x = sample(seed_of("groups", granularity, kw), (9, 14))
     axis = kw.get("axis", 0) % 2 if granularity == "channel" else None
-    blocks = kw.get("block_shape", (128, 128)) if granularity == "block" else None
+    blocks = kw.get("block_size", (128, 128)) if granularity == "block" else None
     blocks = (blocks,) if isinstance(blocks, int) else blocks
     g = mf.quant.Groups(x.shape, granularity, axis, blocks)
-    expected = groups(x.shape, granularity, kw.get("axis", 0), kw.get("block_shape", (128, 128)))
+    expected = groups(x.shape, granularity, kw.get("axis", 0), kw.get("block_size", (128, 128)))
     low = g.reduce(x, np.minimum, np.float32(np.inf))
     assert low.shape == g.shape and len(expected) == low.size
     for key, index in expected.items():

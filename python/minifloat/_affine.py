@@ -1,8 +1,10 @@
 """Per-group affine integer quantization, as GPTQ and AWQ store weights.
 
-The values along ``axis`` are cut into groups of ``group_size``; each group
-gets one float32 ``scale`` and (with ``zero_point=True``) one integer zero
-point, and every value becomes an integer code::
+The values along ``axis`` are cut into groups of ``block_size`` (the name
+of this size in mf.mx and mf.quant too; ``group_size``, its old name here,
+still works, with a DeprecationWarning); each group gets one float32
+``scale`` and (with ``zero_point=True``) one integer zero point, and every
+value becomes an integer code::
 
     q = clamp(round_half_even(x / scale) + zero_point, qmin, qmax)
     x ~ (q - zero_point) * scale                      (dequantize)
@@ -26,7 +28,7 @@ the smallest positive float32, so ``x / scale`` is always defined.
 """
 import numpy as np
 
-from . import _core
+from . import _arguments, _core
 from ._ints import iinfo as _iinfo
 
 _TINY_FLOAT32 = np.float32(np.finfo(np.float32).smallest_subnormal)
@@ -34,6 +36,8 @@ _TINY_FLOAT32 = np.float32(np.finfo(np.float32).smallest_subnormal)
 
 def _integer_type(dtype):
     """(dtype, qmin, qmax) of a minifloat integer type, int8 or uint8."""
+    if dtype is None:  # (np.dtype reads None as float64)
+        raise TypeError("quantize_affine needs an integer dtype (mf.int4, mf.uint4, ...), not None")
     try:
         dt = np.dtype(dtype)
     except TypeError as error:
@@ -72,16 +76,25 @@ class AffineQuantizedArray:
     ``data`` has the shape of the quantized array and the integer dtype;
     ``scales`` (float32) and ``zero_points`` (the same integer dtype, or None)
     have that shape with the ``axis`` dimension replaced by the number of
-    groups. Group ``g`` covers indices ``g*group_size .. (g+1)*group_size - 1``
+    groups. Group ``g`` covers indices ``g*block_size .. (g+1)*block_size - 1``
     along ``axis``.
     """
 
-    def __init__(self, data, scales, zero_points, group_size, axis):
+    def __init__(self, data, scales, zero_points, block_size=None, axis=None, **keywords):
+        block_size, _ = _arguments.renamed(keywords, "group_size", "block_size", block_size, None,
+                                           "AffineQuantizedArray")
+        _arguments.no_other_keywords(keywords, "AffineQuantizedArray")
         self.data = data
         self.scales = scales
         self.zero_points = zero_points
-        self.group_size = group_size
+        self.block_size = block_size
         self.axis = axis
+
+    @property
+    def group_size(self):
+        """Deprecated: ``block_size``."""
+        _arguments.deprecated_attribute("AffineQuantizedArray", "group_size", "block_size")
+        return self.block_size
 
     @property
     def dtype(self):
@@ -92,11 +105,12 @@ class AffineQuantizedArray:
         return self.data.shape
 
     def _per_value(self, per_group):
-        return np.repeat(per_group, self.group_size, axis=self.axis)
+        return np.repeat(per_group, self.block_size, axis=self.axis)
 
     def dequantize(self, dtype=np.float32):
         """``(q - zero_point) * scale`` per value, computed exactly (in
-        float64) and rounded once into `dtype`."""
+        float64) and rounded once into `dtype` (a floating-point dtype)."""
+        dtype = _arguments.float_dtype(dtype)
         q = self.data.astype(np.float64)
         if self.zero_points is not None:
             q = q - self._per_value(self.zero_points.astype(np.float64))
@@ -116,22 +130,29 @@ class AffineQuantizedArray:
     def __repr__(self):
         zp = "None" if self.zero_points is None else f"{self.zero_points.shape}"
         return (f"AffineQuantizedArray(dtype={self.data.dtype}, shape={self.data.shape}, "
-                f"group_size={self.group_size}, axis={self.axis}, scales={self.scales.shape}, zero_points={zp})")
+                f"block_size={self.block_size}, axis={self.axis}, scales={self.scales.shape}, zero_points={zp})")
 
 
-def quantize_affine(x, dtype, *, group_size=128, axis=-1, zero_point=True):
+def quantize_affine(x, dtype, *, block_size=128, axis=-1, zero_point=True, **keywords):
     """Quantize `x` to integers of `dtype` with one scale (and zero point)
-    per group of `group_size` values along `axis`; see the module docstring
-    for the exact rule. ``group_size=None`` makes the whole axis one group
-    (per-channel scales).
+    per group of `block_size` values along `axis`; see the module docstring
+    for the exact rule. ``block_size=None`` makes the whole axis one group
+    (per-channel scales). (``group_size``, its old name, still works, with a
+    DeprecationWarning.)
 
     >>> import numpy as np, minifloat as mf
     >>> w = np.array([[0.5, -1.0, 0.25, 2.0]], dtype=np.float32)
-    >>> q = mf.quantize_affine(w, mf.uint4, group_size=4)
+    >>> q = mf.quantize_affine(w, mf.uint4, block_size=4)
     >>> q.data.tolist(), q.scales.tolist(), q.zero_points.tolist()
     ([[7, 0, 6, 15]], [[0.20000000298023224]], [[5]])
     """
+    block_size, block_name = _arguments.renamed(keywords, "group_size", "block_size", block_size, 128,
+                                                "quantize_affine")
+    _arguments.no_other_keywords(keywords, "quantize_affine", {"block_shape": "block_size"})
     dt, qmin, qmax = _integer_type(dtype)
+    zero_point = _arguments.flag(zero_point, "zero_point")
+    if block_size is not None:
+        block_size = _arguments.positive_integer(block_size, block_name)
     arr = np.asarray(x)
     if arr.dtype.kind not in "fiub" and not isinstance(arr.dtype, _core.MinifloatDType):
         raise TypeError(f"quantize_affine needs real numbers, not an array of {arr.dtype}")
@@ -140,18 +161,12 @@ def quantize_affine(x, dtype, *, group_size=128, axis=-1, zero_point=True):
     values = arr.astype(np.float64)
     if not np.all(np.isfinite(values)):
         raise ValueError("quantize_affine needs finite values: x holds NaN or inf")
-    if not isinstance(axis, (int, np.integer)) or not -arr.ndim <= axis < arr.ndim:
-        raise ValueError(f"axis {axis!r} is out of range for an array of {arr.ndim} dimensions")
-    axis = int(axis) % arr.ndim
+    axis = _arguments.axis(axis, arr.ndim)
     length = arr.shape[axis]
-    if group_size is None:
-        group_size = length
-    if not isinstance(group_size, (int, np.integer)) or isinstance(group_size, bool) or group_size <= 0:
-        raise ValueError(f"group_size must be a positive integer or None, not {group_size!r}")
-    group_size = int(group_size)
+    group_size = length if block_size is None else block_size
     if length == 0 or length % group_size:
-        raise ValueError(f"the axis has {length} values, not a positive multiple of group_size={group_size}: "
-                         f"pad x, or pass a group_size that divides {length} (None: one group per axis)")
+        raise ValueError(f"the axis has {length} values, not a positive multiple of {block_name}={group_size}: "
+                         f"pad x, or pass a {block_name} that divides {length} (None: one group per axis)")
     if not zero_point and qmax < 1:
         raise ValueError(f"{dt} holds no positive value, so zero_point=False cannot quantize; "
                          f"use zero_point=True")

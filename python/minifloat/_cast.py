@@ -1,7 +1,7 @@
 """mf.cast: conversion into a format with a chosen rounding and overflow policy."""
 import numpy as np
 
-from . import _core
+from . import _arguments, _core
 from ._core import MinifloatDType
 from ._ml_dtypes import as_minifloat_view, ml_dtypes_format
 
@@ -28,6 +28,8 @@ def minifloat_dtype(dtype, what):
     own = own_dtype_named(dtype)
     if isinstance(own, MinifloatDType):
         return own
+    if dtype is None:  # (np.dtype reads None as float64)
+        raise TypeError(f"{what} needs a minifloat dtype, not None")
     try:
         resolved = np.dtype(dtype)
     except TypeError as error:
@@ -91,6 +93,7 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None, packed=
     saturate=True: +-inf and values beyond the largest finite value become
     +-max (ONNX Cast saturate=1), NaN stays NaN where the format has one.
     saturate=False: the format's default overflow (inf, NaN or max).
+    (saturate and packed are True or False: another value is a TypeError.)
 
     packed=True: returns the rounded codes as the packed bytes ``mf.pack``
     writes (1-D uint8, C order) instead of an array of the format; float32
@@ -118,8 +121,9 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None, packed=
     NaN and exact values too; exact values never move.
     """
     target = minifloat_dtype(dtype, "mf.cast")
-    if rounding not in ROUNDINGS:
-        raise ValueError(f"rounding must be one of {', '.join(map(repr, ROUNDINGS))}, not {rounding!r}")
+    saturate = _arguments.flag(saturate, "saturate")
+    packed = _arguments.flag(packed, "packed")
+    rounding = _arguments.choice(rounding, ROUNDINGS, "rounding")
     scalar = np.ndim(x) == 0 and not isinstance(x, np.ndarray)
     if isinstance(x, int) and not isinstance(x, bool):
         arr = np.array([x], dtype=object).reshape(())  # any size, exactly
@@ -127,16 +131,16 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None, packed=
         arr = np.asarray(x)
     source = np.asarray(_exact_source(arr), order="C")  # keeps 0-d arrays 0-d
     if packed:
-        return _cast_packed(source, target, bool(saturate), rounding, rng)
+        return _cast_packed(source, target, saturate, rounding, rng)
     random = None
     if rounding == "stochastic":
         key = _stochastic_key(rng, source.size)
         if key is not None and source.dtype in (np.float32, np.float64):
-            result = _core.encode_stochastic(source, target.name, bool(saturate), key)
+            result = _core.encode_stochastic(source, target.name, saturate, key)
             return result[()] if scalar else result
         random = _core.stochastic_draws(0 if key is None else key, source.size)
     encode = _core.encode_objects if source.dtype == object else _core.encode_array
-    result = encode(source, target.name, bool(saturate), rounding, random)
+    result = encode(source, target.name, saturate, rounding, random)
     return result[()] if scalar else result
 
 
@@ -155,6 +159,8 @@ def _stochastic_key(rng, size):
     """The 64-bit key of stochastic rounding's counter generator: one
     ``random_raw`` draw of `rng` (a Generator, or a seed for
     ``np.random.default_rng``); None for an empty array, which draws nothing."""
+    if _arguments.is_bool(rng):  # (default_rng would take it as the seed 0 or 1)
+        raise TypeError(f"rng must be a numpy.random.Generator, a seed or None, not {rng!r}")
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     if size == 0:
         return None

@@ -14,7 +14,7 @@ Arrays move to and from ml_dtypes or JAX as the same bits, e.g.
 """
 import numpy as np
 
-from . import _core
+from . import _arguments, _core
 from ._core import MinifloatDType
 from ._packing import unpack
 
@@ -50,7 +50,10 @@ class DLPackExport:
         self._copied = copied  # the export is a copy, not the caller's memory
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        if dl_device is not None and int(dl_device[0]) != _CPU:
+        copy = _arguments.optional_flag(copy, "copy")
+        if max_version is not None:
+            max_version = _pair(max_version, "max_version", "(major, minor)")
+        if dl_device is not None and _pair(dl_device, "dl_device", "(device type, device id)")[0] != _CPU:
             raise BufferError("minifloat arrays live on the CPU")
         if copy is False and self._copied:
             raise BufferError("this array exports only as a copy (copy=False was asked): "
@@ -62,6 +65,15 @@ class DLPackExport:
 
     def __dlpack_device__(self):
         return (_CPU, 0)
+
+
+def _pair(value, name, what):
+    """A DLPack pair of integers (a version, a device)."""
+    try:
+        first, second = value
+        return _arguments.integer(first, name), _arguments.integer(second, name)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a {what} tuple of integers, not {_arguments.shown(value)}") from None
 
 
 def to_dlpack(arr):

@@ -7,9 +7,7 @@ same values. Kind 'i'/'u'; scalars subclass ``np.signedinteger`` /
 """
 import numpy as _np
 
-from . import _packing
-
-from . import _core
+from . import _arguments, _core, _packing
 
 INT_FORMAT_NAMES = _core.INT_FORMAT_NAMES
 int1 = _core.int1
@@ -26,7 +24,10 @@ _original_iinfo = _np.iinfo
 class iinfo(_original_iinfo):
     """``np.iinfo`` that knows the sub-byte widths (NumPy infers the width
     from the itemsize, which is a whole byte here); every other type gets
-    NumPy's own answers. Takes an array too, as mf.finfo does."""
+    NumPy's own object. Takes an array too, as mf.finfo does.
+
+    NumPy's min/max follow from ``bits`` and cache under ``key`` ("i4"),
+    which no NumPy type shares, so setting the two is the whole change."""
 
     def __init__(self, int_type):
         if isinstance(int_type, (_np.ndarray, _np.generic)):
@@ -34,22 +35,9 @@ class iinfo(_original_iinfo):
         elif isinstance(int_type, str) and int_type.removeprefix("minifloat.") in _BITS:
             int_type = getattr(_core, int_type.removeprefix("minifloat."))  # (a name means minifloat's here)
         super().__init__(int_type)
-        self._sub_byte = isinstance(self.dtype, _core.IntegerDType)
-        if self._sub_byte:
+        if isinstance(self.dtype, _core.IntegerDType):
             self.bits = _BITS[self.dtype.name]
             self.key = f"{self.kind}{self.bits}"
-
-    @property
-    def min(self):
-        if not self._sub_byte:
-            return super().min
-        return 0 if self.kind == "u" else -(1 << (self.bits - 1))
-
-    @property
-    def max(self):
-        if not self._sub_byte:
-            return super().max
-        return (1 << self.bits) - 1 if self.kind == "u" else (1 << (self.bits - 1)) - 1
 
 
 def claim_int_dtype_names():
@@ -76,7 +64,10 @@ def _int_bits(dtype):
     from ._cast import own_dtype_named
 
     own = own_dtype_named(dtype)
-    dt = own if own is not None else _np.dtype(dtype)
+    try:
+        dt = own if own is not None else _np.dtype(dtype)
+    except TypeError:  # not a dtype: the float unpacker says so
+        return None, None
     if not isinstance(dt, _core.IntegerDType):
         return dt, None
     return dt, _BITS[dt.name]
@@ -100,9 +91,7 @@ def unpack(buf, dtype, shape):
     dt, bits = _int_bits(dtype)
     if bits is None:
         return _packing.unpack(buf, dtype, shape)
-    shape = (int(shape),) if _np.ndim(shape) == 0 else tuple(int(s) for s in shape)
-    if any(s < 0 for s in shape):
-        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    shape = _arguments.shape(shape)
     data = _packing._as_bytes(buf)
     count = int(_np.prod(shape, dtype=_np.int64))
     need = _packing.packed_size(count, bits)

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from . import _core
+from . import _arguments, _core
 from ._cast import minifloat_dtype
 from ._core import MinifloatDType
 
@@ -60,9 +60,7 @@ def _as_bytes(buf):
 def unpack(buf, dtype, shape):
     """A new array of `dtype` and `shape` from bytes written by pack()."""
     dtype, bits = _format_of(dtype, "mf.unpack")
-    shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
-    if any(s < 0 for s in shape):
-        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    shape = _arguments.shape(shape)
     count = math.prod(shape)
     data = _as_bytes(buf)
     expected = count * dtype.itemsize if bits >= 8 else packed_size(count, bits)

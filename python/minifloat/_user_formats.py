@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from . import _core
+from . import _arguments, _core
 
 __all__ = ["float_format"]
 
@@ -31,29 +31,13 @@ _lock = threading.Lock()
 _made = {}  # (canonical description, name) -> dtype
 
 
-def _is_bool(value):
-    return isinstance(value, (bool, np.bool_))
-
-
 def _choice(value, choices, what):
     for choice in choices:
-        if (_is_bool(choice) and _is_bool(value) and bool(value) == choice) or \
+        if (_arguments.is_bool(choice) and _arguments.is_bool(value) and bool(value) == choice) or \
                 (isinstance(choice, str) and isinstance(value, str) and value == choice):
             return choice
     spelled = ", ".join(repr(c) for c in choices)
     raise ValueError(f"{what} must be one of {spelled}, not {value!r}")
-
-
-def _integer(value, what):
-    if _is_bool(value) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{what} must be an integer, not {value!r}")
-    return int(value)
-
-
-def _flag(value, what):
-    if not _is_bool(value):
-        raise TypeError(f"{what} must be True or False, not {value!r}")
-    return bool(value)
 
 
 def _nan_codes(value, bits, signed):
@@ -65,7 +49,7 @@ def _nan_codes(value, bits, signed):
                         f"not {value!r}")
     codes = []
     for code in value:
-        if _is_bool(code) or not isinstance(code, (int, np.integer)):
+        if _arguments.is_bool(code) or not isinstance(code, (int, np.integer)):
             raise TypeError(f"nan: the listed codes are integers, not {code!r}")
         if not 0 <= int(code) < (1 << bits):
             raise ValueError(f"nan: code {int(code):#x} does not fit in {bits} bits")
@@ -287,11 +271,11 @@ def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infini
     >>> e4m3 = mf.float_format(exponent_bits=4, mantissa_bits=3, bias=8, infinities=False)
     >>> np.array([1.0, 200.0, 1000.0], dtype=e4m3)
     """
-    exponent_bits = _integer(exponent_bits, "exponent_bits")
-    mantissa_bits = _integer(mantissa_bits, "mantissa_bits")
+    exponent_bits = _arguments.integer(exponent_bits, "exponent_bits")
+    mantissa_bits = _arguments.integer(mantissa_bits, "mantissa_bits")
     if bias is not None:
-        bias = _integer(bias, "bias")
-    signed = _flag(signed, "signed")
+        bias = _arguments.integer(bias, "bias")
+    signed = _arguments.flag(signed, "signed")
     infinities = _choice(infinities, _INFINITIES, "infinities")
     if isinstance(nan, (tuple, list)):
         nan = tuple(nan)  # NaN codes (checked by _canonical)
@@ -300,12 +284,14 @@ def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infini
     else:
         raise TypeError(f"nan must be one of False, True, 'all_ones', 'negative_zero' or a tuple of codes, "
                         f"not {nan!r}")
-    negative_zero = _flag(negative_zero, "negative_zero")
-    subnormals = _flag(subnormals, "subnormals")
+    negative_zero = _arguments.flag(negative_zero, "negative_zero")
+    subnormals = _arguments.flag(subnormals, "subnormals")
     if overflow is not None:
         overflow = _choice(overflow, _OVERFLOWS, "overflow")
     if name is not None:
-        if not isinstance(name, str) or not _NAME.match(name):
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a string (an identifier), not {name!r}")
+        if not _NAME.match(name):
             raise ValueError(f"name must be an identifier (letters, digits, underscores), not {name!r}")
     description = _canonical(exponent_bits, mantissa_bits, bias, signed, infinities, nan, negative_zero,
                              subnormals, overflow)

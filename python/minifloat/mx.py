@@ -15,6 +15,12 @@ format          elements             scales                 block size  emax
 "nvfp4"         float4_e2m1fn        float8_e4m3fn          16          --
 ==============  ===================  =====================  ==========  =====
 
+``block_size`` sets the MX formats' block size (OCP MX defines them with a
+block size k; its concrete formats use 32, the default here); NVFP4's 16 is
+part of that format and cannot be changed. Sizes and axes are integers
+(``operator.index``: no floats, strings or bools), and `x` needs at least
+one dimension.
+
 MX (spec §6.3): for a block with largest magnitude amax the shared exponent
 is E (clamped to [-127, 127]), the scale X = 2^E, and every element is
 V / X rounded once to nearest even and clamped to the element's largest
@@ -54,7 +60,7 @@ import numbers
 
 import numpy as np
 
-from . import _core
+from . import _arguments, _core
 from ._core import float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8_e4m3fn, float8_e5m2, float8_e8m0fnu
 from ._packing import pack as _pack_codes
 from ._packing import packed_size, unpack as _unpack_codes
@@ -71,6 +77,11 @@ _SPEC = {
     "mxint8": (None, 32),
     "nvfp4": (float4_e2m1fn, 16),
 }
+# Formats whose block size is part of their definition: NVFP4 is 16 values
+# per float8_e4m3fn scale (NVIDIA's format; another size is another format).
+# OCP MX v1.0 defines its formats with a block size parameter k (32 in its
+# concrete formats), which block_size sets.
+_FIXED_BLOCK_SIZE = frozenset({"nvfp4"})
 
 
 def _element_parameters(element):
@@ -120,10 +131,6 @@ def _format_spec(fmt):
         raise ValueError(f"fmt must be one of {', '.join(map(repr, FORMATS))} or a minifloat dtype of "
                          f"8 bits or fewer, not {fmt!r}")
     return spec
-
-
-def _check_format(fmt):
-    _format_spec(fmt)
 
 
 def _parameters(fmt):
@@ -186,8 +193,9 @@ class MXArray:
     def dequantize(self, dtype=np.float32):
         """The represented values, element * scale [* tensor_scale], rounded
         once into `dtype` (float32 by default; float64 holds them exactly).
-        NaN and inf blocks (NaN scale) dequantize to NaN."""
-        dtype = np.dtype(dtype)
+        NaN and inf blocks (NaN scale) dequantize to NaN. `dtype` is a
+        floating-point dtype (NumPy's or a minifloat format)."""
+        dtype = _arguments.float_dtype(dtype)
         element = _parameters(self.format)[0]
         element_index = -1 if element is None else _core.format_index(np.dtype(element).name)
         scale_index = _core.format_index(_scale_dtype(self.format).name)
@@ -276,17 +284,18 @@ class MXArray:
         scales: float8_e8m0fnu (MX) or float8_e4m3fn (NVFP4) values or their
         uint8 codes, shaped as the data with `axis` cut to
         ceil(n / block_size).
+        block_size: values per block (None: the format's; NVFP4: 16 only).
         tensor_scale: NVFP4's float32 second-level scale (a number or a
         one-element array, e.g. ModelOpt's weight_scale_2), None for 1.
         Mismatched shapes, dtypes, block sizes and codes raise ValueError or
         TypeError saying what was expected."""
-        _check_format(fmt)
+        fmt, parameters = _format_spec(fmt)
         element_dtype = _element_dtype(fmt)
         bits = _element_bits(fmt)
-        block_size = _parameters(fmt)[4] if block_size is None else block_size
-        if not isinstance(block_size, numbers.Integral) or isinstance(block_size, bool) or block_size <= 0:
-            raise ValueError(f"block_size must be a positive integer, not {block_size!r}")
-        block_size = int(block_size)
+        block_size = _block_size(fmt, parameters, block_size)
+        packed = _arguments.flag(packed, "packed")
+        if shape is not None:
+            shape = _arguments.shape(shape)
         data = np.asarray(data)
         if data.ndim == 0:
             raise ValueError("data must have at least one dimension")
@@ -296,7 +305,7 @@ class MXArray:
             if shape is not None:
                 raise ValueError("shape is only for packed=True data")
             data = _element_codes(data, fmt, element_dtype, bits)
-        axis = np.lib.array_utils.normalize_axis_index(axis, data.ndim)
+        axis = _arguments.axis(axis, data.ndim)
         scales = _scale_codes(np.asarray(scales), fmt)
         expected = data.shape[:axis] + (-(-data.shape[axis] // block_size),) + data.shape[axis + 1:]
         if scales.shape != expected:
@@ -330,8 +339,6 @@ def _unpacked_elements(data, fmt, element_dtype, bits, shape):
             raise ValueError(f"rows of {data.shape[-1]} bytes do not hold whole {bits}-bit codes: "
                              f"pass shape=")
         shape = data.shape[:-1] + (data.shape[-1] * 8 // bits,)
-    else:
-        shape = (int(shape),) if np.ndim(shape) == 0 else tuple(int(s) for s in shape)
     if fmt == "mxint8":
         if data.size != math.prod(shape):
             raise ValueError(f"{math.prod(shape)} int8 elements take {math.prod(shape)} bytes, "
@@ -349,15 +356,30 @@ def _scale_codes(scales, fmt):
     raise TypeError(f"{fmt} scales must be {scale_dtype} values or uint8 codes, not {scales.dtype}")
 
 
-def _checked_tensor_scale(tensor_scale):
+def _checked_tensor_scale(tensor_scale, allowed="None or a real number"):
+    """NVFP4's tensor scale as a float32 (None: none): one real number (a
+    one-element array too); a bool, a string or another non-number is a
+    TypeError, several numbers or one that is not positive and finite in
+    float32 a ValueError."""
     if tensor_scale is None:
         return None
+    given = _arguments.shown(tensor_scale)
+    if _arguments.is_bool(tensor_scale):
+        raise TypeError(f"tensor_scale must be {allowed}, not {given}")
+    if isinstance(tensor_scale, numbers.Real) and not isinstance(tensor_scale, np.generic):
+        try:  # a Python int, float, Fraction, ...
+            tensor_scale = float(tensor_scale)
+        except OverflowError:
+            tensor_scale = math.inf
     t = np.asarray(tensor_scale)
-    if t.size != 1 or t.dtype.kind not in "iuf":
-        raise ValueError(f"tensor_scale must be one real number, not {tensor_scale!r}")
-    value = np.float32(t.reshape(()))
+    if t.dtype.kind not in "iuf":
+        raise TypeError(f"tensor_scale must be {allowed}, not {given}")
+    if t.size != 1:
+        raise ValueError(f"tensor_scale must be one real number, not {given}")
+    with np.errstate(over="ignore"):
+        value = np.float32(t.reshape(()).astype(np.float32))
     if not (np.isfinite(value) and value > 0):
-        raise ValueError(f"tensor_scale must be positive and finite, not {value}")
+        raise ValueError(f"tensor_scale must be positive and finite in float32, not {given} ({value} in float32)")
     return value
 
 
@@ -424,14 +446,12 @@ def dot(qa, qb):
 
 
 def _tensor_scale(x32, tensor_scale):
-    if tensor_scale is None:
-        return None
     if isinstance(tensor_scale, str):
         if tensor_scale != "auto":
-            raise ValueError(f"tensor_scale must be None, a number or 'auto', not {tensor_scale!r}")
+            raise ValueError(f"tensor_scale must be None, a real number or 'auto', not {tensor_scale!r}")
         amax = float(np.max(np.abs(x32))) if x32.size else 0.0
         return np.float32(amax / (6.0 * 448.0)) if amax > 0 and np.isfinite(amax) else np.float32(1.0)
-    return np.float32(tensor_scale)
+    return _checked_tensor_scale(tensor_scale, "None, a real number or 'auto'")
 
 
 def _mx_with_element(fmt):
@@ -453,23 +473,52 @@ def _mx_with_element(fmt):
     return element.name, (element.type, *_element_parameters(element.type), 32)
 
 
-def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_scale=None):
+def _block_size(fmt, parameters, block_size, any_block_size=False):
+    """The block size: the format's default for None, else a positive
+    integer (``operator.index``: no floats, strings or bools); a format
+    whose block size is part of its definition (NVFP4: 16) takes no other."""
+    default = parameters[4]
+    if block_size is None:
+        return default
+    size = _arguments.positive_integer(block_size, "block_size")
+    if size != default and fmt in _FIXED_BLOCK_SIZE and not any_block_size:
+        raise ValueError(f"block_size: {fmt} blocks are {default} values by definition, not {block_size!r} "
+                         f"(leave block_size out)")
+    return size
+
+
+# what a keyword of mf.quant means here
+_KEYWORD_HINTS = {"block_shape": "block_size", "group_size": "block_size"}
+
+
+def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_scale=None, **keywords):
     """Block-quantize `x` along `axis` into `fmt` (see the module docstring).
     `fmt` may also be a minifloat dtype of 8 bits or fewer (e.g. one of
-    mf.float_format): MX with those elements (E8M0 scales, blocks of 32)."""
+    mf.float_format): MX with those elements (E8M0 scales, blocks of 32).
+
+    block_size: values per block, a positive integer (None: the format's,
+    32; NVFP4's 16 is part of the format and cannot be changed). `x` needs
+    at least one dimension."""
+    _arguments.no_other_keywords(keywords, "mf.mx.quantize", _KEYWORD_HINTS)
+    return _quantize(x, fmt, axis=axis, block_size=block_size, scale_mode=scale_mode, tensor_scale=tensor_scale)
+
+
+def _quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_scale=None, any_block_size=False):
+    """quantize; ``any_block_size=True`` lets the tests run the NVFP4 kernel
+    on blocks of other sizes than NVFP4's 16."""
     fmt, parameters = _format_spec(fmt)
-    if scale_mode not in SCALE_MODES:
-        raise ValueError(f"scale_mode must be one of {', '.join(map(repr, SCALE_MODES))}, not {scale_mode!r}")
-    element, emax, max_element, significand_bits, default_block = parameters
-    block_size = default_block if block_size is None else int(block_size)
-    if block_size <= 0:
-        raise ValueError(f"block_size must be positive, not {block_size}")
+    scale_mode = _arguments.choice(scale_mode, SCALE_MODES, "scale_mode")
+    element, emax, max_element, significand_bits, _ = parameters
+    block_size = _block_size(fmt, parameters, block_size, any_block_size)
     arr = np.asarray(x)
     if arr.dtype.kind not in "biuf" and not isinstance(arr.dtype, _core.MinifloatDType):
         raise TypeError(f"mf.mx.quantize needs real numbers, not {arr.dtype}")
     if arr.ndim == 0:
-        arr = arr.reshape(1)
-    axis = np.lib.array_utils.normalize_axis_index(axis, arr.ndim)
+        raise ValueError(f"x must have at least one dimension to cut into blocks along axis={axis!r}, not a 0-d "
+                         f"array ({_arguments.shown(x)}); np.atleast_1d(x) is one block of one value")
+    axis = _arguments.axis(axis, arr.ndim)
+    if fmt != "nvfp4" and tensor_scale is not None:
+        raise ValueError(f"tensor_scale applies to 'nvfp4' only, not {fmt!r}")
     x32 = arr.astype(np.float32, copy=False)  # the spec starts from FP32 (rounded once)
     moved = np.moveaxis(x32, axis, -1)
     rows = np.ascontiguousarray(moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1]))
@@ -481,8 +530,6 @@ def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sca
         t = _tensor_scale(x32, tensor_scale)
         data, scales = _core.nvfp4_quantize(rows, kernel_block, float(1.0 if t is None else t))
     else:
-        if tensor_scale is not None:
-            raise ValueError("tensor_scale applies to 'nvfp4' only")
         element_index = -1 if element is None else _core.format_index(np.dtype(element).name)
         data, scales = _core.mx_quantize(rows, element_index, emax, max_element, significand_bits,
                                          kernel_block, scale_mode)

@@ -9,11 +9,14 @@ rule that turns a group's values into elements and per-group parameters).
 * ``"channel"``: one group per index along `axis`, the channel axis (scales
   has shape (x.shape[axis],); axis=0 is per-output-channel for (out, in)
   weights, per-token for (tokens, hidden) activations).
-* ``"block"``: tiles of `block_shape` over the trailing len(block_shape)
-  axes (each leading axis in steps of 1); partial tiles at the edges are
-  groups of their own. The default (128, 128) with float8_e4m3fn is the
-  DeepSeek-V3 weight recipe; (1, 128) its per-token-group activation one.
+* ``"block"``: tiles of `block_size` (a tuple, or one integer for the
+  last axis) over the trailing len(block_size) axes (each leading axis in
+  steps of 1); partial tiles at the edges are groups of their own. The
+  default (128, 128) with float8_e4m3fn is the DeepSeek-V3 weight recipe;
+  (1, 128) its per-token-group activation one.
   scales has one entry per tile: ceil(n / b) along each blocked axis.
+  (``block_size`` was called ``block_shape`` before; that spelling still
+  works, with a DeprecationWarning.)
 
 Schemes are registered with ``register_scheme``; the first whose
 ``accepts(dtype)`` is true quantizes. Built in: ``"scaled"`` for every
@@ -53,11 +56,10 @@ per-group parameters back over the elements (``groups.expand``), so a scheme
 never deals with the grouping itself.
 """
 import math
-import numbers
 
 import numpy as np
 
-from . import _core
+from . import _arguments, _core
 from ._cast import cast, minifloat_dtype
 
 __all__ = ["AffineQuantizedArray", "GRANULARITIES", "Groups", "QuantizedArray", "ScaledScheme", "quantize",
@@ -65,6 +67,7 @@ __all__ = ["AffineQuantizedArray", "GRANULARITIES", "Groups", "QuantizedArray", 
            "schemes"]
 
 GRANULARITIES = ("tensor", "channel", "block")
+_DEFAULT_BLOCK_SIZE = (128, 128)
 _F32_TINY = np.float32(2.0**-149)
 _F32_MAX = np.finfo(np.float32).max
 
@@ -75,18 +78,27 @@ class QuantizedArray:
     shape as scales, or None for schemes without one), with the grouping,
     the scheme's name and its options that made them."""
 
-    __slots__ = ("data", "scales", "zero_points", "granularity", "axis", "block_shape", "scheme", "options")
+    __slots__ = ("data", "scales", "zero_points", "granularity", "axis", "block_size", "scheme", "options")
 
-    def __init__(self, data, scales, granularity, axis=None, block_shape=None, *, zero_points=None,
-                 scheme="scaled", options=None):
+    def __init__(self, data, scales, granularity, axis=None, block_size=None, *, zero_points=None,
+                 scheme="scaled", options=None, **keywords):
+        block_size, _ = _arguments.renamed(keywords, "block_shape", "block_size", block_size, None,
+                                           "QuantizedArray")
+        _arguments.no_other_keywords(keywords, "QuantizedArray")
         self.data = data
         self.scales = scales
         self.zero_points = zero_points
         self.granularity = granularity
         self.axis = axis
-        self.block_shape = block_shape
+        self.block_size = block_size
         self.scheme = scheme
         self.options = {} if options is None else dict(options)
+
+    @property
+    def block_shape(self):
+        """Deprecated: ``block_size``."""
+        _arguments.deprecated_attribute("QuantizedArray", "block_shape", "block_size")
+        return self.block_size
 
     @property
     def dtype(self):
@@ -104,10 +116,10 @@ class QuantizedArray:
     @property
     def groups(self):
         """The grouping (a ``Groups``) of this array."""
-        return Groups(self.data.shape, self.granularity, self.axis, self.block_shape)
+        return Groups(self.data.shape, self.granularity, self.axis, self.block_size)
 
     def __repr__(self):
-        detail = {"tensor": "", "channel": f", axis={self.axis}", "block": f", block_shape={self.block_shape}"}
+        detail = {"tensor": "", "channel": f", axis={self.axis}", "block": f", block_size={self.block_size}"}
         options = "".join(f", {k}={v!r}" for k, v in self.options.items())
         return (f"QuantizedArray(scheme={self.scheme!r}, granularity={self.granularity!r}"
                 f"{detail.get(self.granularity, '')}, dtype={self.data.dtype}, shape={self.data.shape}, "
@@ -120,8 +132,9 @@ class QuantizedArray:
 
     def dequantize(self, dtype=np.float32):
         """The represented values rounded once into `dtype` (float32 by
-        default; for the built-in scheme float64 holds them exactly)."""
-        return _scheme_named(self.scheme).dequantize(self, np.dtype(dtype))
+        default; for the built-in scheme float64 holds them exactly). `dtype`
+        is a floating-point dtype (NumPy's or a minifloat format)."""
+        return _scheme_named(self.scheme).dequantize(self, _arguments.float_dtype(dtype))
 
 
 class Groups:
@@ -129,15 +142,23 @@ class Groups:
     docstring): ``shape`` (of the per-group parameters), ``reduce`` and
     ``expand``."""
 
-    def __init__(self, shape, granularity, axis=None, block_shape=None):
+    def __init__(self, shape, granularity, axis=None, block_size=None, **keywords):
+        block_size, _ = _arguments.renamed(keywords, "block_shape", "block_size", block_size, None, "Groups")
+        _arguments.no_other_keywords(keywords, "Groups")
         self.data_shape = tuple(shape)
         self.granularity = granularity
         self.axis = axis
-        self.block_shape = block_shape
+        self.block_size = block_size
         if granularity == "block":
             ndim = len(self.data_shape)
-            self.blocks = (1,) * (ndim - len(block_shape)) + tuple(block_shape)
+            self.blocks = (1,) * (ndim - len(block_size)) + tuple(block_size)
             self.counts = tuple(-(-n // b) for n, b in zip(self.data_shape, self.blocks))
+
+    @property
+    def block_shape(self):
+        """Deprecated: ``block_size``."""
+        _arguments.deprecated_attribute("Groups", "block_shape", "block_size")
+        return self.block_size
 
     @property
     def shape(self):
@@ -193,15 +214,17 @@ class ScaledScheme:
     def quantize(self, x32, dtype, groups, *, margin=0, pow2_scales=False, **unknown):
         if unknown:
             raise TypeError(f"mf.quant.quantize into {dtype.name} takes the options margin and pow2_scales, "
-                            f"not {', '.join(unknown)}")
+                            f"not {', '.join(unknown)} (its own parameters: granularity, axis, block_size)")
         info = _core.format_info(dtype.name)
         if not info["is_signed"]:
             missing = "sign" if info["has_zero"] else "zero or sign"
             raise ValueError(f"{dtype.name} has no {missing} and cannot hold signed data; use a signed format "
                              f"for the data (an unsigned one can hold scales)")
-        if not isinstance(margin, numbers.Integral) or isinstance(margin, bool) or not -128 <= margin <= 128:
-            raise ValueError(f"margin must be an integer in [-128, 128], not {margin!r}")
-        margin, pow2_scales = int(margin), bool(pow2_scales)
+        given_margin = margin
+        margin = _arguments.integer(margin, "margin", "an integer in [-128, 128]")
+        if not -128 <= margin <= 128:
+            raise ValueError(f"margin must be an integer in [-128, 128], not {given_margin!r}")
+        pow2_scales = _arguments.flag(pow2_scales, "pow2_scales")
         non_finite = ~np.isfinite(x32)
         amax = groups.reduce(np.where(non_finite, np.float32(0), np.abs(x32)), np.maximum, np.float32(0))
         any_non_finite = groups.reduce(non_finite, np.logical_or, False)
@@ -276,6 +299,8 @@ def _scheme_named(name):
 
 
 def _scheme_for(dtype):
+    if dtype is None:  # (np.dtype reads None as float64)
+        raise TypeError("mf.quant.quantize needs a minifloat dtype, not None")
     try:
         resolved = np.dtype(dtype)
     except TypeError as error:
@@ -288,31 +313,23 @@ def _scheme_for(dtype):
                     f"(integer types: mf.quant.quantize_affine)")
 
 
-def _checked_block_shape(block_shape, ndim):
-    if isinstance(block_shape, numbers.Integral) and not isinstance(block_shape, bool):
-        block_shape = (block_shape,)
-    try:
-        block_shape = tuple(block_shape)
-    except TypeError:
-        raise TypeError(f"block_shape must be a tuple of positive integers, not {block_shape!r}") from None
-    if not block_shape or not all(isinstance(b, numbers.Integral) and not isinstance(b, bool) and b > 0
-                                  for b in block_shape):
-        raise ValueError(f"block_shape must be a tuple of positive integers, not {block_shape!r}")
-    if len(block_shape) > ndim:
-        raise ValueError(f"block_shape {block_shape} has {len(block_shape)} entries but x has {ndim} "
-                         f"dimension{'s' if ndim != 1 else ''}")
-    return tuple(int(b) for b in block_shape)
-
-
-def quantize(x, dtype, *, granularity="tensor", axis=0, block_shape=(128, 128), **options):
+def quantize(x, dtype, *, granularity="tensor", axis=0, block_size=_DEFAULT_BLOCK_SIZE, **options):
     """Quantize `x` into `dtype` with one scale per tensor, per channel
-    along `axis`, or per tile of `block_shape`, by the scheme that takes
+    along `axis`, or per tile of `block_size`, by the scheme that takes
     `dtype` (built in, for minifloat formats: options ``margin=0`` and
     ``pow2_scales=False``; see the module docstring for the rules). Returns
-    a QuantizedArray."""
+    a QuantizedArray.
+
+    axis: an integer (the channel axis; None is allowed where granularity
+    is not "channel"). block_size: a tuple of positive integers, or one
+    for the last axis (old name: block_shape, deprecated)."""
+    block_size, block_name = _arguments.renamed(options, "block_shape", "block_size", block_size,
+                                                _DEFAULT_BLOCK_SIZE, "mf.quant.quantize")
     scheme, target = _scheme_for(dtype)
-    if granularity not in GRANULARITIES:
-        raise ValueError(f"granularity must be one of {', '.join(map(repr, GRANULARITIES))}, not {granularity!r}")
+    granularity = _arguments.choice(granularity, GRANULARITIES, "granularity")
+    if granularity == "channel" or axis is not None:
+        axis = _arguments.integer(axis, "axis")
+    blocks = _arguments.positive_integers(block_size, block_name)
     arr = np.asarray(x)
     if arr.dtype.kind not in "biuf" and not isinstance(arr.dtype, _core.MinifloatDType):
         raise TypeError(f"mf.quant.quantize needs real numbers, not {arr.dtype}")
@@ -321,9 +338,12 @@ def quantize(x, dtype, *, granularity="tensor", axis=0, block_shape=(128, 128), 
     if granularity == "channel":
         if x32.ndim == 0:
             raise ValueError("per-channel scaling needs an array with at least one dimension")
-        kept_axis = np.lib.array_utils.normalize_axis_index(axis, x32.ndim)
+        kept_axis = _arguments.axis(axis, x32.ndim)
     elif granularity == "block":
-        kept_blocks = _checked_block_shape(block_shape, x32.ndim)
+        if len(blocks) > x32.ndim:
+            raise ValueError(f"{block_name} {_arguments.shown(block_size)} has {len(blocks)} entries but x has "
+                             f"{x32.ndim} dimension{'s' if x32.ndim != 1 else ''}")
+        kept_blocks = blocks
     groups = Groups(x32.shape, granularity, kept_axis, kept_blocks)
     data, scales, zero_points, kept_options = scheme.quantize(x32, target, groups, **options)
     return QuantizedArray(data, scales, granularity, kept_axis, kept_blocks, zero_points=zero_points,

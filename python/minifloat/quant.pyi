@@ -11,14 +11,16 @@ class Groups:
     data_shape: tuple[int, ...]
     granularity: Granularity
     axis: int | None
-    block_shape: tuple[int, ...] | None
+    block_size: tuple[int, ...] | None
     def __init__(
         self,
         shape: tuple[int, ...],
         granularity: Granularity,
         axis: int | None = ...,
-        block_shape: tuple[int, ...] | None = ...,
+        block_size: tuple[int, ...] | None = ...,
     ) -> None: ...
+    @property
+    def block_shape(self) -> tuple[int, ...] | None: ...  # deprecated: block_size
     @property
     def shape(self) -> tuple[int, ...]: ...
     def reduce(self, values: npt.ArrayLike, ufunc: np.ufunc, fill: Any) -> npt.NDArray[Any]: ...
@@ -30,7 +32,7 @@ class QuantizedArray:
     zero_points: npt.NDArray[Any] | None
     granularity: Granularity
     axis: int | None
-    block_shape: tuple[int, ...] | None
+    block_size: tuple[int, ...] | None
     scheme: str
     options: dict[str, Any]
     def __init__(
@@ -39,7 +41,7 @@ class QuantizedArray:
         scales: npt.NDArray[np.float32],
         granularity: Granularity,
         axis: int | None = ...,
-        block_shape: tuple[int, ...] | None = ...,
+        block_size: tuple[int, ...] | None = ...,
         *,
         zero_points: npt.NDArray[Any] | None = ...,
         scheme: str = ...,
@@ -53,6 +55,8 @@ class QuantizedArray:
     def nbytes(self) -> int: ...
     @property
     def groups(self) -> Groups: ...
+    @property
+    def block_shape(self) -> tuple[int, ...] | None: ...  # deprecated: block_size
     def scale_per_element(self) -> npt.NDArray[np.float32]: ...
     def dequantize(self, dtype: npt.DTypeLike = ...) -> npt.NDArray[Any]: ...
 
@@ -85,8 +89,8 @@ def quantize(
     dtype: npt.DTypeLike,
     *,
     granularity: Granularity = "tensor",
-    axis: int = 0,
-    block_shape: int | tuple[int, ...] = (128, 128),
+    axis: int | None = 0,
+    block_size: int | tuple[int, ...] = (128, 128),
     margin: int = ...,
     pow2_scales: bool = ...,
     **options: Any,
