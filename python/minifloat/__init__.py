@@ -37,15 +37,13 @@ for _name in FORMAT_NAMES:
     globals()[type(_np.dtype(_scalar_type)).__name__] = type(_np.dtype(_scalar_type))
 del _name, _scalar_type
 
-from . import _guards, mx, quant
+from . import _guards
 from ._cast import cast
 from ._cast import own_dtype_named as _own_dtype_named
 from ._dlpack import from_dlpack, to_dlpack
 from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._packing import pack, unpack
-from .quant import AffineQuantizedArray, quantize_affine  # noqa: F401  (also mf.quant.quantize_affine)
 from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, int1, int2, int4, pack, uint1, uint2, uint4, unpack  # noqa: F401,F811  (issue 19: pack/unpack take the integer types too)
-from ._user_formats import float_format
 
 __version__ = "0.1.0"
 
@@ -79,24 +77,30 @@ __all__ = [
 ]
 
 
-_LAZY = {name: "_io" for name in ("NpzArchive", "load", "load_safetensors", "save", "save_safetensors",
-                                   "savez", "savez_compressed")}
+# Loaded on first use (import time): name -> the module that defines it
+_LAZY = {**{name: "_io" for name in ("NpzArchive", "load", "load_safetensors", "save", "save_safetensors",
+                                     "savez", "savez_compressed")},
+         "AffineQuantizedArray": "quant", "quantize_affine": "quant", "float_format": "_user_formats"}
+# submodules: mf.mx, mf.quant, and mf.zarr (Zarr v3 data types and chunked writing; needs zarr)
+_LAZY_MODULES = {"mx": "mx", "quant": "quant", "zarr": "_zarr"}
 
 
 def __getattr__(name):
-    """Saving and loading (minifloat._io) load on first use: import time."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'minifloat' has no attribute {name!r}")
+    """Submodules and functions that load on first use (import time)."""
     from importlib import import_module
 
-    value = getattr(import_module(f"{__name__}.{module}"), name)
+    if name in _LAZY_MODULES:
+        value = import_module(f"{__name__}.{_LAZY_MODULES[name]}")
+    elif name in _LAZY:
+        value = getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+    else:
+        raise AttributeError(f"module 'minifloat' has no attribute {name!r}")
     globals()[name] = value
     return value
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_LAZY_MODULES))
 
 
 def patch_numpy():
@@ -123,8 +127,12 @@ def format_info(dtype):
     (exponent_bits, mantissa_bits, bias, signed, infinities, nan,
     negative_zero, subnormals, overflow), its name and bits, and derived facts
     (has_inf, has_nan, has_zero, itemsize, builtin)."""
+    from ._arguments import dtype as _dtype_argument  # None and non-dtypes: TypeError naming them
+
     own = _own_dtype_named(dtype)
-    return _core.format_info((own if own is not None else _np.dtype(dtype)).name)
+    if own is None:
+        own = _dtype_argument(dtype, "dtype", "a minifloat format")
+    return _core.format_info(own.name)
 
 
 def finfo(dtype):
@@ -135,9 +143,13 @@ def finfo(dtype):
     format of that name, whoever holds the name in NumPy's table), a scalar)
     and also an array, whose dtype it describes.
     """
+    from ._arguments import dtype as _dtype_argument  # None and unknown names: TypeError naming them
+
     if isinstance(dtype, (_np.ndarray, _np.generic)):
         dtype = dtype.dtype
     own = _own_dtype_named(dtype)
+    if own is None and (dtype is None or isinstance(dtype, str)):
+        dtype = _dtype_argument(dtype, "dtype", "a floating-point type")
     return _np.finfo(own if own is not None else dtype)
 
 
@@ -237,3 +249,11 @@ def _register():
 
 _register()
 _guards.install()
+if "zarr" in _sys.modules:  # zarr first: its registry gets minifloat's data types now (mf.zarr)
+    try:
+        __getattr__("zarr")
+    except Exception as _error:  # an unusable zarr must not break minifloat
+        import warnings as _warnings
+
+        _warnings.warn(f"minifloat could not register its zarr data types: {_error!r}", RuntimeWarning,
+                       stacklevel=2)

@@ -1,0 +1,923 @@
+"""Zarr v3 data types for minifloat's formats, and chunked writing with dask.
+
+Names
+-----
+A format the zarr-extensions registry (github.com/zarr-developers/zarr-extensions,
+``data-types/``) names is stored under that name, so any Zarr v3 reader that
+knows the name (tensorstore's ``zarr3`` driver, zarrs) reads it::
+
+    "data_type": "float8_e4m3fn"        "fill_value": "NaN"
+
+float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz,
+float8_e4m3b11fnuz, float8_e4m3, float8_e3m4, float8_e8m0fnu, float6_e2m3fn,
+float6_e3m2fn, float4_e2m1fn, bfloat16, int2, int4, uint2 and uint4 (the
+registry lacks float8_e4m3fn, which tensorstore reads and writes under this
+name). Every other format (the P3109 binary8p* formats, formats made by
+``mf.float_format``, int1/uint1) is stored under a ``minifloat.`` name whose
+configuration is the whole description, so a fresh process re-creates the
+format when it opens the store::
+
+    "data_type": {"name": "minifloat.float",
+                  "configuration": {"name": "binary8p3se", "exponent_bits": 5,
+                                    "mantissa_bits": 2, "bias": 16, "signed": true,
+                                    "infinities": "max", "nan": "negative_zero",
+                                    "negative_zero": false, "subnormals": true,
+                                    "overflow": "inf"}}
+    "data_type": {"name": "minifloat.int", "configuration": {"bits": 1, "signed": true}}
+
+(the configuration of ``minifloat.float`` holds the keyword arguments of
+``mf.float_format``; ``nan`` may be a list of codes).
+
+Storage: one value per byte, bfloat16 and formats of 9-16 bits in two bytes
+(the ``bytes`` codec's ``endian``); sub-byte values in the low bits, the bits
+above them zero for floats and copies of the sign bit for signed integers, as
+ml_dtypes and tensorstore write them (the registry's ``bytes`` rule: the
+upper bits are ignored by readers).
+
+Fill values
+-----------
+As the registry defines them for every format: a JSON number (exact: a value
+the format holds), ``"NaN"`` (the format's canonical NaN: the code
+``np.array(np.nan).astype(dtype)`` gives, which is the registry's code for
+each named format), ``"Infinity"``/``"-Infinity"``, or the code in hex,
+two digits per byte (``"0x7d"``: how a NaN other than the canonical one is
+written). ``-0.0`` stays -0. A value the format cannot hold (out of range,
+between two values, inf or NaN where the format has none, -0 in an fnuz
+format) raises ValueError; zarr reports a bad stored one as
+``TypeError: Invalid fill_value`` with ours as the cause. Exception: a JSON
+``0`` for a format without zero (float8_e8m0fnu) reads as code 0 (its
+smallest value), the bits tensorstore gives that fill value. The default fill
+value is code 0 (+0, or the smallest value of a format without zero).
+
+Registration
+------------
+zarr-python (3.1) finds data types in its ``data_type_registry``.
+``register()`` adds the classes below (never replacing a name another
+package registered, unless ``replace=True``); minifloat's
+``pyproject.toml`` also lists them in the ``zarr.data_type`` entry-point
+group, which zarr-python collects at import but (3.1 up to its main branch
+of August 2026) never loads. Until it does: ``import minifloat`` registers
+them when zarr is already imported, and otherwise the first use of
+``mf.zarr`` (importing this module) does; nothing is hooked into Python's
+import system.
+Zarr format 2 has no names for these formats: arrays of them are Zarr v3 only.
+
+This module imports NumPy and zarr only; minifloat's compiled core is
+imported when a minifloat dtype is first needed.
+"""
+import math
+import numbers
+import re
+import sys
+import warnings
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+from zarr.core.dtype.common import HasEndianness, HasItemSize
+from zarr.dtype import ZDType, data_type_registry
+
+try:  # newer zarr (its old places warn)
+    from zarr.errors import DataTypeValidationError
+except ImportError:  # zarr 3.1
+    from zarr.core.dtype.common import DataTypeValidationError
+
+__all__ = ["DATA_TYPES", "ZARR_NAMES", "mx_from_zarr", "mx_to_zarr", "register", "to_zarr", "unregister",
+           "zarr_data_type"]
+
+# minifloat format -> Zarr v3 data type name (zarr-extensions data-types/),
+# the same name each time; every other format is "minifloat.float" or
+# "minifloat.int" with its description.
+ZARR_NAMES = {name: name for name in (
+    "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e4m3b11fnuz",
+    "float8_e4m3", "float8_e3m4", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+    "bfloat16", "int2", "int4", "uint2", "uint4")}
+FLOAT_NAME = "minifloat.float"
+INT_NAME = "minifloat.int"
+# the keyword arguments of mf.float_format, in its order
+_PARAMETERS = ("name", "exponent_bits", "mantissa_bits", "bias", "signed", "infinities", "nan",
+               "negative_zero", "subnormals", "overflow")
+_INT_BITS = {"int1": (1, True), "int2": (2, True), "int4": (4, True),
+             "uint1": (1, False), "uint2": (2, False), "uint4": (4, False)}
+_HEX = re.compile(r"0[xX]([0-9a-fA-F]+)\Z")
+_V2_REFUSAL = ("Zarr format 2 has no data type names for minifloat's formats (its dtype field is a NumPy "
+               "type string that only minifloat would read): write the array with zarr_format=3")
+
+
+# --------------------------------------------------------------------------
+# minifloat, imported when first needed
+# --------------------------------------------------------------------------
+
+def _core_module():
+    from . import _core  # (imports the package: the compiled core)
+
+    return _core
+
+
+def _core_loaded():
+    """Whether minifloat's core is imported: until it is, no array can have
+    one of its dtypes, and matching a NumPy dtype needs nothing from it."""
+    return "minifloat._core" in sys.modules
+
+
+class _Facts:
+    """What encoding scalars needs to know about one format (cached)."""
+
+    __slots__ = ("dtype", "name", "bits", "code_type", "is_int", "signed", "has_nan", "has_inf",
+                 "nan_code", "low", "high", "largest")
+
+    def __init__(self, dtype):
+        core = _core_module()
+        from ._io import _code_type  # the unsigned integer type of one code, as mf.save writes them
+
+        self.dtype = dtype
+        self.name = dtype.name
+        self.code_type = _code_type(dtype)
+        self.is_int = isinstance(dtype, core.IntegerDType)
+        if self.is_int:
+            self.bits, self.signed = _INT_BITS[dtype.name]
+            self.has_nan = self.has_inf = False
+            self.nan_code = None
+            self.low = -(1 << (self.bits - 1)) if self.signed else 0
+            self.high = (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
+            self.largest = self.high
+            return
+        info = core.format_info(dtype.name)
+        self.bits = info["bits"]
+        self.signed = info["signed"]
+        self.has_nan = info["has_nan"]
+        self.has_inf = info["has_inf"]
+        with np.errstate(all="ignore"):
+            self.nan_code = int(np.array([np.nan]).astype(dtype).view(self.code_type)[0]) if self.has_nan else None
+        self.largest = float(np.finfo(dtype).max)
+        self.low = self.high = None
+
+
+_facts_cache = {}
+
+
+def _facts(dtype):
+    facts = _facts_cache.get(dtype)
+    if facts is None:
+        facts = _facts_cache[dtype] = _Facts(dtype)
+    return facts
+
+
+def _scalar_of_code(facts, code):
+    return np.array([code], dtype=facts.code_type).view(facts.dtype)[0]
+
+
+def _code_of_scalar(facts, scalar):
+    code = int(np.array([scalar], dtype=facts.dtype).view(facts.code_type)[0])
+    # a sub-byte float ignores the bits above its width: they are not kept
+    return code if facts.is_int else code & ((1 << facts.bits) - 1)
+
+
+def _value_error(facts, value, why):
+    return ValueError(f"{value!r} cannot be a {facts.name} fill value: {why}")
+
+
+def _float_code(facts, value, shown):
+    """The code of float `value` in a float format, exactly, or ValueError."""
+    if math.isnan(value):
+        if not facts.has_nan:
+            raise _value_error(facts, shown, f"{facts.name} has no NaN")
+        return facts.nan_code
+    with np.errstate(all="ignore"):
+        rounded = np.array([value], dtype=np.float64).astype(facts.dtype)
+    back = float(rounded[0])
+    if back == value and math.copysign(1.0, back) == math.copysign(1.0, value):
+        return int(rounded.view(facts.code_type)[0])
+    if math.isinf(value):
+        raise _value_error(facts, shown, f"{facts.name} has no infinity")
+    if value == 0:
+        what = "no -0 (its zero is unsigned)" if back == 0 else "no zero"
+        raise _value_error(facts, shown, f"{facts.name} has {what}")
+    if value < 0 and not facts.signed:
+        raise _value_error(facts, shown, f"{facts.name} has no negative values")
+    if abs(value) > facts.largest:
+        raise _value_error(facts, shown, f"beyond {facts.name}'s largest value, {facts.largest:g}")
+    raise _value_error(facts, shown, f"not a {facts.name} value (the nearest is {back!r})")
+
+
+def _int_code(facts, value, shown):
+    if not facts.low <= value <= facts.high:
+        raise _value_error(facts, shown, f"{facts.name} holds {facts.low} to {facts.high}")
+    # stored sign-extended (signed) or zero-extended (unsigned): the int8 /
+    # uint8 of the same value
+    return int(np.array([value], dtype=np.int16).astype(np.int8 if facts.signed else np.uint8)
+               .view(np.uint8)[0])
+
+
+def _code_of(facts, data, *, from_json):
+    """The code of a fill value given as a Python/NumPy number, a minifloat
+    scalar, a hex code or a special string; TypeError for other types,
+    ValueError for a value the format cannot hold."""
+    if isinstance(data, np.generic) and data.dtype == facts.dtype:
+        return _code_of_scalar(facts, data)
+    if isinstance(data, (bool, np.bool_)):
+        raise TypeError(f"a {facts.name} fill value is a number, not {data!r}")
+    if isinstance(data, str):
+        found = _HEX.match(data)
+        if found:
+            if facts.is_int:
+                raise _value_error(facts, data, "integer fill values are numbers, not codes in hex")
+            digits = found.group(1)
+            if len(digits) != 2 * facts.dtype.itemsize:
+                raise _value_error(facts, data, f"a {facts.name} code in hex has "
+                                                f"{2 * facts.dtype.itemsize} digits")
+            code = int(digits, 16)
+            if code >> facts.bits:
+                raise _value_error(facts, data, f"{facts.name} codes have {facts.bits} bits")
+            return code
+        special = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+        if data in special:
+            if facts.is_int:
+                raise _value_error(facts, data, f"{facts.name} is an integer type")
+            return _float_code(facts, special[data], data)
+        if from_json:
+            raise _value_error(facts, data, 'a JSON fill value is a number, "NaN", "Infinity", '
+                                            '"-Infinity" or a code in hex ("0x..")')
+        try:
+            number = float(data) if not facts.is_int else int(data)
+        except ValueError:
+            raise _value_error(facts, data, "not a number") from None
+        return _code_of(facts, number, from_json=False)
+    if isinstance(data, (numbers.Integral, np.integer)):
+        if facts.is_int:
+            return _int_code(facts, int(data), data)
+        if abs(int(data)) > 2 ** 1024:
+            raise _value_error(facts, data, f"beyond {facts.name}'s largest value, {facts.largest:g}")
+        value = float(int(data))
+        if value != int(data):
+            raise _value_error(facts, data, f"not a {facts.name} value")
+        if from_json and value == 0 and not _has_zero(facts):
+            return 0  # tensorstore's default fill value of float8_e8m0fnu: code 0
+        return _float_code(facts, value, data)
+    if isinstance(data, (numbers.Real, np.floating)) and not isinstance(data, np.complexfloating):
+        value = float(data)
+        if facts.is_int:
+            if not value.is_integer():
+                raise _value_error(facts, data, f"{facts.name} holds integers")
+            return _int_code(facts, int(value), data)
+        if from_json and value == 0 and not _has_zero(facts):
+            return 0
+        return _float_code(facts, value, data)
+    raise TypeError(f"a {facts.name} fill value is a number, 'NaN', 'Infinity', '-Infinity' or a code in "
+                    f"hex, not {type(data).__name__} ({data!r})")
+
+
+def _has_zero(facts):
+    return facts.is_int or _core_module().format_info(facts.name)["has_zero"]
+
+
+def _json_of_code(facts, code):
+    scalar = _scalar_of_code(facts, code)
+    if facts.is_int:
+        return int(scalar)
+    value = float(scalar)
+    if math.isnan(value):
+        return "NaN" if code == facts.nan_code else f"0x{code:0{2 * facts.dtype.itemsize}x}"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return value  # exact: every value is a float32 value
+
+
+# --------------------------------------------------------------------------
+# The data type classes
+# --------------------------------------------------------------------------
+
+class _DTypeClassOf:
+    """``cls.dtype_cls``: the NumPy DType class, looked up when asked for
+    (not at import: that would import minifloat's core)."""
+
+    def __get__(self, instance, owner):
+        return owner._dtype_class()
+
+
+@dataclass(frozen=True, kw_only=True)
+class MinifloatZDType(ZDType, HasItemSize):
+    """Base of minifloat's zarr data types: scalars, fill values, Zarr v2
+    refusal. Subclasses say which format (``_format``) and how its data type
+    JSON reads."""
+
+    _zarr_v3_name: ClassVar[str]
+    _format: ClassVar = None  # the minifloat format's name, for a named data type
+    dtype_cls = _DTypeClassOf()
+
+    # -- the native dtype -------------------------------------------------
+    @classmethod
+    def _dtype_class(cls):
+        return type(cls._named_dtype())
+
+    @classmethod
+    def _named_dtype(cls):
+        core = _core_module()
+        return np.dtype(getattr(core, cls._format))
+
+    def to_native_dtype(self):
+        return self._named_dtype()
+
+    @classmethod
+    def _check_native_dtype(cls, dtype):
+        return _core_loaded() and type(dtype) is type(cls._named_dtype())
+
+    @classmethod
+    def from_native_dtype(cls, dtype):
+        if cls._check_native_dtype(dtype):
+            return cls()
+        raise DataTypeValidationError(f"{dtype!r} is not minifloat's {cls._format}")
+
+    @property
+    def item_size(self):
+        return self.to_native_dtype().itemsize
+
+    # -- data type JSON -------------------------------------------------
+    @classmethod
+    def _from_json_v2(cls, data):
+        raise DataTypeValidationError(_V2_REFUSAL)
+
+    @classmethod
+    def _from_json_v3(cls, data):
+        name = cls._zarr_v3_name
+        if data == name or (isinstance(data, dict) and data.get("name") == name
+                            and set(data) <= {"name", "configuration"} and not data.get("configuration")):
+            return cls()
+        raise DataTypeValidationError(f"{data!r} is not the Zarr data type {name!r}")
+
+    def to_json(self, zarr_format):
+        if zarr_format == 3:
+            return self._zarr_v3_name
+        raise ValueError(_V2_REFUSAL)
+
+    # -- scalars --------------------------------------------------------
+    def _format_facts(self):
+        return _facts(self.to_native_dtype())
+
+    def _check_scalar(self, data):
+        try:
+            _code_of(self._format_facts(), data, from_json=False)
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    def cast_scalar(self, data):
+        facts = self._format_facts()
+        return _scalar_of_code(facts, _code_of(facts, data, from_json=False))
+
+    def default_scalar(self):
+        return _scalar_of_code(self._format_facts(), 0)
+
+    def from_json_scalar(self, data, *, zarr_format):
+        facts = self._format_facts()
+        if isinstance(data, bool) or not isinstance(data, (int, float, str)):
+            # ValueError, as for a value the format cannot hold: zarr reports
+            # both as "Invalid fill_value" with this as the cause
+            raise ValueError(f"a {facts.name} fill value in JSON is a number or a string, not {data!r}")
+        return _scalar_of_code(facts, _code_of(facts, data, from_json=True))
+
+    def to_json_scalar(self, data, *, zarr_format):
+        facts = self._format_facts()
+        return _json_of_code(facts, _code_of(facts, data, from_json=False))
+
+
+@dataclass(frozen=True, kw_only=True)
+class _EndianMixin(HasEndianness):
+    """Two-byte formats: the ``bytes`` codec records the byte order. minifloat
+    holds them in the machine's order only."""
+
+    endianness: str = sys.byteorder
+
+    def _checked_order(self, dtype):
+        if self.endianness != sys.byteorder:
+            raise ValueError(f"this array stores {dtype.name} {self.endianness}-endian (its bytes codec's "
+                             f"'endian'), and minifloat holds {dtype.name} in this machine's byte order "
+                             f"({sys.byteorder}) only; rewrite the array with endian '{sys.byteorder}' "
+                             f"(e.g. with tensorstore) to read it here")
+        return dtype
+
+
+def _named_class(zarr_name, format_name, class_name):
+    wide = format_name == "bfloat16"
+    bases = (_EndianMixin, MinifloatZDType) if wide else (MinifloatZDType,)
+    namespace = {"_zarr_v3_name": zarr_name, "_format": format_name, "__module__": __name__,
+                 "__qualname__": class_name,
+                 "__doc__": f"The Zarr v3 data type {zarr_name!r}: minifloat's {format_name}."}
+    if wide:
+        namespace["to_native_dtype"] = lambda self: self._checked_order(self._named_dtype())
+        namespace["from_native_dtype"] = classmethod(_wide_from_native)
+    return dataclass(frozen=True, kw_only=True)(type(class_name, bases, namespace))
+
+
+def _wide_from_native(cls, dtype):
+    if cls._check_native_dtype(dtype):
+        return cls(endianness=sys.byteorder)
+    raise DataTypeValidationError(f"{dtype!r} is not minifloat's {cls._format}")
+
+
+_CLASS_NAMES = {
+    "float8_e4m3fn": "Float8E4M3FN", "float8_e5m2": "Float8E5M2", "float8_e4m3fnuz": "Float8E4M3FNUZ",
+    "float8_e5m2fnuz": "Float8E5M2FNUZ", "float8_e4m3b11fnuz": "Float8E4M3B11FNUZ", "float8_e4m3": "Float8E4M3",
+    "float8_e3m4": "Float8E3M4", "float8_e8m0fnu": "Float8E8M0FNU", "float6_e2m3fn": "Float6E2M3FN",
+    "float6_e3m2fn": "Float6E3M2FN", "float4_e2m1fn": "Float4E2M1FN", "bfloat16": "BFloat16",
+    "int2": "Int2", "int4": "Int4", "uint2": "UInt2", "uint4": "UInt4",
+}
+for _name, _class_name in _CLASS_NAMES.items():
+    globals()[_class_name] = _named_class(ZARR_NAMES[_name], _name, _class_name)
+del _name, _class_name
+
+
+# -- formats without a registered name ---------------------------------------
+
+def _json_parameter(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _description_of(dtype):
+    """The mf.float_format keywords of a float format, as a tuple of pairs."""
+    info = _core_module().format_info(dtype.name)
+    return tuple((key, info[key]) for key in _PARAMETERS)
+
+
+_described = {}  # description -> dtype (a process's formats never change once made)
+
+
+def _format_of_description(description, shown):
+    """The float format a minifloat.float configuration describes (made now
+    if this process lacks it), or ValueError saying why not."""
+    dtype = _described.get(description)
+    if dtype is None:
+        dtype = _described[description] = _make_described(description, shown)
+    return dtype
+
+
+def _make_described(description, shown):
+    core = _core_module()
+    from ._user_formats import _canonical, _generated_name, float_format
+
+    params = dict(description)
+    name = params.pop("name")
+    if isinstance(params.get("nan"), list):
+        params["nan"] = tuple(params["nan"])
+    try:
+        # a name spelled from the parameters is asked for as float_format spells it (name=None)
+        generated = name == _generated_name(_canonical(*(params[key] for key in _PARAMETERS[1:])))
+    except (TypeError, ValueError, KeyError):  # bad parameters: float_format says which
+        generated = False
+    try:
+        # float_format checks the parameters first, then refuses a name that a
+        # format of other parameters holds (without making anything)
+        return float_format(**params, name=None if generated else name)
+    except (TypeError, ValueError) as error:
+        existing = core._format_dtype(name) if isinstance(name, str) else None
+        if existing is not None and str(error).startswith("a minifloat format named"):
+            ours = {key: _json_parameter(value) for key, value in _description_of(existing)}
+            raise ValueError(f"the array's data type {shown} describes a format named {name!r}, but this "
+                             f"process's minifloat format of that name is another one ({ours}); reading it as "
+                             "that format would change its values. Rename one of the two formats (the array's "
+                             "name is in its zarr.json)") from None
+        raise ValueError(f"the array's data type {shown} is not a minifloat format: {error}") from None
+
+
+@dataclass(frozen=True, kw_only=True)
+class MinifloatFloat(MinifloatZDType):
+    """``{"name": "minifloat.float", "configuration": {...}}``: a float format
+    the registry does not name, by the keyword arguments of mf.float_format
+    (and its name). Formats of 9-16 bits are ``MinifloatFloat16``."""
+
+    _zarr_v3_name: ClassVar[str] = FLOAT_NAME
+    description: tuple = field(default=())
+
+    def to_native_dtype(self):
+        return _format_of_description(self.description, self._shown())
+
+    def _shown(self):
+        return repr(self.to_json(3))
+
+    @classmethod
+    def _dtype_class(cls):
+        return _core_module().MinifloatDType
+
+    @classmethod
+    def _check_native_dtype(cls, dtype):
+        if not _core_loaded():
+            return False
+        core = _core_module()
+        return isinstance(dtype, core.MinifloatDType) and dtype.name not in ZARR_NAMES \
+            and core._format_dtype(dtype.name) == dtype
+
+    @classmethod
+    def _make(cls, description, itemsize, **extra):
+        return (MinifloatFloat16 if itemsize == 2 else MinifloatFloat)(description=description, **extra)
+
+    @classmethod
+    def from_native_dtype(cls, dtype):
+        if cls._check_native_dtype(dtype):
+            extra = {"endianness": sys.byteorder} if dtype.itemsize == 2 else {}
+            return cls._make(_description_of(dtype), dtype.itemsize, **extra)
+        raise DataTypeValidationError(f"{dtype!r} is not a minifloat format without a Zarr data type name")
+
+    @classmethod
+    def _from_json_v3(cls, data):
+        if not (isinstance(data, dict) and data.get("name") == FLOAT_NAME):
+            raise DataTypeValidationError(f"{data!r} is not the Zarr data type {FLOAT_NAME!r}")
+        config = data.get("configuration")
+        if set(data) != {"name", "configuration"} or not isinstance(config, dict):
+            raise ValueError(f"the Zarr data type {data!r} needs a configuration: the format's description "
+                             f"({', '.join(_PARAMETERS)})")
+        missing = [key for key in _PARAMETERS if key not in config]
+        unknown = sorted(set(config) - set(_PARAMETERS))
+        if missing or unknown:
+            raise ValueError(f"the configuration of the Zarr data type {data!r} "
+                             + (f"lacks {', '.join(missing)}" if missing else "")
+                             + ("; " if missing and unknown else "")
+                             + (f"has unknown keys {', '.join(unknown)}" if unknown else "")
+                             + f" (it holds exactly {', '.join(_PARAMETERS)})")
+        description = tuple((key, tuple(config[key]) if isinstance(config[key], list) else config[key])
+                            for key in _PARAMETERS)
+        try:
+            hash(description)
+        except TypeError:
+            raise ValueError(f"the array's data type {data!r} is not a minifloat format: its parameters are "
+                             "numbers, strings, booleans and (nan) a list of codes") from None
+        # made now, so that an array that cannot be read says so when opened
+        dtype = _format_of_description(description, repr(data))
+        return cls._make(_description_of(dtype), dtype.itemsize)
+
+    def to_json(self, zarr_format):
+        if zarr_format != 3:
+            raise ValueError(_V2_REFUSAL)
+        return {"name": FLOAT_NAME,
+                "configuration": {key: _json_parameter(value) for key, value in self.description}}
+
+
+@dataclass(frozen=True, kw_only=True)
+class MinifloatFloat16(_EndianMixin, MinifloatFloat):
+    """A minifloat.float format of 9-16 bits (two bytes per value: the bytes
+    codec records the byte order). Not registered itself: MinifloatFloat
+    reads its JSON."""
+
+    def to_native_dtype(self):
+        return self._checked_order(MinifloatFloat.to_native_dtype(self))
+
+
+@dataclass(frozen=True, kw_only=True)
+class MinifloatInt(MinifloatZDType):
+    """``{"name": "minifloat.int", "configuration": {"bits": 1, "signed": true}}``:
+    minifloat's int1 and uint1, which the registry does not name."""
+
+    _zarr_v3_name: ClassVar[str] = INT_NAME
+    bits: int = 1
+    signed: bool = True
+
+    def _type_name(self):
+        return f"{'' if self.signed else 'u'}int{self.bits}"
+
+    @classmethod
+    def _dtype_class(cls):
+        return _core_module().IntegerDType
+
+    def to_native_dtype(self):
+        return np.dtype(getattr(_core_module(), self._type_name()))
+
+    @classmethod
+    def _check_native_dtype(cls, dtype):
+        if not _core_loaded():
+            return False
+        core = _core_module()
+        return isinstance(dtype, core.IntegerDType) and dtype.name in _INT_BITS and dtype.name not in ZARR_NAMES
+
+    @classmethod
+    def from_native_dtype(cls, dtype):
+        if cls._check_native_dtype(dtype):
+            bits, signed = _INT_BITS[dtype.name]
+            return cls(bits=bits, signed=signed)
+        raise DataTypeValidationError(f"{dtype!r} is not minifloat's int1 or uint1")
+
+    @classmethod
+    def _from_json_v3(cls, data):
+        if not (isinstance(data, dict) and data.get("name") == INT_NAME):
+            raise DataTypeValidationError(f"{data!r} is not the Zarr data type {INT_NAME!r}")
+        config = data.get("configuration")
+        if set(data) != {"name", "configuration"} or not isinstance(config, dict) \
+                or set(config) != {"bits", "signed"}:
+            raise ValueError(f"the Zarr data type {data!r} needs the configuration "
+                             '{"bits": <1, 2 or 4>, "signed": <true or false>}')
+        bits, signed = config["bits"], config["signed"]
+        if not isinstance(signed, bool) or isinstance(bits, bool) or not isinstance(bits, int) \
+                or f"{'' if signed else 'u'}int{bits}" not in _INT_BITS:
+            raise ValueError(f"the Zarr data type {data!r} is not one of minifloat's integer types "
+                             f"({', '.join(_INT_BITS)})")
+        return cls(bits=bits, signed=signed)
+
+    def to_json(self, zarr_format):
+        if zarr_format != 3:
+            raise ValueError(_V2_REFUSAL)
+        if self._type_name() in ZARR_NAMES:
+            return self._type_name()
+        return {"name": INT_NAME, "configuration": {"bits": self.bits, "signed": self.signed}}
+
+
+# The classes zarr's registry holds (entry points of the zarr.data_type group).
+DATA_TYPES = tuple(globals()[name] for name in _CLASS_NAMES.values()) + (MinifloatFloat, MinifloatInt)
+
+
+def _ours(cls):
+    return getattr(cls, "__module__", None) == __name__
+
+
+def register(*, replace=False):
+    """Add minifloat's data types to zarr-python's data type registry
+    (idempotent). A name another package registered stays that package's
+    (with a warning) unless ``replace=True``. Returns the names registered."""
+    registered, held = [], []
+    for cls in DATA_TYPES:
+        holder = data_type_registry.contents.get(cls._zarr_v3_name)
+        if holder is not None and holder is not cls and not _ours(holder) and not replace:
+            held.append(f"{cls._zarr_v3_name} ({holder.__module__}.{holder.__qualname__})")
+            continue
+        data_type_registry.register(cls._zarr_v3_name, cls)
+        registered.append(cls._zarr_v3_name)
+    if held:
+        warnings.warn("zarr data type names held by another package stay its own: " + ", ".join(held)
+                      + "; minifloat._zarr.register(replace=True) takes them", UserWarning, stacklevel=2)
+    return registered
+
+
+def unregister():
+    """Remove minifloat's data types from zarr's registry (names other
+    packages hold are left alone)."""
+    for cls in DATA_TYPES:
+        if _ours(data_type_registry.contents.get(cls._zarr_v3_name)):
+            data_type_registry.unregister(cls._zarr_v3_name)
+
+
+def zarr_data_type(dtype):
+    """The zarr data type (a ZDType instance) of a minifloat dtype, scalar
+    type or name; ``.to_json(3)`` is its ``data_type`` metadata."""
+    from ._cast import own_dtype_named
+
+    own = own_dtype_named(dtype)
+    resolved = own if own is not None else np.dtype(dtype)
+    for cls in DATA_TYPES:
+        try:
+            return cls.from_native_dtype(resolved)
+        except DataTypeValidationError:
+            pass
+    raise TypeError(f"{resolved} is not one of minifloat's dtypes")
+
+
+# --------------------------------------------------------------------------
+# Writing chunk by chunk with dask
+# --------------------------------------------------------------------------
+
+def _as_dask(source, chunks):
+    """`source` (a .npy path, read as a memory map; a NumPy array; a zarr
+    array; a dask array) as a dask array in `chunks`."""
+    import os
+
+    import dask.array as da
+
+    if isinstance(source, (str, os.PathLike)):
+        source = np.load(os.fspath(source), mmap_mode="r", allow_pickle=False)
+    if isinstance(source, da.Array):
+        arr = source
+    else:
+        try:
+            import zarr
+        except ImportError:  # pragma: no cover
+            zarr = None
+        if zarr is not None and isinstance(source, zarr.Array):
+            arr = da.from_array(source, chunks=source.chunks if chunks is None else chunks, asarray=True)
+        else:
+            arr = da.from_array(source, chunks="auto" if chunks is None else chunks)
+    if chunks is not None:
+        arr = arr.rechunk(chunks)
+    return arr
+
+
+def _regular_chunks(arr):
+    """The zarr chunk shape of a dask array's chunks (all but the last equal
+    along each axis), or ValueError."""
+    shape = []
+    for axis, sizes in enumerate(arr.chunks):
+        if len(set(sizes[:-1])) > 1 or (len(sizes) > 1 and sizes[-1] > sizes[0]):
+            raise ValueError(f"the chunks along axis {axis} are {sizes}: a zarr array needs equal chunks "
+                             "(the last may be shorter); pass chunks=")
+        shape.append(max(sizes[0], 1) if sizes else 1)
+    return tuple(shape)
+
+
+def _create(store, path, shape, chunks, dtype, fill_value, overwrite, attributes=None):
+    import zarr
+
+    register()
+    kwargs = {} if fill_value is None else {"fill_value": fill_value}
+    if path is None:
+        return zarr.create_array(store, shape=shape, chunks=chunks, dtype=dtype, overwrite=overwrite,
+                                 attributes=attributes, config={"write_empty_chunks": True}, **kwargs)
+    group = store if isinstance(store, zarr.Group) else zarr.open_group(store, mode="a")
+    return group.create_array(path, shape=shape, chunks=chunks, dtype=dtype, overwrite=overwrite,
+                              attributes=attributes, config={"write_empty_chunks": True}, **kwargs)
+
+
+def _run(tasks, scheduler):
+    import dask
+
+    dask.compute(*tasks, scheduler=scheduler)
+
+
+def _block_slices(chunks, index):
+    return tuple(slice(sum(sizes[:i]), sum(sizes[:i + 1])) for sizes, i in zip(chunks, index))
+
+
+def to_zarr(source, store, dtype, *, chunks=None, path=None, fill_value=None, overwrite=False,
+            scheduler="threads"):
+    """Convert `source` to the minifloat `dtype` chunk by chunk and write it
+    to a new zarr array (``zarr.create_array(store, ...)``, or the array
+    `path` of the group at `store`); returns the zarr array.
+
+    source: a .npy path (read through a memory map), a NumPy array or memory
+    map, a zarr array or a dask array. chunks: the zarr chunks (default: the
+    dask array's, else dask's "auto"); each task reads one chunk of the
+    source, converts it with ``astype(dtype)`` (the default cast: the bits are
+    those of converting the whole array in memory) and writes it, on dask's
+    threaded scheduler by default. Empty chunks are written too
+    (``write_empty_chunks``), so no NaN payload is replaced by the fill value.
+    """
+    from ._cast import own_dtype_named
+
+    own = own_dtype_named(dtype)
+    target = own if own is not None else np.dtype(dtype)
+    arr = _as_dask(source, chunks)
+    out = _create(store, path, arr.shape, _regular_chunks(arr), target, fill_value, overwrite)
+    blocks = arr.to_delayed()
+
+    import dask
+
+    def write(block, region):
+        out[region] = np.asarray(block).astype(target)
+
+    tasks = [dask.delayed(write)(blocks[index], _block_slices(arr.chunks, index))
+             for index in np.ndindex(*blocks.shape)]
+    _run(tasks, scheduler)
+    return out
+
+
+_MX_ATTRIBUTE = "minifloat_mx"
+_MX_VERSION = 1
+
+
+def _mx_layout(fmt, block_size):
+    from . import mx
+
+    name, parameters = mx._format_spec(fmt)
+    return name, parameters[4] if block_size is None else int(block_size)
+
+
+def mx_to_zarr(source, store, fmt=None, *, axis=-1, block_size=None, scale_mode="floor", tensor_scale=None,
+               chunks=None, overwrite=False, scheduler="threads"):
+    """Block-quantize `source` with ``mf.mx.quantize`` chunk by chunk into a
+    zarr group at `store`: the arrays ``elements`` (the element codes, one
+    per byte, in the element format's zarr data type; MXINT8: int8) and
+    ``scales`` (float8_e8m0fnu, NVFP4: float8_e4m3fn), and the group
+    attribute ``minifloat_mx`` = {format, axis, block_size, tensor_scale
+    (float32 in hex, or null), version}. Returns the zarr group; read it back
+    with ``mx_from_zarr``.
+
+    source: a .npy path (memory map), a NumPy array, a zarr or dask array, or
+    an ``MXArray`` (written as it is; fmt and the other options then come
+    from it). The chunks along `axis` must hold whole blocks (a multiple of
+    the block size, the last chunk excepted): a chunking that splits a block
+    raises ValueError. The result is bit-identical to quantizing the whole
+    array in memory; NVFP4's ``tensor_scale="auto"`` takes one more pass over
+    the source for the largest magnitude.
+    """
+    from . import mx
+
+    if isinstance(source, mx.MXArray):
+        return _write_mx_array(source, store, chunks, overwrite)
+    if fmt is None:
+        raise TypeError("mx_to_zarr needs fmt (an MX format name or element dtype) for a source to quantize")
+    fmt, block_size = _mx_layout(fmt, block_size)
+    if block_size <= 0:
+        raise ValueError(f"block_size must be positive, not {block_size}")
+    if scale_mode not in mx.SCALE_MODES:
+        raise ValueError(f"scale_mode must be one of {', '.join(map(repr, mx.SCALE_MODES))}, not {scale_mode!r}")
+    arr = _as_dask(source, chunks)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    axis = np.lib.array_utils.normalize_axis_index(axis, arr.ndim)
+    if chunks is None and len(arr.chunks[axis]) > 1 and arr.chunks[axis][0] % block_size:
+        # chunks of dask's choosing: rounded to whole blocks
+        arr = arr.rechunk({axis: max(block_size, arr.chunks[axis][0] // block_size * block_size)})
+    sizes = arr.chunks[axis]
+    if any(size % block_size for size in sizes[:-1]):
+        raise ValueError(f"chunks of {sizes[0]} along axis {axis} split the {fmt} blocks of {block_size}: "
+                         f"each chunk along the block axis must hold whole blocks (a multiple of {block_size}, "
+                         "the last chunk excepted)")
+    t = None
+    if fmt == "nvfp4":
+        if isinstance(tensor_scale, str) and tensor_scale == "auto":
+            import dask.array as da
+
+            amax = np.float32(da.max(da.abs(arr.astype(np.float32))).compute(scheduler=scheduler)) \
+                if arr.size else np.float32(0)
+            t = mx._tensor_scale(np.array([amax], np.float32), "auto")
+        else:
+            t = mx._tensor_scale(None, tensor_scale)
+    elif tensor_scale is not None:
+        raise ValueError("tensor_scale applies to 'nvfp4' only")
+    chunk_shape = _regular_chunks(arr)
+    element_dtype = mx._element_dtype(fmt)
+    scale_dtype = mx._scale_dtype(fmt)
+    n = arr.shape[axis]
+    scale_shape = arr.shape[:axis] + (-(-n // block_size),) + arr.shape[axis + 1:]
+    scale_chunks = chunk_shape[:axis] + (max(chunk_shape[axis] // block_size, 1),) + chunk_shape[axis + 1:]
+    group = _mx_group(store, overwrite, fmt, axis, block_size, t)
+    elements = _create(group, "elements", arr.shape, chunk_shape, element_dtype, None, overwrite)
+    scales = _create(group, "scales", scale_shape, scale_chunks, scale_dtype, None, overwrite)
+    blocks = arr.to_delayed()
+
+    import dask
+
+    def write(block, region):
+        q = mx.quantize(np.asarray(block), fmt, axis=axis, block_size=block_size, scale_mode=scale_mode,
+                        tensor_scale=None if t is None else float(t))
+        elements[region] = q.data
+        start = region[axis].start // block_size
+        scale_region = region[:axis] + (slice(start, start + q.scales.shape[axis]),) + region[axis + 1:]
+        scales[scale_region] = q.scales
+
+    tasks = [dask.delayed(write)(blocks[index], _block_slices(arr.chunks, index))
+             for index in np.ndindex(*blocks.shape)]
+    _run(tasks, scheduler)
+    return group
+
+
+def _mx_group(store, overwrite, fmt, axis, block_size, tensor_scale):
+    import zarr
+
+    register()
+    attributes = {_MX_ATTRIBUTE: {"format": fmt, "axis": int(axis), "block_size": int(block_size),
+                                  "tensor_scale": None if tensor_scale is None else float(tensor_scale).hex(),
+                                  "version": _MX_VERSION}}
+    if isinstance(store, zarr.Group):
+        store.attrs.update(attributes)
+        return store
+    return zarr.create_group(store, overwrite=overwrite, attributes=attributes)
+
+
+def _write_mx_array(q, store, chunks, overwrite):
+    from . import mx
+
+    shape = q.data.shape
+    if chunks is None:
+        chunks = shape
+    chunks = tuple(int(c) for c in chunks)
+    if len(chunks) != len(shape):
+        raise ValueError(f"chunks {chunks} do not match the array's {len(shape)} dimensions")
+    if chunks[q.axis] % q.block_size and chunks[q.axis] < shape[q.axis]:
+        raise ValueError(f"chunks of {chunks[q.axis]} along axis {q.axis} split the {q.format} blocks of "
+                         f"{q.block_size}: each chunk along the block axis must hold whole blocks (a multiple "
+                         f"of {q.block_size}, the last chunk excepted)")
+    group = _mx_group(store, overwrite, q.format, q.axis, q.block_size, q.tensor_scale)
+    scale_chunks = chunks[:q.axis] + (max(chunks[q.axis] // q.block_size, 1),) + chunks[q.axis + 1:]
+    elements = _create(group, "elements", shape, chunks, mx._element_dtype(q.format), None, overwrite)
+    scales = _create(group, "scales", q.scales.shape, scale_chunks, mx._scale_dtype(q.format), None, overwrite)
+    elements[...] = q.data
+    scales[...] = q.scales
+    return group
+
+
+def mx_from_zarr(group):
+    """The ``MXArray`` stored by ``mx_to_zarr`` in a zarr group (a group or
+    anything ``zarr.open_group`` opens), checked as ``MXArray.from_parts``
+    checks its parts."""
+    import zarr
+
+    from . import mx
+
+    register()
+    if not isinstance(group, zarr.Group):
+        group = zarr.open_group(group, mode="r")
+    meta = group.attrs.get(_MX_ATTRIBUTE)
+    if not isinstance(meta, dict):
+        raise ValueError(f"the zarr group {group.path or group.store!r} holds no MX array (no "
+                         f"{_MX_ATTRIBUTE!r} attribute)")
+    try:
+        version = meta["version"]
+        fmt, axis, block_size, tensor_scale = meta["format"], meta["axis"], meta["block_size"], meta["tensor_scale"]
+    except KeyError as error:
+        raise ValueError(f"the {_MX_ATTRIBUTE!r} attribute lacks {error}") from None
+    if version != _MX_VERSION:
+        raise ValueError(f"MX group version {version} is not supported (this is {_MX_VERSION})")
+    elements = group["elements"][...]  # opening it re-creates a run-time element format
+    scales = group["scales"][...]
+    if tensor_scale is not None:
+        tensor_scale = np.float32(float.fromhex(tensor_scale))
+    return mx.MXArray.from_parts(elements, scales, fmt, axis=axis, block_size=block_size,
+                                 tensor_scale=tensor_scale)
+
+
+register()  # importing this module (mf.zarr) is asking for minifloat's zarr data types
