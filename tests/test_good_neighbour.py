@@ -120,6 +120,18 @@ def test_guards_keep_float64_answers(mf):
     assert (np.iinfo(np.int8).min, np.iinfo(np.int8).max) == (-128, 127)
     assert (np.iinfo(np.uint64).max, np.iinfo("int32").min) == (2**64 - 1, -2**31)
     assert (np.iinfo(mf.int4).min, np.iinfo(mf.int4).max, np.iinfo(mf.uint2).max) == (-8, 7, 3)
+    # NumPy's own behaviour elsewhere: its class name and module, its errors
+    from numpy._core import getlimits
+
+    assert (np.iinfo.__name__, np.iinfo.__module__) == (getlimits.iinfo.__name__, getlimits.iinfo.__module__)
+    assert isinstance(np.iinfo(np.int8), getlimits.iinfo) and repr(np.iinfo(np.int8)) == repr(getlimits.iinfo(np.int8))
+    for bad in (np.zeros(2, np.int8), np.float32, "float64"):
+        with pytest.raises(Exception) as ours:
+            np.iinfo(bad)
+        with pytest.raises(Exception) as numpys:
+            getlimits.iinfo(bad)
+        assert (type(ours.value), str(ours.value)) == (type(numpys.value), str(numpys.value))
+    assert mf.iinfo(np.zeros(2, mf.int4)).min == -8  # (mf.iinfo also takes arrays, as mf.finfo does)
 
 
 @pytest.mark.parametrize("name", ["float8_e4m3fn", "bfloat16", "float4_e2m1fn"])

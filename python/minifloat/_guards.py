@@ -24,7 +24,7 @@ from numpy._core import einsumfunc
 
 from . import _core
 from ._core import MinifloatDType
-from ._ints import iinfo
+from ._ints import _numpy_iinfo
 
 _OWN_DTYPES = (MinifloatDType, _core.IntegerDType)
 
@@ -152,8 +152,8 @@ def install():
     # each only over NumPy's own function: never over another library's
     if einsumfunc.c_einsum is multiarray.c_einsum:
         einsumfunc.c_einsum = _core._function_guard(einsumfunc.c_einsum, _einsum_handler)
-    if np.iinfo is getlimits.iinfo and issubclass(iinfo, np.iinfo):
-        np.iinfo = iinfo
+    if np.iinfo is getlimits.iinfo:
+        np.iinfo = _numpy_iinfo
     _install_fallback_promoters()
 
 

@@ -21,23 +21,44 @@ _BITS = {"int1": 1, "int2": 2, "int4": 4, "uint1": 1, "uint2": 2, "uint4": 4}
 _original_iinfo = _np.iinfo
 
 
-class iinfo(_original_iinfo):
-    """``np.iinfo`` that knows the sub-byte widths (NumPy infers the width
-    from the itemsize, which is a whole byte here); every other type gets
-    NumPy's own object. Takes an array too, as mf.finfo does.
+_original_iinfo_init = _original_iinfo.__init__
+_INT_DTYPE_CLASSES = frozenset(type(_np.dtype(getattr(_core, name))) for name in INT_FORMAT_NAMES)
 
-    NumPy's min/max follow from ``bits`` and cache under ``key`` ("i4"),
-    which no NumPy type shares, so setting the two is the whole change."""
+
+class _numpy_iinfo(_original_iinfo):
+    """What ``np.iinfo`` is once minifloat is imported (_guards.py): NumPy's
+    class, whose width comes from the itemsize (a whole byte here), with the
+    sub-byte widths corrected. NumPy's min/max follow from ``bits`` and
+    cache under ``key`` ("i4"), which no NumPy type shares, so setting the
+    two is the whole change; every other type is NumPy's own object, at
+    almost NumPy's speed (one call and one comparison more)."""
+
+    def __init__(self, int_type):
+        _original_iinfo_init(self, int_type)
+        if self.bits == 8 and type(self.dtype) in _INT_DTYPE_CLASSES:
+            self.bits = _BITS[self.dtype.name]
+            self.key = f"{self.kind}{self.bits}"
+
+
+# it stands in NumPy's namespace as NumPy's class does
+_numpy_iinfo.__name__ = _numpy_iinfo.__qualname__ = "iinfo"
+_numpy_iinfo.__module__ = _original_iinfo.__module__
+_numpy_iinfo.__doc__ = _original_iinfo.__doc__
+
+
+class iinfo(_numpy_iinfo):
+    """Machine limits of an integer type: ``np.iinfo`` with the sub-byte
+    widths right (int4: -8..7), which also takes an array or a scalar (whose
+    dtype it describes, as ml_dtypes' iinfo and mf.finfo do) and reads a
+    name as minifloat's type ("int4" is ml_dtypes' in NumPy's name table
+    where ml_dtypes is installed)."""
 
     def __init__(self, int_type):
         if isinstance(int_type, (_np.ndarray, _np.generic)):
             int_type = int_type.dtype
         elif isinstance(int_type, str) and int_type.removeprefix("minifloat.") in _BITS:
-            int_type = getattr(_core, int_type.removeprefix("minifloat."))  # (a name means minifloat's here)
+            int_type = getattr(_core, int_type.removeprefix("minifloat."))
         super().__init__(int_type)
-        if isinstance(self.dtype, _core.IntegerDType):
-            self.bits = _BITS[self.dtype.name]
-            self.key = f"{self.kind}{self.bits}"
 
 
 def claim_int_dtype_names():
