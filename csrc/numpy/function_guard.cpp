@@ -1,5 +1,7 @@
 #include "function_guard.h"
 
+#include <vector>
+
 #include "numpy_api.h"
 #include "int_types.h"
 #include "registry.h"
@@ -55,6 +57,34 @@ PyObject* interned(const char* text) {
     return name;
 }
 
+// Whether instances of `type` may hold an array NumPy would convert without
+// dispatching: __array__ and no __array_function__. The verdicts of the
+// last few types are kept (with a reference, so the address stays theirs,
+// and Python's version tag where the type has one, which changes when the
+// type is modified): NumPy's keyword defaults (np._NoValue) come with every
+// call, and the look-up through the MRO need not.
+bool may_hold_an_array(PyTypeObject* type) {
+    struct Verdict {
+        PyTypeObject* type;
+        unsigned int version;
+        bool may_hold;
+    };
+    static Verdict verdicts[8] = {};
+    static unsigned next = 0;
+    const unsigned int version = PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG) ? type->tp_version_tag : 0;
+    for (const Verdict& v : verdicts) {
+        if (v.type == type && v.version == version) return v.may_hold;
+    }
+    static PyObject* const array_name = interned("__array__");
+    static PyObject* const array_function_name = interned("__array_function__");
+    const bool may_hold = type_defines(type, array_name) && !type_defines(type, array_function_name);
+    Verdict& slot = verdicts[next++ % 8];
+    Py_INCREF(type);
+    Py_XDECREF(slot.type);
+    slot = {type, version, may_hold};
+    return may_hold;
+}
+
 // 1: the value is minifloat's (array, scalar, descriptor, scalar type or
 // DType class), or may hold one: a list or tuple with such an element or a
 // nested sequence, or an object NumPy would convert through __array__
@@ -62,6 +92,7 @@ PyObject* interned(const char* text) {
 // (objects with __array_function__, such as dask arrays, dispatch through
 // NumPy's original as before).
 int is_own(PyObject* value, bool look_inside) {
+    if (value == Py_None) return 0;
     if (PyArray_Check(value)) return is_own_dtype_class(reinterpret_cast<PyObject*>(Py_TYPE(PyArray_DESCR(
                                          reinterpret_cast<PyArrayObject*>(value)))));
     if (PyArray_DescrCheck(value)) return is_own_dtype_class(reinterpret_cast<PyObject*>(Py_TYPE(value)));
@@ -79,10 +110,7 @@ int is_own(PyObject* value, bool look_inside) {
         return 0;
     }
     if (plainly_not_an_array(value)) return 0;
-    static PyObject* const array_name = interned("__array__");
-    static PyObject* const array_function_name = interned("__array_function__");
-    PyTypeObject* type = Py_TYPE(value);
-    return type_defines(type, array_name) && !type_defines(type, array_function_name);
+    return may_hold_an_array(Py_TYPE(value));
 }
 
 PyObject* guard_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
@@ -93,14 +121,10 @@ PyObject* guard_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf,
     for (Py_ssize_t i = 0; i < nargs + nkw && !own; i++) own = is_own(args[i], true) != 0;
     if (!own) return PyObject_Vectorcall(guard->original, args, nargsf, kwnames);
     // handler(original, *args, **kwargs)
-    PyObject* stack[64];
-    if (nargs + nkw + 1 > 64) {
-        PyErr_SetString(PyExc_TypeError, "minifloat: too many arguments");
-        return nullptr;
-    }
+    std::vector<PyObject*> stack(static_cast<size_t>(nargs + nkw + 1));
     stack[0] = guard->original;
-    for (Py_ssize_t i = 0; i < nargs + nkw; i++) stack[i + 1] = args[i];
-    return PyObject_Vectorcall(guard->handler, stack, static_cast<size_t>(nargs + 1), kwnames);
+    for (Py_ssize_t i = 0; i < nargs + nkw; i++) stack[static_cast<size_t>(i) + 1] = args[i];
+    return PyObject_Vectorcall(guard->handler, stack.data(), static_cast<size_t>(nargs + 1), kwnames);
 }
 
 void guard_dealloc(PyObject* self) {
