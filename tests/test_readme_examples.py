@@ -7,7 +7,7 @@ import warnings
 import pytest
 
 README = os.path.join(os.path.dirname(__file__), os.pardir, "README.md")
-OPTIONAL = ("torch", "jax", "onnx", "safetensors", "dask", "pandas", "matplotlib", "ml_dtypes", "zarr")
+OPTIONAL = ("torch", "jax", "onnx", "safetensors", "dask", "pandas", "matplotlib", "ml_dtypes", "zarr", "tensorstore")
 
 
 def python_blocks():
