@@ -107,19 +107,10 @@ def call_times(rounds):
     return best
 
 
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def report(imports, calls):
     import numpy
+
+    from run import cpu_name  # benchmarks/run.py's description of the CPU (this folder is on sys.path)
 
     lines = ["# What importing minifloat costs other code", "",
              f"CPU: {cpu_name()}; Python {platform.python_version()}; NumPy {numpy.__version__}; "
