@@ -9,6 +9,29 @@ Every format is a NumPy dtype (kind 'f') with a scalar type subclassing
     array([1.015625e-01, 1.500000e+00, 1.920000e+02], dtype=float32)
     >>> np.finfo(mf.float4_e2m1fn).max
     6.0
+
+The API:
+
+- Formats (scalar types; ``np.dtype(t)`` is the dtype): float8_e4m3fn,
+  float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e4m3, float8_e3m4,
+  float8_e4m3b11fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn,
+  float4_e2m1fn, bfloat16, the IEEE P3109 binary8p{1..7}{s,u}{e,f}
+  (FORMAT_NAMES); any other with ``float_format(...)``; their descriptions
+  with ``format_info``, limits with ``finfo`` (``np.finfo`` too).
+- Sub-byte integers: int1, int2, int4, uint1, uint2, uint4
+  (INT_FORMAT_NAMES), ``iinfo``.
+- Casts with rounding modes, saturation, stochastic rounding and packed
+  output: ``cast``; packed storage: ``pack``/``unpack``.
+- Block scaling: ``mx`` (MXFP8/6/4, MXINT8, NVFP4: ``mx.quantize``,
+  ``mx.MXArray``, ``mx.matmul``); scaling recipes: ``quant``
+  (``quant.quantize``, ``quantize_affine``).
+- Saving and loading: ``save``/``load``, ``savez``/``savez_compressed``,
+  ``save_safetensors``/``load_safetensors``; Zarr v3: ``zarr``.
+- Interop: ``to_dlpack``/``from_dlpack``, ``to_ml_dtypes``/``from_ml_dtypes``.
+- Beside NumPy: ``import minifloat`` changes no NumPy function but two guards
+  (np.einsum's C core, np.iinfo); ``patch_numpy()``/``unpatch_numpy()`` opt
+  into float16-like np.mean/np.nan*/printing; ``claim_dtype_names()`` makes
+  the bare names ("float8_e4m3fn") minifloat's where ml_dtypes holds them.
 """
 import math as _math
 import sys as _sys
@@ -48,17 +71,21 @@ from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, int1, int2, i
 __version__ = "0.1.0"
 
 __all__ = [
+    "AffineQuantizedArray",
     "FORMAT_NAMES",
+    "INT_FORMAT_NAMES",
     "MinifloatDType",
     "NpzArchive",
     "cast",
     "claim_dtype_names",
+    "claim_int_dtype_names",
     "finfo",
     "float_format",
     "floating",
     "format_info",
     "from_dlpack",
     "from_ml_dtypes",
+    "iinfo",
     "patch_numpy",
     "unpatch_numpy",
     "load",
@@ -66,6 +93,7 @@ __all__ = [
     "mx",
     "pack",
     "quant",
+    "quantize_affine",
     "save",
     "save_safetensors",
     "savez",
@@ -73,7 +101,9 @@ __all__ = [
     "to_dlpack",
     "to_ml_dtypes",
     "unpack",
+    "zarr",
     *FORMAT_NAMES,
+    *INT_FORMAT_NAMES,
 ]
 
 

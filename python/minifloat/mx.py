@@ -65,7 +65,7 @@ from ._core import float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8_e4m3fn, f
 from ._packing import pack as _pack_codes
 from ._packing import packed_size, unpack as _unpack_codes
 
-__all__ = ["FORMATS", "MXArray", "dot", "matmul", "quantize"]
+__all__ = ["FORMATS", "MXArray", "SCALE_MODES", "dot", "matmul", "packed_size", "quantize"]
 
 # format -> (element format, None for MXINT8's int8; default block size)
 _SPEC = {
@@ -537,3 +537,8 @@ def _quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sc
     data = np.moveaxis(data.reshape(lead + (moved.shape[-1],)), -1, axis)
     scales = np.moveaxis(scales.reshape(lead + (scales.shape[-1],)), -1, axis)
     return MXArray(np.ascontiguousarray(data), np.ascontiguousarray(scales), fmt, block_size, axis, t)
+
+
+def __dir__():
+    """The module's API: its imports are not part of it."""
+    return sorted(__all__)

@@ -353,3 +353,8 @@ def quantize(x, dtype, *, granularity="tensor", axis=0, block_size=_DEFAULT_BLOC
 # Integer weights with a scale and zero point per group (GPTQ/AWQ): the
 # recipe of the sub-byte integer types, in its own module.
 from ._affine import AffineQuantizedArray, quantize_affine  # noqa: E402
+
+
+def __dir__():
+    """The module's API: its imports are not part of it."""
+    return sorted(__all__)
