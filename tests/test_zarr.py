@@ -1,9 +1,11 @@
 """Zarr v3 data types (minifloat._zarr): names, fill values, bad input, a
 fresh process re-creating run-time formats, tensorstore reading and writing
-the same stores bit for bit, and chunked quantization with dask.
+the same stores bit for bit, chunked quantization with dask (on its threaded
+scheduler and on a dask.distributed cluster of worker processes), and
+interrupted writes completed by resume=True.
 
 Skipped without zarr; the tensorstore tests without tensorstore, the dask
-tests without dask.
+tests without dask, the dask.distributed tests without distributed.
 """
 import json
 import math
@@ -763,3 +765,451 @@ def test_mx_from_zarr_refuses_a_group_without_mx(tmp_path):
     zarr.create_group(tmp_path / "g")
     with pytest.raises(ValueError, match="holds no MX array"):
         mz.mx_from_zarr(tmp_path / "g")
+
+
+# --------------------------------------------------------------------------
+# Reading a file chunk by chunk: what a task reads, and what it pickles to
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("layout", ["C", "F", "big-endian", "0-d", "empty", "1-d"])
+def test_a_file_is_read_region_by_region_as_numpy_reads_it(layout, tmp_path):
+    pytest.importorskip("dask.array")
+    x = source_values((9, 7, 5), seed=3)
+    if layout == "F":
+        x = np.asfortranarray(x)
+    elif layout == "big-endian":
+        x = x.astype(">f4")
+    elif layout == "0-d":
+        x = x[0, 0, 0].copy()
+    elif layout == "empty":
+        x = x[:0]
+    elif layout == "1-d":
+        x = x.reshape(-1)
+    np.save(tmp_path / "x.npy", x)
+    arr, reader = mz._source(tmp_path / "x.npy", None)
+    assert isinstance(reader, mz._FileArray) and reader.shape == x.shape and reader.dtype == x.dtype
+    assert len(__import__("pickle").dumps(reader)) < 500  # the file's name, not its data
+    indexes = [()]
+    if x.ndim == 3:
+        indexes += [(slice(2, 5),), (slice(2, 3), slice(1, 4)), (slice(1, 2), slice(3, 4), slice(1, 4)),
+                    (slice(0, 9), slice(0, 7), slice(2, 3)), (slice(3, 8), slice(2, 6), slice(0, 5)),
+                    (slice(0, 9, 2),), (slice(4, 4),)]
+    elif x.ndim == 1:
+        indexes += [(slice(10, 200),), (slice(300, 315),)]
+    for index in indexes:
+        got = reader[index]
+        assert type(got) is np.ndarray and got.dtype == x.dtype
+        assert got.tobytes() == np.ascontiguousarray(x[index]).tobytes() and got.shape == x[index].shape, index
+    assert np.array_equal(arr.compute(), x, equal_nan=True)
+
+
+def test_a_memory_map_is_read_from_its_file_unless_it_is_copy_on_write(tmp_path):
+    pytest.importorskip("dask.array")
+    x = source_values((8, 6))
+    np.save(tmp_path / "x.npy", x)
+    for mode in ("r", "r+"):
+        mapped = np.load(tmp_path / "x.npy", mmap_mode=mode)
+        _, reader = mz._source(mapped, (4, 6))
+        assert isinstance(reader, mz._FileArray) and np.array_equal(reader[...], x, equal_nan=True)
+    changed = np.load(tmp_path / "x.npy", mmap_mode="c")
+    changed[0, 0] = 123.0  # in this process only: the file keeps its value
+    _, reader = mz._source(changed, (4, 6))
+    assert isinstance(reader, mz._InMemory)  # read from the map itself
+    out = mz.to_zarr(changed, tmp_path / "q", mf.bfloat16, chunks=(4, 6))
+    assert float(out[0, 0]) == 123.0
+    _, reader = mz._source(np.load(tmp_path / "x.npy", mmap_mode="r")[2:], (4, 6))  # a view: no file region
+    assert isinstance(reader, mz._InMemory)
+
+
+def test_a_large_source_makes_a_small_task_graph(tmp_path):
+    pytest.importorskip("dask.array")
+    cloudpickle = pytest.importorskip("cloudpickle")
+    np.save(tmp_path / "x.npy", np.zeros((1024, 2048), np.float32))  # 8 MiB
+    arr, reader = mz._source(tmp_path / "x.npy", (256, 2048))
+    out = zarr.create_array(tmp_path / "q", shape=arr.shape, chunks=(256, 2048), dtype=mf.float8_e4m3fn)
+    tasks = mz._chunk_tasks("run", mz._convert_chunk, arr, reader, set(), (out, np.dtype(mf.float8_e4m3fn)))
+    graph = {}
+    for task in tasks:
+        graph.update(dict(task.__dask_graph__()))
+    assert len(tasks) == 4 and len(cloudpickle.dumps(graph)) < 100_000  # (a memory map pickles as its data)
+    # an array in memory is one node of the graph (dask's from_array would copy it chunk by chunk)
+    x = np.ones((1024, 2048), np.float32)
+    arr, reader = mz._source(x, (256, 2048))
+    assert isinstance(reader, mz._InMemory) and reader.array is x
+    tasks = mz._chunk_tasks("run", mz._convert_chunk, arr, reader, set(), (out, np.dtype(mf.float8_e4m3fn)))
+    graph = {}
+    for task in tasks:
+        graph.update(dict(task.__dask_graph__()))
+    assert x.nbytes < len(cloudpickle.dumps(graph)) < x.nbytes + 100_000
+
+
+@pytest.mark.parametrize("bad, error, message", [
+    ("npz", ValueError, "is not a .npy file"),
+    ("object", ValueError, "Python objects in dtype"),
+])
+def test_a_source_file_that_is_not_a_numeric_npy_is_refused(bad, error, message, tmp_path):
+    pytest.importorskip("dask.array")
+    if bad == "npz":
+        path = tmp_path / "x.npz"
+        np.savez(path, x=np.ones(3, np.float32))
+    else:
+        path = tmp_path / "x.npy"
+        np.save(path, np.array([1.0, None], dtype=object), allow_pickle=True)
+    with pytest.raises(error, match=message):
+        mz.to_zarr(path, tmp_path / "q", mf.float8_e4m3fn)
+    assert not (tmp_path / "q").exists()
+
+
+# --------------------------------------------------------------------------
+# Interrupted writes: whole chunks or none, and resume=True completes them
+# --------------------------------------------------------------------------
+
+def store_files(path):
+    """Every file of a store directory: relative path -> bytes."""
+    files = {}
+    for root, _, names in os.walk(path):
+        for name in names:
+            full = os.path.join(root, name)
+            with open(full, "rb") as fh:
+                files[os.path.relpath(full, path)] = fh.read()
+    return files
+
+
+def chunk_files(files, prefix=""):
+    return {name for name in files if name.startswith(prefix + ("/" if prefix else "") + "c")
+            and not name.endswith(".partial")}
+
+
+def failing_source(x, chunks, fail):
+    """`x` as a dask array that raises for the blocks `fail` (a set of block
+    indexes), or (an int) for the fail-th block it computes and those after:
+    an exception in the middle of the chunk tasks."""
+    import itertools
+    import threading
+
+    da = pytest.importorskip("dask.array")
+    if isinstance(fail, set):  # (this one pickles: for dask.distributed's workers)
+        def block(b, block_info=None):
+            if tuple(block_info[0]["chunk-location"]) in fail:
+                raise RuntimeError("injected failure")
+            return b
+    else:
+        counter, lock = itertools.count(1), threading.Lock()
+
+        def block(b, block_info=None):
+            with lock:
+                failing = next(counter) >= fail
+            if failing:
+                raise RuntimeError("injected failure")
+            return b
+
+    return da.from_array(x, chunks=chunks).map_blocks(block, dtype=x.dtype)
+
+
+def all_blocks(shape, chunks):
+    return set(np.ndindex(*[-(-n // c) for n, c in zip(shape, chunks)]))
+
+
+# float8_e4m3fn has no infinity: the sources' inf and 1e30 overflow (as astype warns in memory)
+CAST_WARNINGS = pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning",
+                                           "ignore:invalid value encountered in cast:RuntimeWarning")
+
+
+@CAST_WARNINGS
+@pytest.mark.parametrize("scheduler", ["sync", "threads"])
+def test_an_interrupted_to_zarr_is_completed_by_resume(scheduler, npy_source, tmp_path):
+    path, x = npy_source
+    chunks = (8, 16)  # 5 x 5 chunks
+    whole = mz.to_zarr(path, tmp_path / "whole", mf.float8_e4m3fn, chunks=chunks)
+    assert "minifloat_incomplete" not in whole.attrs
+    expected = store_files(tmp_path / "whole")
+    with pytest.raises(RuntimeError, match="injected failure"):
+        mz.to_zarr(failing_source(x, chunks, 6), tmp_path / "q", mf.float8_e4m3fn, scheduler=scheduler)
+    cut = store_files(tmp_path / "q")
+    written = chunk_files(cut)
+    assert 0 < len(written) < 25
+    assert all(cut[name] == expected[name] for name in written)  # each chunk there is whole
+    assert zarr_json(tmp_path / "q")["attributes"] == {"minifloat_incomplete": True}
+    # a rerun without resume=True is refused, and changes nothing
+    with pytest.raises(zarr.errors.ContainsArrayError, match="Pass resume=True"):
+        mz.to_zarr(path, tmp_path / "q", mf.float8_e4m3fn, chunks=chunks)
+    assert store_files(tmp_path / "q") == cut
+    # resume=True writes the missing chunks only: a source failing on every chunk already there still completes
+    present = {tuple(int(i) for i in name.split("/")[1:]) for name in written}
+    out = mz.to_zarr(failing_source(x, chunks, present), tmp_path / "q", mf.float8_e4m3fn, resume=True,
+                     scheduler=scheduler)
+    assert "minifloat_incomplete" not in out.attrs
+    assert store_files(tmp_path / "q") == expected
+    # resuming a complete array reads nothing
+    mz.to_zarr(failing_source(x, chunks, all_blocks(x.shape, chunks)), tmp_path / "q", mf.float8_e4m3fn,
+               resume=True)
+    assert store_files(tmp_path / "q") == expected
+
+
+def test_resume_into_a_group_path_and_into_an_empty_store(npy_source, tmp_path):
+    path, x = npy_source
+    zarr.create_group(tmp_path / "g", attributes={"mine": 1})
+    with pytest.raises(RuntimeError, match="injected failure"):
+        mz.to_zarr(failing_source(x, (8, 16), 3), tmp_path / "g", mf.bfloat16, path="w", scheduler="sync")
+    out = mz.to_zarr(path, tmp_path / "g", mf.bfloat16, path="w", chunks=(8, 16), resume=True)
+    assert out.path == "w" and dict(out.attrs) == {} and dict(zarr.open_group(tmp_path / "g").attrs) == {"mine": 1}
+    assert np.array_equal(codes(zarr.open_group(tmp_path / "g")["w"][...]), codes(x.astype(mf.bfloat16)))
+    # resume=True where there is nothing yet: an ordinary write
+    mz.to_zarr(path, tmp_path / "new", mf.bfloat16, chunks=(8, 16), resume=True)
+    mz.to_zarr(path, tmp_path / "plain", mf.bfloat16, chunks=(8, 16))
+    assert store_files(tmp_path / "new") == store_files(tmp_path / "plain")
+
+
+def test_resume_keeps_nan_payloads_of_chunks_it_writes(tmp_path):
+    pytest.importorskip("dask.array")
+    payloads = np.array([0x7D, 0x7F, 0xFD, 0xFE] * 16, np.uint8).view(mf.float8_e5m2)  # all NaN
+    with pytest.raises(RuntimeError, match="injected failure"):
+        mz.to_zarr(failing_source(payloads, (16,), 2), tmp_path / "q", mf.float8_e5m2, fill_value="NaN",
+                   scheduler="sync")
+    out = mz.to_zarr(payloads, tmp_path / "q", mf.float8_e5m2, chunks=(16,), fill_value="NaN", resume=True)
+    assert np.array_equal(codes(out[...]), codes(payloads))
+    assert len(chunk_files(store_files(tmp_path / "q"))) == 4  # all-NaN chunks are written (and so count as done)
+
+
+@pytest.mark.parametrize("fmt, axis", [("mxfp4_e2m1", -1), ("nvfp4", 0), ("generated6", -1)])
+def test_an_interrupted_mx_to_zarr_is_not_readable_and_resume_completes_it(fmt, axis, npy_source, tmp_path):
+    path, x = npy_source
+    fmt_arg = user_dtype(fmt) if fmt in USER_FORMATS else fmt
+    bs = 16 if fmt == "nvfp4" else 32
+    chunks = [8, 16]
+    chunks[axis] = bs
+    chunks = tuple(chunks)
+    # (NVFP4's tensor_scale="auto" would meet the failure in its pass for the largest magnitude)
+    tensor_scale = float(mf.mx.quantize(x, "nvfp4", tensor_scale="auto").tensor_scale) if fmt == "nvfp4" else None
+    options = dict(axis=axis, tensor_scale=tensor_scale)
+    mz.mx_to_zarr(path, tmp_path / "whole", fmt_arg, chunks=chunks, **options)
+    expected = store_files(tmp_path / "whole")
+    with pytest.raises(RuntimeError, match="injected failure"):
+        mz.mx_to_zarr(failing_source(x, chunks, 5), tmp_path / "g", fmt_arg, scheduler="sync", **options)
+    attrs = zarr_json(tmp_path / "g")["attributes"]
+    assert list(attrs) == ["minifloat_mx_incomplete"]
+    assert attrs["minifloat_mx_incomplete"] == {**zarr_json(tmp_path / "whole")["attributes"]["minifloat_mx"],
+                                                "scale_mode": "floor"}
+    cut = store_files(tmp_path / "g")
+    assert 0 < len(chunk_files(cut, "elements")) < len(chunk_files(expected, "elements"))
+    assert all(cut[name] == expected[name] for name in chunk_files(cut, "elements") | chunk_files(cut, "scales"))
+    with pytest.raises(ValueError, match="writing did not finish .* resume=True"):
+        mz.mx_from_zarr(tmp_path / "g")
+    with pytest.raises(zarr.errors.ContainsGroupError, match="Pass resume=True"):
+        mz.mx_to_zarr(path, tmp_path / "g", fmt_arg, chunks=chunks, **options)
+    with pytest.raises(ValueError, match="not this write's to complete"):
+        mz.mx_to_zarr(path, tmp_path / "g", fmt_arg, chunks=chunks, scale_mode="even", resume=True, **options)
+    assert store_files(tmp_path / "g") == cut
+    group = mz.mx_to_zarr(path, tmp_path / "g", fmt_arg, chunks=chunks, resume=True, **options)
+    assert list(group.attrs) == ["minifloat_mx"]
+    assert store_files(tmp_path / "g") == expected
+    q = mz.mx_from_zarr(tmp_path / "g")
+    ref = mf.mx.quantize(x, fmt_arg, axis=axis, tensor_scale=options["tensor_scale"])
+    assert np.array_equal(q.data.view(np.uint8), ref.data.view(np.uint8))
+    assert np.array_equal(q.scales.view(np.uint8), ref.scales.view(np.uint8))
+
+
+KILL_AFTER_PUTS = """
+    import os, pathlib, signal, sys
+    import numpy as np
+    import minifloat as mf
+    from minifloat import _zarr
+
+    # zarr's LocalStore writes a chunk to "<key>.<hex>.partial" and renames it:
+    # die (SIGKILL, no clean-up) on the {kill}th chunk, its temporary file written and not yet renamed
+    rename, puts = pathlib.Path.replace, [0]
+
+    def replace(self, target):
+        if self.name.endswith(".partial") and "zarr.json" not in str(target):
+            puts[0] += 1
+            if puts[0] == {kill}:
+                os.kill(os.getpid(), signal.SIGKILL)
+        return rename(self, target)
+
+    pathlib.Path.replace = replace
+    {call}
+    print("not killed")
+"""
+
+
+@CAST_WARNINGS
+@pytest.mark.parametrize("kind", ["to_zarr", "mx_to_zarr"])
+def test_a_process_killed_while_putting_a_chunk_leaves_no_chunk_half_written(kind, npy_source, tmp_path):
+    pytest.importorskip("dask.array")
+    path, x = npy_source
+    if kind == "to_zarr":
+        call = f"_zarr.to_zarr({str(path)!r}, {str(tmp_path / 'q')!r}, mf.float8_e4m3fn, chunks=(8, 32), " \
+               "scheduler='sync')"
+        mz.to_zarr(path, tmp_path / "whole", mf.float8_e4m3fn, chunks=(8, 32))
+    else:
+        call = f"_zarr.mx_to_zarr({str(path)!r}, {str(tmp_path / 'q')!r}, 'mxfp8_e4m3', chunks=(8, 32), " \
+               "scheduler='sync')"
+        mz.mx_to_zarr(path, tmp_path / "whole", "mxfp8_e4m3", chunks=(8, 32))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = PYTHON_DIR + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(KILL_AFTER_PUTS).format(kill=6, call=call)],
+                          capture_output=True, text=True, timeout=240, env=env)
+    assert done.returncode == -9, done.stdout + done.stderr  # (zarr no longer renames a temporary file?)
+    cut = store_files(tmp_path / "q")
+    partial = [name for name in cut if name.endswith(".partial")]
+    assert len(partial) == 1  # the chunk being put: under a name no reader takes for a chunk
+    key = partial[0].rsplit(".", 2)[0]
+    assert key not in cut
+    expected = store_files(tmp_path / "whole")
+    assert all(cut[name] == expected[name] for name in cut if not name.endswith(".partial") and "/c/" in "/" + name)
+    if kind == "mx_to_zarr":
+        with pytest.raises(ValueError, match="writing did not finish"):
+            mz.mx_from_zarr(tmp_path / "q")
+        mz.mx_to_zarr(path, tmp_path / "q", "mxfp8_e4m3", chunks=(8, 32), resume=True)
+    else:
+        mz.to_zarr(path, tmp_path / "q", mf.float8_e4m3fn, chunks=(8, 32), resume=True)
+    assert store_files(tmp_path / "q") == expected  # the temporary file removed
+
+
+@CAST_WARNINGS
+def test_bad_resume_and_overwrite_arguments(npy_source, tmp_path):
+    pytest.importorskip("dask.array")
+    path, x = npy_source
+    with pytest.raises(ValueError, match="pass one of them"):
+        mz.to_zarr(path, tmp_path / "q", mf.float8_e4m3fn, overwrite=True, resume=True)
+    with pytest.raises(ValueError, match="pass one of them"):
+        mz.mx_to_zarr(path, tmp_path / "g", "mxfp8_e4m3", overwrite=True, resume=True)
+    for bad in ("yes", 1, None):
+        with pytest.raises(TypeError, match="resume must be True or False"):
+            mz.to_zarr(path, tmp_path / "q", mf.float8_e4m3fn, resume=bad)
+        with pytest.raises(TypeError, match="overwrite must be True or False"):
+            mz.mx_to_zarr(path, tmp_path / "g", "mxfp8_e4m3", overwrite=bad)
+    assert not (tmp_path / "q").exists() and not (tmp_path / "g").exists()
+    mz.to_zarr(path, tmp_path / "q", mf.float8_e4m3fn, chunks=(8, 16))
+    before = store_files(tmp_path / "q")
+    for kwargs, what in [(dict(chunks=(8, 32)), r"chunks \(8, 32\)"), (dict(dtype=mf.float8_e5m2), "float8_e5m2"),
+                         (dict(fill_value="NaN"), "fill value 'NaN'")]:
+        kwargs = {"dtype": mf.float8_e4m3fn, "chunks": (8, 16), **kwargs}
+        with pytest.raises(ValueError, match=f"resume=True: the store's array has .* this write makes .*{what}"):
+            mz.to_zarr(path, tmp_path / "q", resume=True, **kwargs)
+    with pytest.raises(ValueError, match="this write makes shape \\(37, 71\\)"):
+        mz.to_zarr(np.zeros((37, 71), np.float32), tmp_path / "q", mf.float8_e4m3fn, chunks=(8, 16), resume=True)
+    assert store_files(tmp_path / "q") == before
+    # an MX group of another format, axis or tensor scale is not resumed
+    mz.mx_to_zarr(path, tmp_path / "g", "mxfp8_e4m3", chunks=(8, 32))
+    before = store_files(tmp_path / "g")
+    for kwargs in (dict(fmt="mxfp8_e5m2"), dict(fmt="mxfp8_e4m3", axis=0, chunks=(32, 16)),
+                   dict(fmt="mxfp8_e4m3", block_size=16)):
+        kwargs = {"chunks": (8, 32), **kwargs}
+        with pytest.raises(ValueError, match="resume=True: the group holds the MX write"):
+            mz.mx_to_zarr(path, tmp_path / "g", resume=True, **kwargs)
+    assert store_files(tmp_path / "g") == before
+    # a zarr group given as the store: nothing changes when it already holds an MX array
+    group = zarr.open_group(tmp_path / "g", mode="r+")
+    with pytest.raises(zarr.errors.ContainsArrayError, match="already holds an MX array"):
+        mz.mx_to_zarr(path, group, "mxfp8_e5m2", chunks=(8, 32))
+    assert store_files(tmp_path / "g") == before and mz.mx_from_zarr(group).format == "mxfp8_e4m3"
+    mz.mx_to_zarr(path, group, "mxfp8_e5m2", chunks=(8, 32), overwrite=True)
+    assert mz.mx_from_zarr(tmp_path / "g").format == "mxfp8_e5m2"
+    # an MXArray written as it is can be resumed too (it is written again whole)
+    q = mf.mx.quantize(x, "mxfp4_e2m1")
+    mz.mx_to_zarr(q, tmp_path / "m", chunks=(8, 32))
+    mz.mx_to_zarr(q, tmp_path / "m", chunks=(8, 32), resume=True)
+    back = mz.mx_from_zarr(tmp_path / "m")
+    assert np.array_equal(back.data.view(np.uint8), q.data.view(np.uint8))
+
+
+# --------------------------------------------------------------------------
+# dask.distributed with worker processes
+# --------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("dask.array")
+    # not the default client: the other tests keep dask's threaded scheduler
+    with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None) \
+            as cluster, distributed.Client(cluster, set_as_default=False) as client:
+        yield client
+
+
+def in_workers(client, expression):
+    """`expression` evaluated in each worker process (eval: nothing from this
+    module travels, so a worker imports nothing of minifloat for it)."""
+    return sorted(client.run(eval, expression).values())
+
+
+def test_distributed_workers_register_the_data_types_when_they_unpickle_a_task(dask_client, npy_source,
+                                                                              tmp_path):
+    path, x = npy_source
+    dask_client.restart()  # fresh worker processes
+    assert in_workers(dask_client, "'minifloat' in __import__('sys').modules") == [False, False]
+    u = user_dtype("generated6")
+    with np.errstate(all="ignore"):
+        out = mz.to_zarr(path, tmp_path / "q", u, chunks=(16, 16), scheduler=dask_client)
+        expected = x.astype(u)
+    assert np.array_equal(codes(zarr.open_array(tmp_path / "q")[...]), codes(expected))
+    registered = in_workers(dask_client, "__import__('zarr').dtype.data_type_registry.contents.get('minifloat.float')"
+                                         " is __import__('sys').modules['minifloat._zarr'].MinifloatFloat")
+    assert registered == [True, True]
+    assert out.dtype == u
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float4_e2m1fn", "bfloat16", "float8_e8m0fnu", "generated6"])
+def test_distributed_to_zarr_equals_astype(name, dask_client, npy_source, tmp_path):
+    path, x = npy_source
+    dtype = dtype_named(name)
+    with np.errstate(all="ignore"):
+        expected = x.astype(dtype)
+    mz.to_zarr(path, tmp_path / "q", dtype, chunks=(16, 32), scheduler=dask_client)
+    mz.to_zarr(x, tmp_path / "from_numpy", dtype, chunks=(16, 32), scheduler=dask_client)
+    for store in ("q", "from_numpy"):
+        back = zarr.open_array(tmp_path / store, mode="r")[...]
+        assert back.dtype == dtype and np.array_equal(codes(back), codes(expected)), store
+
+
+@pytest.mark.parametrize("fmt, axis, block_size", MX_CASES + [("generated6", -1, None)])
+def test_distributed_mx_to_zarr_equals_quantize(fmt, axis, block_size, dask_client, npy_source, tmp_path):
+    path, x = npy_source
+    fmt_arg = user_dtype(fmt) if fmt in USER_FORMATS else fmt
+    tensor_scale = "auto" if fmt == "nvfp4" else None
+    expected = mf.mx.quantize(x, fmt_arg, axis=axis, block_size=block_size, tensor_scale=tensor_scale)
+    chunks = [16, 32]
+    chunks[axis] = 2 * expected.block_size
+    mz.mx_to_zarr(path, tmp_path / "g", fmt_arg, axis=axis, block_size=block_size, chunks=tuple(chunks),
+                  tensor_scale=tensor_scale, scheduler=dask_client)
+    q = mz.mx_from_zarr(tmp_path / "g")
+    assert (q.format, q.axis, q.block_size) == (expected.format, expected.axis, expected.block_size)
+    assert np.array_equal(q.data.view(np.uint8), expected.data.view(np.uint8))
+    assert np.array_equal(q.scales.view(np.uint8), expected.scales.view(np.uint8))
+    assert q.tensor_scale == expected.tensor_scale
+
+
+def test_distributed_as_dasks_default_scheduler_from_a_zarr_source(dask_client, tmp_path):
+    import dask
+
+    src = zarr.create_array(tmp_path / "src", shape=(64,), chunks=(16,), dtype=mf.float8_e5m2)
+    payloads = np.array([0x7D, 0x7F, 0xFD, 0xFE] * 16, np.uint8).view(mf.float8_e5m2)  # all NaN
+    src[...] = payloads
+    with dask.config.set(scheduler=dask_client):  # the client dask uses when none is named
+        assert mz._is_distributed(None)
+        out = mz.to_zarr(src, tmp_path / "dst", mf.float8_e5m2, fill_value="NaN")
+        with pytest.raises(RuntimeError, match="injected failure"):
+            mz.to_zarr(failing_source(payloads, (16,), {(2,)}), tmp_path / "cut", mf.float8_e5m2, fill_value="NaN")
+        mz.to_zarr(src, tmp_path / "cut", mf.float8_e5m2, fill_value="NaN", resume=True)
+    assert not mz._is_distributed(None)
+    for store in ("dst", "cut"):
+        assert np.array_equal(codes(zarr.open_array(tmp_path / store)[...]), codes(payloads)), store
+    assert store_files(tmp_path / "dst") == store_files(tmp_path / "cut")
+    del out
+
+
+@CAST_WARNINGS
+def test_distributed_refuses_a_store_in_this_processs_memory(dask_client, npy_source):
+    from zarr.storage import MemoryStore
+
+    path, _ = npy_source
+    for store in (MemoryStore(), {}):
+        with pytest.raises(ValueError, match="workers would write into copies of it"):
+            mz.to_zarr(path, store, mf.float8_e4m3fn, scheduler=dask_client)
+        with pytest.raises(ValueError, match="workers would write into copies of it"):
+            mz.mx_to_zarr(path, store, "mxfp8_e4m3", scheduler=dask_client)
+    # the threaded scheduler writes into it
+    store = MemoryStore()
+    out = mz.to_zarr(path, store, mf.float8_e4m3fn, chunks=(16, 32))
+    assert out.nchunks_initialized == 9

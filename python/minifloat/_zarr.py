@@ -67,8 +67,10 @@ imported when a minifloat dtype is first needed.
 """
 import math
 import numbers
+import os
 import re
 import sys
+import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -670,30 +672,183 @@ def zarr_data_type(dtype):
 # --------------------------------------------------------------------------
 # Writing chunk by chunk with dask
 # --------------------------------------------------------------------------
+#
+# Each dask task reads one chunk of the source, converts it and writes it as
+# one zarr chunk (the dask chunks are the zarr chunks, so no two tasks share
+# a chunk and no chunk is read back and rewritten). zarr-python puts a chunk
+# into a store as one object: LocalStore writes a temporary file
+# "<key>.<32 hex digits>.partial" and renames it to the chunk's key, object
+# stores put whole objects, so a chunk is either absent or complete, never
+# half written. The attributes below say that a write is under way; a rerun
+# with resume=True skips the chunks the store holds and writes the others.
 
-def _as_dask(source, chunks):
-    """`source` (a .npy path, read as a memory map; a NumPy array; a zarr
-    array; a dask array) as a dask array in `chunks`."""
-    import os
+_INCOMPLETE = "minifloat_incomplete"  # to_zarr: on the array until its last chunk is written
+_MX_ATTRIBUTE = "minifloat_mx"
+_MX_INCOMPLETE = "minifloat_mx_incomplete"  # mx_to_zarr: in place of minifloat_mx until the end
+_MX_VERSION = 1
+_PARTIAL = re.compile(r"\.[0-9a-f]{32}\.partial\Z")  # LocalStore: a chunk whose writing was cut off
+
+
+class _FileArray:
+    """An array in a file (a .npy file, or the file of a NumPy memory map),
+    read region by region: a read copies its region out of the file (one
+    read() where the region is contiguous in the file, else through a memory
+    map made for that read) and keeps nothing mapped. A process reading a 4
+    GiB file through one memory map keeps every page it touched resident
+    (file pages count in its RSS), and dask's from_array of a memory map
+    hashes all of it for a name (the whole file resident, and as much again
+    in anonymous memory); this keeps only the regions being converted.
+    Pickled (dask.distributed) it is the file's name and layout, not its
+    data."""
+
+    def __init__(self, filename, offset, shape, dtype, fortran=False):
+        self.filename = os.fspath(filename)
+        self.offset = int(offset)
+        self.shape = tuple(int(n) for n in shape)
+        self.dtype = np.dtype(dtype)
+        self.fortran = bool(fortran)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @classmethod
+    def of_npy(cls, path):
+        mapped = np.load(path, mmap_mode="r", allow_pickle=False)
+        if not isinstance(mapped, np.memmap):  # (a .npz file gives an NpzFile)
+            getattr(mapped, "close", lambda: None)()
+            raise ValueError(f"{os.fspath(path)!r} is not a .npy file")
+        found = cls.of_memmap(mapped)
+        if found is None:  # an empty array: nothing to read
+            return cls(os.path.abspath(path), 0, mapped.shape, mapped.dtype)
+        return found
+
+    @classmethod
+    def of_memmap(cls, mapped):
+        """The file of a NumPy memory map made on a whole file region (as
+        np.load and np.memmap make them) that the file reads as (modes r, r+
+        and w+; not a copy-on-write map or a view of one); else None."""
+        import mmap
+
+        if not (isinstance(mapped, np.memmap) and isinstance(mapped.base, mmap.mmap) and mapped.filename
+                and getattr(mapped, "mode", None) in ("r", "r+", "w+")
+                and (mapped.flags.c_contiguous or mapped.flags.f_contiguous)):
+            return None
+        return cls(mapped.filename, mapped.offset, mapped.shape, mapped.dtype,
+                   fortran=not mapped.flags.c_contiguous)
+
+    def __dask_tokenize__(self):
+        try:
+            stat = os.stat(self.filename)
+            stamp = (stat.st_size, stat.st_mtime_ns)
+        except OSError:
+            stamp = None
+        return ("minifloat._zarr._FileArray", self.filename, self.offset, self.shape, self.dtype.str,
+                self.fortran, stamp)
+
+    def __reduce__(self):
+        return type(self), (self.filename, self.offset, self.shape, self.dtype, self.fortran)
+
+    def __getitem__(self, index):
+        if 0 in self.shape:
+            return np.empty(self.shape, self.dtype)[index]
+        region = None if self.fortran else self._region(index)
+        if region is not None:
+            read = self._read_contiguous(region)
+            if read is not None:
+                return read
+        mapped = np.memmap(self.filename, dtype=self.dtype, mode="r", offset=self.offset, shape=self.shape,
+                           order="F" if self.fortran else "C")
+        return np.array(mapped[index])  # a copy: the map goes when `mapped` does
+
+    def _region(self, index):
+        """[(start, stop)] per axis of a basic index of slices, else None."""
+        if not isinstance(index, tuple):
+            index = (index,)
+        if len(index) > self.ndim or not all(isinstance(s, slice) for s in index):
+            return None
+        region = []
+        for s, n in zip(index + (slice(None),) * (self.ndim - len(index)), self.shape):
+            start, stop, step = s.indices(n)
+            if step != 1:
+                return None
+            region.append((start, max(stop, start)))
+        return region
+
+    def _read_contiguous(self, region):
+        """The region (C order), read with one read() where it is one run of
+        the file's bytes; else None."""
+        lengths = [stop - start for start, stop in region]
+        out = np.empty(lengths, self.dtype)
+        if out.size == 0:
+            return out
+        partial = [axis for axis, (length, n) in enumerate(zip(lengths, self.shape)) if length != n]
+        if partial and any(length != 1 for length in lengths[:partial[-1]]):
+            return None  # rows of the region lie apart in the file
+        first, stride = 0, 1
+        for (start, _), n in zip(reversed(region), reversed(self.shape)):
+            first += start * stride
+            stride *= n
+        view = memoryview(out.reshape(-1).view(np.uint8))
+        with open(self.filename, "rb", buffering=0) as fh:
+            fh.seek(self.offset + first * self.dtype.itemsize)
+            done = 0
+            while done < len(view):
+                count = fh.readinto(view[done:])
+                if not count:
+                    raise EOFError(f"{self.filename} ends before its array does")
+                done += count
+        return out
+
+
+class _InMemory:
+    """A NumPy array as a source that dask reads region by region (dask's
+    from_array of a NumPy array copies it chunk by chunk into the graph, and
+    hashes it, taking time and as much memory again)."""
+
+    def __init__(self, array):
+        self.array = array
+        self.shape, self.dtype, self.ndim = array.shape, array.dtype, array.ndim
+
+    def __getitem__(self, index):
+        return self.array[index]
+
+
+def _source(source, chunks):
+    """(`source` as a dask array in `chunks`, reader). source: a .npy path, a
+    NumPy array or memory map, a zarr array, a dask array or another array
+    dask reads. The reader (a _FileArray for a file, an _InMemory NumPy array,
+    the zarr array) is what a task reads its chunk from; None where dask
+    computes the blocks (dask arrays, other array-likes)."""
+    import uuid
 
     import dask.array as da
 
+    try:
+        import zarr
+    except ImportError:  # pragma: no cover
+        zarr = None
+    reader = None
     if isinstance(source, (str, os.PathLike)):
-        source = np.load(os.fspath(source), mmap_mode="r", allow_pickle=False)
+        reader = _FileArray.of_npy(os.fspath(source))
+    elif isinstance(source, np.ndarray):
+        reader = _FileArray.of_memmap(source) or _InMemory(source)
+    elif zarr is not None and isinstance(source, zarr.Array):
+        reader = source
+        if chunks is None:
+            chunks = source.chunks
     if isinstance(source, da.Array):
         arr = source
+    elif reader is not None:
+        # named here: dask would otherwise hash the whole source for a name
+        arr = da.from_array(reader, chunks="auto" if chunks is None else chunks, lock=False, asarray=True,
+                            name=f"minifloat-source-{uuid.uuid4().hex}",
+                            meta=np.empty((0,) * len(reader.shape), reader.dtype))
     else:
-        try:
-            import zarr
-        except ImportError:  # pragma: no cover
-            zarr = None
-        if zarr is not None and isinstance(source, zarr.Array):
-            arr = da.from_array(source, chunks=source.chunks if chunks is None else chunks, asarray=True)
-        else:
-            arr = da.from_array(source, chunks="auto" if chunks is None else chunks)
+        arr = da.from_array(source, chunks="auto" if chunks is None else chunks)
     if chunks is not None:
         arr = arr.rechunk(chunks)
-    return arr
+    return arr, reader
 
 
 def _regular_chunks(arr):
@@ -706,6 +861,40 @@ def _regular_chunks(arr):
                              "(the last may be shorter); pass chunks=")
         shape.append(max(sizes[0], 1) if sizes else 1)
     return tuple(shape)
+
+
+def _check_flags(overwrite, resume):
+    for name, value in (("overwrite", overwrite), ("resume", resume)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, not {value!r}")
+    if overwrite and resume:
+        raise ValueError("overwrite=True starts the array afresh and resume=True completes the one in the store: "
+                         "pass one of them")
+
+
+def _is_distributed(scheduler):
+    """Whether dask runs the tasks on a dask.distributed client."""
+    import dask.base
+
+    try:
+        get = dask.base.get_scheduler(scheduler=scheduler)
+    except Exception:  # a bad scheduler: dask.compute says so
+        return False
+    owner = getattr(get, "__self__", None)
+    return owner is not None and type(owner).__module__.split(".")[0] == "distributed"
+
+
+def _check_store(store, scheduler):
+    """A store in this process's memory cannot take dask.distributed's
+    workers' chunks (they would write into copies of it)."""
+    import zarr
+    from zarr.storage import MemoryStore, StorePath
+
+    inner = store.store if isinstance(store, (zarr.Group, zarr.Array, StorePath)) else store
+    if isinstance(inner, (dict, MemoryStore)) and _is_distributed(scheduler):
+        raise ValueError("the store is in this process's memory (a zarr MemoryStore or dict), and "
+                         "dask.distributed's workers would write into copies of it: write to a path or an object "
+                         "store, or use the threaded scheduler (scheduler='threads')")
 
 
 def _create(store, path, shape, chunks, dtype, fill_value, overwrite, attributes=None):
@@ -721,51 +910,263 @@ def _create(store, path, shape, chunks, dtype, fill_value, overwrite, attributes
                               attributes=attributes, config={"write_empty_chunks": True}, **kwargs)
 
 
-def _run(tasks, scheduler):
+def _existing_array(store, path):
+    """The array at `store` (and `path` in its group), or None where there is
+    no node."""
+    import zarr
+
+    try:
+        if path is None:
+            return zarr.open_array(store, mode="r+")
+        group = store if isinstance(store, zarr.Group) else zarr.open_group(store, mode="r+")
+        try:
+            node = group[path]
+        except KeyError:
+            return None
+    except FileNotFoundError:
+        return None
+    if not isinstance(node, zarr.Array):
+        raise ValueError(f"resume=True: {path!r} in the group is a group, not an array")
+    return node
+
+
+def _summary(meta):
+    chunks = meta.get("chunk_grid", {}).get("configuration", {}).get("chunk_shape")
+    return (f"shape {tuple(meta.get('shape', ()))}, chunks {tuple(chunks) if chunks else chunks}, data type "
+            f"{meta.get('data_type')!r}, fill value {meta.get('fill_value')!r}")
+
+
+def _prepare(store, path, shape, chunks, dtype, fill_value, overwrite, resume, attributes=None):
+    """(the zarr array to write, whether it was in the store already): a new
+    array, or with resume=True the one at store/path when there is one of
+    this shape, chunks, data type and fill value."""
+    import zarr
+    from zarr.storage import MemoryStore
+
+    register()
+    if resume:
+        existing = _existing_array(store, path)
+        if existing is not None:
+            kwargs = {} if fill_value is None else {"fill_value": fill_value}
+            wanted = zarr.create_array(MemoryStore(), shape=shape, chunks=chunks, dtype=dtype,
+                                       **kwargs).metadata.to_dict()
+            held = existing.metadata.to_dict()
+            if held.get("zarr_format") != 3 or any(held.get(key) != wanted.get(key)
+                                                   for key in ("shape", "chunk_grid", "data_type", "fill_value")):
+                where = "the store's array" if path is None else f"the array {path!r}"
+                raise ValueError(f"resume=True: {where} has {_summary(held)}; this write makes {_summary(wanted)}. "
+                                 "It is not this write's to complete: overwrite=True replaces it")
+            # (a chunk of fill values is written too: its presence says it is done)
+            return existing.with_config({"write_empty_chunks": True}), True
+    try:
+        return _create(store, path, shape, chunks, dtype, fill_value, overwrite, attributes), False
+    except zarr.errors.ContainsArrayError as error:
+        raise zarr.errors.ContainsArrayError(f"{error} Pass resume=True to complete an interrupted write into "
+                                             "it, or overwrite=True to replace it") from None
+
+
+def _stored_chunks(array, clean):
+    """The chunk grid coordinates of the chunks `array`'s store holds. With
+    `clean`, LocalStore's temporary files of chunks whose writing was cut off
+    are removed."""
+    from zarr.core.sync import sync
+
+    store, prefix = array.store_path.store, array.store_path.path
+
+    async def listing():
+        return [key async for key in store.list_prefix(prefix)]
+
+    keys = [key for key in sync(listing()) if not prefix or key.startswith(prefix + "/")]
+    held = {key[len(prefix) + 1:] if prefix else key for key in keys}
+    encode = array.metadata.encode_chunk_key
+    done = {index for index in np.ndindex(*array.cdata_shape) if encode(index) in held}
+    if clean:
+        for key in keys:
+            if _PARTIAL.search(key):
+                sync(store.delete(key))
+    return done
+
+
+def _set_attributes(node, remove=(), add=None):
+    """Rewrite `node`'s attributes (one metadata write) without `remove`,
+    with `add`."""
+    attrs = node.attrs.asdict()
+    new = {key: value for key, value in attrs.items() if key not in remove}
+    new.update(add or {})
+    if new != attrs:
+        node.attrs.put(new)
+
+
+class _Run:
+    """The chunk tasks of one call that run in this process (dask's threaded
+    and synchronous schedulers): when a task fails, dask raises at once while
+    other threads may still be writing chunks; the call waits for them, and
+    the tasks that have not started write nothing, so that once to_zarr or
+    mx_to_zarr has raised, the store no longer changes."""
+
+    def __init__(self):
+        self.stopped = False
+        self.running = 0
+        self.changed = threading.Condition()
+
+
+_RUNS = {}  # run id -> _Run, in the process that called to_zarr / mx_to_zarr
+
+
+def _new_process_token():
+    import uuid
+
+    return os.getpid(), f"{os.getpid()}-{uuid.uuid4().hex}"
+
+
+_PROCESS = _new_process_token()  # this process's part of its run ids (made anew in a forked process)
+
+
+def _process_token():
+    global _PROCESS
+    if _PROCESS[0] != os.getpid():
+        _PROCESS = _new_process_token()
+    return _PROCESS[1]
+
+
+def _chunk_task(run_id, function, reader, block, region, *shared):
+    process, _ = run_id
+    if process != _process_token():  # another process (a dask.distributed worker)
+        function(reader, block, region, *shared)
+        return
+    run = _RUNS.get(run_id)
+    if run is None:  # a task dask started after the call had raised: its run is over
+        return
+    with run.changed:
+        if run.stopped:
+            return
+        run.running += 1
+    try:
+        function(reader, block, region, *shared)
+    finally:
+        with run.changed:
+            run.running -= 1
+            run.changed.notify_all()
+
+
+def _chunk_tasks(run_id, function, arr, reader, done, shared):
+    """One dask task per chunk of `arr` whose index is not in `done`:
+    ``function(reader, block, region, *shared)``, reading its chunk from
+    `reader` (block None) or getting it from dask (reader None). The task
+    functions and their arguments are module-level, so that a
+    dask.distributed worker unpickling a task imports this module (which
+    registers the data types); `reader` and `shared` are one node of the
+    graph each, not copied into every task."""
     import dask
 
-    dask.compute(*tasks, scheduler=scheduler)
+    reader = None if reader is None else dask.delayed(reader, traverse=False)
+    shared = [dask.delayed(value, traverse=False) for value in shared]
+    blocks = arr.to_delayed() if reader is None else None
+    starts = [np.concatenate([[0], np.cumsum(sizes)]).astype(int).tolist() for sizes in arr.chunks]
+    tasks = []
+    for index in np.ndindex(*arr.numblocks):
+        if index in done:
+            continue
+        region = tuple(slice(s[i], s[i + 1]) for s, i in zip(starts, index))
+        block = None if blocks is None else blocks[index]
+        tasks.append(dask.delayed(_chunk_task, pure=False)(run_id, function, reader, block, region, *shared))
+    return tasks
 
 
-def _block_slices(chunks, index):
-    return tuple(slice(sum(sizes[:i]), sum(sizes[:i + 1])) for sizes, i in zip(chunks, index))
+def _run(function, arr, reader, done, shared, scheduler):
+    """Write the chunks of `arr` not in `done` (_chunk_tasks) and return
+    when every task that started has ended."""
+    import uuid
+
+    import dask
+
+    run_id = (_process_token(), uuid.uuid4().hex)
+    tasks = _chunk_tasks(run_id, function, arr, reader, done, shared)
+    if not tasks:
+        return
+    run = _RUNS[run_id] = _Run()
+    try:
+        dask.compute(*tasks, scheduler=scheduler)
+    except BaseException:
+        with run.changed:
+            run.stopped = True
+            run.changed.wait_for(lambda: run.running == 0)
+        raise
+    finally:
+        del _RUNS[run_id]
 
 
-def to_zarr(source, store, dtype, *, chunks=None, path=None, fill_value=None, overwrite=False,
-            scheduler="threads"):
+def _read(reader, block, region):
+    return np.asarray(block if reader is None else reader[region])
+
+
+def _convert_chunk(reader, block, region, out, target):
+    _register_once()
+    out[region] = _read(reader, block, region).astype(target)
+
+
+def _quantize_chunk(reader, block, region, elements, scales, fmt, axis, block_size, scale_mode, tensor_scale):
+    from . import mx
+
+    _register_once()
+    q = mx.quantize(_read(reader, block, region), fmt, axis=axis, block_size=block_size, scale_mode=scale_mode,
+                    tensor_scale=tensor_scale)
+    elements[region] = q.data  # elements, then scales: a chunk is done when both are there
+    start = region[axis].start // block_size
+    scales[region[:axis] + (slice(start, start + q.scales.shape[axis]),) + region[axis + 1:]] = q.scales
+
+
+def _register_once():
+    """register() where zarr's registry lacks minifloat's data types (a
+    worker process that unpickled a task imported this module, which
+    registers them; this covers a registry emptied since)."""
+    if data_type_registry.contents.get(FLOAT_NAME) is not MinifloatFloat:
+        register()
+
+
+def to_zarr(source, store, dtype, *, chunks=None, path=None, fill_value=None, overwrite=False, resume=False,
+            scheduler=None):
     """Convert `source` to the minifloat `dtype` chunk by chunk and write it
     to a new zarr array (``zarr.create_array(store, ...)``, or the array
     `path` of the group at `store`); returns the zarr array.
 
-    source: a .npy path (read through a memory map), a NumPy array or memory
-    map, a zarr array or a dask array. chunks: the zarr chunks (default: the
-    dask array's, else dask's "auto"); each task reads one chunk of the
-    source, converts it with ``astype(dtype)`` (the default cast: the bits are
-    those of converting the whole array in memory) and writes it, on dask's
-    threaded scheduler by default. Empty chunks are written too
+    source: a .npy path, a NumPy array or memory map, a zarr array or a dask
+    array. A file (a .npy path, or a memory map of one) is read chunk by
+    chunk by each task, so only the chunks being converted are in memory.
+    chunks: the zarr chunks (default: the dask or zarr array's, else dask's
+    "auto"); each task reads one chunk of the source, converts it with
+    ``astype(dtype)`` (the default cast: the bits are those of converting
+    the whole array in memory) and writes it. Empty chunks are written too
     (``write_empty_chunks``), so no NaN payload is replaced by the fill value.
+
+    scheduler: passed to ``dask.compute`` (None: dask's default, the
+    threaded scheduler or the dask.distributed client in use; a
+    ``distributed.Client``; "threads", "processes", "sync").
+
+    While it writes, the array has the attribute ``minifloat_incomplete``
+    (removed after the last chunk). Each chunk is put whole (zarr's
+    LocalStore writes a temporary file and renames it), so an interrupted
+    write leaves whole chunks and missing ones: ``resume=True`` completes it,
+    writing only the chunks the store lacks (the array must have this
+    shape, chunks, data type and fill value; it does not check that the
+    source is the same), or makes the array where there is none.
+    ``overwrite=True`` replaces an array in the store.
     """
     from ._cast import own_dtype_named
 
+    _check_flags(overwrite, resume)
     own = own_dtype_named(dtype)
     target = own if own is not None else np.dtype(dtype)
-    arr = _as_dask(source, chunks)
-    out = _create(store, path, arr.shape, _regular_chunks(arr), target, fill_value, overwrite)
-    blocks = arr.to_delayed()
-
-    import dask
-
-    def write(block, region):
-        out[region] = np.asarray(block).astype(target)
-
-    tasks = [dask.delayed(write)(blocks[index], _block_slices(arr.chunks, index))
-             for index in np.ndindex(*blocks.shape)]
-    _run(tasks, scheduler)
+    arr, reader = _source(source, chunks)
+    _check_store(store, scheduler)
+    out, existed = _prepare(store, path, arr.shape, _regular_chunks(arr), target, fill_value, overwrite, resume,
+                            attributes={_INCOMPLETE: True})
+    done = _stored_chunks(out, clean=True) if existed else set()
+    if existed and len(done) < math.prod(out.cdata_shape):
+        _set_attributes(out, add={_INCOMPLETE: True})
+    _run(_convert_chunk, arr, reader, done, (out, target), scheduler)
+    _set_attributes(out, remove=(_INCOMPLETE,))
     return out
-
-
-_MX_ATTRIBUTE = "minifloat_mx"
-_MX_VERSION = 1
 
 
 def _mx_layout(fmt, block_size):
@@ -776,7 +1177,7 @@ def _mx_layout(fmt, block_size):
 
 
 def mx_to_zarr(source, store, fmt=None, *, axis=-1, block_size=None, scale_mode="floor", tensor_scale=None,
-               chunks=None, overwrite=False, scheduler="threads"):
+               chunks=None, overwrite=False, resume=False, scheduler=None):
     """Block-quantize `source` with ``mf.mx.quantize`` chunk by chunk into a
     zarr group at `store`: the arrays ``elements`` (the element codes, one
     per byte, in the element format's zarr data type; MXINT8: int8) and
@@ -785,18 +1186,27 @@ def mx_to_zarr(source, store, fmt=None, *, axis=-1, block_size=None, scale_mode=
     (float32 in hex, or null), version}. Returns the zarr group; read it back
     with ``mx_from_zarr``.
 
-    source: a .npy path (memory map), a NumPy array, a zarr or dask array, or
-    an ``MXArray`` (written as it is; fmt and the other options then come
-    from it). The chunks along `axis` must hold whole blocks (a multiple of
-    the block size, the last chunk excepted): a chunking that splits a block
-    raises ValueError. The result is bit-identical to quantizing the whole
-    array in memory; NVFP4's ``tensor_scale="auto"`` takes one more pass over
-    the source for the largest magnitude.
+    source: a .npy path (read chunk by chunk), a NumPy array or memory map, a
+    zarr or dask array, or an ``MXArray`` (written as it is; fmt and the
+    other options then come from it). The chunks along `axis` must hold whole
+    blocks (a multiple of the block size, the last chunk excepted): a
+    chunking that splits a block raises ValueError. The result is
+    bit-identical to quantizing the whole array in memory; NVFP4's
+    ``tensor_scale="auto"`` takes one more pass over the source for the
+    largest magnitude. scheduler: as for ``to_zarr``.
+
+    Until every chunk is written the group holds the attribute
+    ``minifloat_mx_incomplete`` (the same description, and the scale mode)
+    instead of ``minifloat_mx``, so ``mx_from_zarr`` refuses a group whose
+    writing was interrupted; ``resume=True`` completes it (the same format,
+    axis, block size, scale mode and tensor scale, else ValueError),
+    writing the chunks the store lacks. ``overwrite=True`` replaces the group.
     """
     from . import mx
 
+    _check_flags(overwrite, resume)
     if isinstance(source, mx.MXArray):
-        return _write_mx_array(source, store, chunks, overwrite)
+        return _write_mx_array(source, store, chunks, overwrite, resume)
     if fmt is None:
         raise TypeError("mx_to_zarr needs fmt (an MX format name or element dtype) for a source to quantize")
     fmt, block_size = _mx_layout(fmt, block_size)
@@ -804,9 +1214,11 @@ def mx_to_zarr(source, store, fmt=None, *, axis=-1, block_size=None, scale_mode=
         raise ValueError(f"block_size must be positive, not {block_size}")
     if scale_mode not in mx.SCALE_MODES:
         raise ValueError(f"scale_mode must be one of {', '.join(map(repr, mx.SCALE_MODES))}, not {scale_mode!r}")
-    arr = _as_dask(source, chunks)
+    arr, reader = _source(source, chunks)
     if arr.ndim == 0:
         arr = arr.reshape(1)
+        if reader is not None:  # (a 0-d source: read whole by dask)
+            arr, reader = arr.rechunk(1), None
     axis = np.lib.array_utils.normalize_axis_index(axis, arr.ndim)
     if chunks is None and len(arr.chunks[axis]) > 1 and arr.chunks[axis][0] % block_size:
         # chunks of dask's choosing: rounded to whole blocks
@@ -828,47 +1240,87 @@ def mx_to_zarr(source, store, fmt=None, *, axis=-1, block_size=None, scale_mode=
             t = mx._tensor_scale(None, tensor_scale)
     elif tensor_scale is not None:
         raise ValueError("tensor_scale applies to 'nvfp4' only")
+    _check_store(store, scheduler)
     chunk_shape = _regular_chunks(arr)
     element_dtype = mx._element_dtype(fmt)
     scale_dtype = mx._scale_dtype(fmt)
     n = arr.shape[axis]
     scale_shape = arr.shape[:axis] + (-(-n // block_size),) + arr.shape[axis + 1:]
-    scale_chunks = chunk_shape[:axis] + (max(chunk_shape[axis] // block_size, 1),) + chunk_shape[axis + 1:]
-    group = _mx_group(store, overwrite, fmt, axis, block_size, t)
-    elements = _create(group, "elements", arr.shape, chunk_shape, element_dtype, None, overwrite)
-    scales = _create(group, "scales", scale_shape, scale_chunks, scale_dtype, None, overwrite)
-    blocks = arr.to_delayed()
-
-    import dask
-
-    def write(block, region):
-        q = mx.quantize(np.asarray(block), fmt, axis=axis, block_size=block_size, scale_mode=scale_mode,
-                        tensor_scale=None if t is None else float(t))
-        elements[region] = q.data
-        start = region[axis].start // block_size
-        scale_region = region[:axis] + (slice(start, start + q.scales.shape[axis]),) + region[axis + 1:]
-        scales[scale_region] = q.scales
-
-    tasks = [dask.delayed(write)(blocks[index], _block_slices(arr.chunks, index))
-             for index in np.ndindex(*blocks.shape)]
-    _run(tasks, scheduler)
+    meta = _mx_meta(fmt, axis, block_size, t)
+    group = _mx_begin(store, overwrite, resume, meta, scale_mode)
+    elements, have_elements = _prepare(group, "elements", arr.shape, chunk_shape, element_dtype, None, overwrite,
+                                       resume)
+    scales, have_scales = _prepare(group, "scales", scale_shape, _scale_chunks(chunk_shape, axis, block_size),
+                                   scale_dtype, None, overwrite, resume)
+    done = set()
+    if have_elements and have_scales:
+        done = _stored_chunks(elements, clean=True) & _stored_chunks(scales, clean=True)
+    # a run-time element format travels to worker processes as its dtype (its description), not its name
+    fmt_arg = fmt if fmt in mx.FORMATS else element_dtype
+    _run(_quantize_chunk, arr, reader, done,
+         (elements, scales, fmt_arg, axis, block_size, scale_mode, None if t is None else float(t)), scheduler)
+    _set_attributes(group, remove=(_MX_INCOMPLETE,), add={_MX_ATTRIBUTE: meta})  # last: the group is whole
     return group
 
 
-def _mx_group(store, overwrite, fmt, axis, block_size, tensor_scale):
+def _scale_chunks(chunk_shape, axis, block_size):
+    """The scales' chunks: one scale chunk per element chunk (a single chunk
+    along the axis ending in a partial block included)."""
+    return chunk_shape[:axis] + (-(-chunk_shape[axis] // block_size),) + chunk_shape[axis + 1:]
+
+
+def _mx_meta(fmt, axis, block_size, tensor_scale):
+    return {"format": fmt, "axis": int(axis), "block_size": int(block_size),
+            "tensor_scale": None if tensor_scale is None else float(tensor_scale).hex(), "version": _MX_VERSION}
+
+
+def _mx_begin(store, overwrite, resume, meta, scale_mode):
+    """The group to write into, holding ``minifloat_mx_incomplete`` (meta and
+    the scale mode) and no ``minifloat_mx`` until the write is complete."""
     import zarr
 
     register()
-    attributes = {_MX_ATTRIBUTE: {"format": fmt, "axis": int(axis), "block_size": int(block_size),
-                                  "tensor_scale": None if tensor_scale is None else float(tensor_scale).hex(),
-                                  "version": _MX_VERSION}}
+    pending = {**meta, "scale_mode": scale_mode}
     if isinstance(store, zarr.Group):
-        store.attrs.update(attributes)
-        return store
-    return zarr.create_group(store, overwrite=overwrite, attributes=attributes)
+        group = store
+    elif resume:
+        try:
+            group = zarr.open_group(store, mode="r+")
+        except FileNotFoundError:
+            return zarr.create_group(store, attributes={_MX_INCOMPLETE: pending})
+    else:
+        try:
+            return zarr.create_group(store, overwrite=overwrite, attributes={_MX_INCOMPLETE: pending})
+        except (zarr.errors.ContainsGroupError, zarr.errors.ContainsArrayError) as error:
+            raise type(error)(f"{error} Pass resume=True to complete an interrupted mx_to_zarr into it, or "
+                              "overwrite=True to replace it") from None
+    attrs = group.attrs.asdict()
+    if resume:
+        held = attrs.get(_MX_INCOMPLETE)
+        if held is None:
+            held = attrs.get(_MX_ATTRIBUTE)
+        if held is not None and not _same_mx_write(held, pending):
+            raise ValueError(f"resume=True: the group holds the MX write {held}, and this one is {pending}: it is "
+                             "not this write's to complete (overwrite=True replaces it)")
+    elif not overwrite and (_MX_ATTRIBUTE in attrs or _MX_INCOMPLETE in attrs or "elements" in group
+                            or "scales" in group):
+        raise zarr.errors.ContainsArrayError(
+            "the group already holds an MX array (or an array named 'elements' or 'scales'): pass resume=True to "
+            "complete an interrupted mx_to_zarr into it, or overwrite=True to replace it")
+    _set_attributes(group, remove=(_MX_ATTRIBUTE,), add={_MX_INCOMPLETE: pending})
+    return group
 
 
-def _write_mx_array(q, store, chunks, overwrite):
+def _same_mx_write(held, pending):
+    if not isinstance(held, dict):
+        return False
+    if any(held.get(key) != pending[key] for key in ("format", "axis", "block_size", "tensor_scale", "version")):
+        return False
+    # the scale mode is not part of minifloat_mx, nor known for an MXArray written as it is
+    return held.get("scale_mode") is None or pending["scale_mode"] is None or held["scale_mode"] == pending["scale_mode"]
+
+
+def _write_mx_array(q, store, chunks, overwrite, resume):
     from . import mx
 
     shape = q.data.shape
@@ -881,19 +1333,21 @@ def _write_mx_array(q, store, chunks, overwrite):
         raise ValueError(f"chunks of {chunks[q.axis]} along axis {q.axis} split the {q.format} blocks of "
                          f"{q.block_size}: each chunk along the block axis must hold whole blocks (a multiple "
                          f"of {q.block_size}, the last chunk excepted)")
-    group = _mx_group(store, overwrite, q.format, q.axis, q.block_size, q.tensor_scale)
-    scale_chunks = chunks[:q.axis] + (max(chunks[q.axis] // q.block_size, 1),) + chunks[q.axis + 1:]
-    elements = _create(group, "elements", shape, chunks, mx._element_dtype(q.format), None, overwrite)
-    scales = _create(group, "scales", q.scales.shape, scale_chunks, mx._scale_dtype(q.format), None, overwrite)
-    elements[...] = q.data
+    meta = _mx_meta(q.format, q.axis, q.block_size, q.tensor_scale)
+    group = _mx_begin(store, overwrite, resume, meta, None)
+    elements, _ = _prepare(group, "elements", shape, chunks, mx._element_dtype(q.format), None, overwrite, resume)
+    scales, _ = _prepare(group, "scales", q.scales.shape, _scale_chunks(chunks, q.axis, q.block_size),
+                         mx._scale_dtype(q.format), None, overwrite, resume)
+    elements[...] = q.data  # (in memory: a rerun writes it all again)
     scales[...] = q.scales
+    _set_attributes(group, remove=(_MX_INCOMPLETE,), add={_MX_ATTRIBUTE: meta})
     return group
 
 
 def mx_from_zarr(group):
     """The ``MXArray`` stored by ``mx_to_zarr`` in a zarr group (a group or
     anything ``zarr.open_group`` opens), checked as ``MXArray.from_parts``
-    checks its parts."""
+    checks its parts. A group whose writing did not finish is refused."""
     import zarr
 
     from . import mx
@@ -903,8 +1357,12 @@ def mx_from_zarr(group):
         group = zarr.open_group(group, mode="r")
     meta = group.attrs.get(_MX_ATTRIBUTE)
     if not isinstance(meta, dict):
-        raise ValueError(f"the zarr group {group.path or group.store!r} holds no MX array (no "
-                         f"{_MX_ATTRIBUTE!r} attribute)")
+        where = group.path or group.store
+        if _MX_INCOMPLETE in group.attrs:
+            raise ValueError(f"the zarr group {where!r} holds an MX array whose writing did not finish (its "
+                             f"attribute {_MX_INCOMPLETE!r}): complete it with mx_to_zarr(<the same source>, ..., "
+                             "resume=True), or write it again")
+        raise ValueError(f"the zarr group {where!r} holds no MX array (no {_MX_ATTRIBUTE!r} attribute)")
     try:
         version = meta["version"]
         fmt, axis, block_size, tensor_scale = meta["format"], meta["axis"], meta["block_size"], meta["tensor_scale"]
@@ -921,3 +1379,8 @@ def mx_from_zarr(group):
 
 
 register()  # importing this module (mf.zarr) is asking for minifloat's zarr data types
+
+
+def __dir__():
+    """The module's API: its imports are not part of it."""
+    return sorted(__all__)
