@@ -244,15 +244,10 @@ def du(path):
 # The report
 # --------------------------------------------------------------------------
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+def cpu_name():
+    from run import cpu_name as describe  # benchmarks/run.py's (this folder is on sys.path)
+
+    return describe()
 
 
 def memory_total():
@@ -287,7 +282,7 @@ def report(args, rows, input_bytes, results):
         f"Input: float32 .npy of {input_bytes / GIB:.2f} GiB ({rows:,} x {COLUMNS}); zarr chunks of "
         f"{chunk_rows:,} x {COLUMNS} ({chunk_rows * COLUMNS * 4 / MIB:.0f} MiB of input each, "
         f"{-(-rows // chunk_rows)} chunks), dask's threaded scheduler, zarr's default codecs (zstd).",
-        f"Machine: {cpu_model()}, {os.cpu_count()} cores"
+        f"Machine: {cpu_name()}, {os.cpu_count()} cores"
         + (f", {total / GIB:.0f} GiB RAM" if total else "") + f"; {versions()}.",
         f"Load average (1 min) at start and end: {args.load[0]:.2f}, {os.getloadavg()[0]:.2f} "
         "(on a shared machine the times are noisy).",
