@@ -23,7 +23,7 @@ import minifloat as mf  # noqa: E402
 from minifloat import _zarr as mz  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PYTHON_DIR = os.path.join(ROOT, "python")
+PYTHON_DIR = os.path.join(ROOT, "python")  # the sources (subprocesses import the minifloat this process imports)
 
 # Formats made at run time (built once per test process, like a user's).
 USER_FORMATS = {
@@ -142,7 +142,6 @@ def test_entry_points_name_every_data_type_class():
 
 def run_python(code, timeout=240):
     env = dict(os.environ)
-    env["PYTHONPATH"] = PYTHON_DIR + os.pathsep + env.get("PYTHONPATH", "")
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
                           timeout=timeout, env=env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -1046,7 +1045,6 @@ def test_a_process_killed_while_putting_a_chunk_leaves_no_chunk_half_written(kin
                "scheduler='sync')"
         mz.mx_to_zarr(path, tmp_path / "whole", "mxfp8_e4m3", chunks=(8, 32))
     env = dict(os.environ)
-    env["PYTHONPATH"] = PYTHON_DIR + os.pathsep + env.get("PYTHONPATH", "")
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(KILL_AFTER_PUTS).format(kill=6, call=call)],
                           capture_output=True, text=True, timeout=240, env=env)
     assert done.returncode == -9, done.stdout + done.stderr  # (zarr no longer renames a temporary file?)
