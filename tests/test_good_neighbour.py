@@ -256,3 +256,24 @@ def test_numpy_own_tests_unchanged(mf):
     known = [t for t in imported if t.endswith(SCTYPEDICT_BUFFER_TEST)]
     assert [t for t in imported if t not in known] == plain, (plain_summary, imported_summary)
     assert [t for t in patched if t not in known] == plain, (plain_summary, patched_summary)
+
+
+def test_einsum_guard_dtype_and_out(mf):
+    """A minifloat dtype= or out= reaches NumPy's C einsum with no loop for
+    it (a segfault, or dtype= silently ignored): the guard computes in
+    float32 and rounds once, with NumPy's casting rule."""
+    a = np.array([1, 2, 0.5], mf.float8_e4m3fn)
+    got = np.einsum("i,i->", a, a, dtype=mf.float8_e4m3fn)
+    assert got.dtype == np.dtype(mf.float8_e4m3fn) and float(got) == 5.0  # 5.25 rounds to even
+    with pytest.raises(TypeError, match="according to the rule 'safe'"):
+        np.einsum("i->i", np.ones(3), dtype=mf.bfloat16)  # as float16: float64 -> bfloat16 is not safe
+    got = np.einsum("i->i", np.ones(3), dtype=mf.bfloat16, casting="same_kind")
+    assert got.dtype == np.dtype(mf.bfloat16) and got.tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(TypeError, match="according to the rule 'safe'"):
+        np.einsum("i,i->i", np.ones(3), np.ones(3), out=np.zeros(3, mf.float8_e4m3fn))
+    out = np.zeros(3, mf.float8_e4m3fn)
+    assert np.einsum("i,i->i", np.full(3, 1.5), np.ones(3), out=out, casting="unsafe") is out
+    assert out.tolist() == [1.5, 1.5, 1.5]
+    assert np.einsum("i,i->i", a, a, out=np.zeros(3, np.float32)).tolist() == [1.0, 4.0, 0.25]
+    assert np.einsum(a, [0], a, [0], []) == np.einsum("i,i->", a, a)
+    assert np.einsum("i,i", a, [1.0, 2.0, 3.0]) == 6.5  # float64, NumPy's result type

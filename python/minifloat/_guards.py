@@ -98,28 +98,59 @@ def _int_einsum(original, operands, kwargs):
     return result[()] if result.ndim == 0 else result
 
 
+def _array_positions(operands):
+    """Where einsum's operands are arrays: after the subscripts string, or
+    every other one in the sublist form (a trailing output sublist aside)."""
+    if operands and isinstance(operands[0], str):
+        return range(1, len(operands))
+    return range(0, len(operands) - len(operands) % 2, 2)
+
+
+def _cast_refusal(source, target, casting):
+    # NumPy's words for the same refusal with its own dtypes
+    return TypeError(f"Cannot cast array data from {source!r} to {target!r} according to the rule {casting!r}")
+
+
 def _einsum_handler(original, *operands, **kwargs):
-    """c_einsum for calls with a minifloat operand (the C check found one)."""
-    arrays = [op for op in operands if not isinstance(op, (str, list, tuple))]
+    """c_einsum for calls with a minifloat operand, dtype= or out= (the C
+    check found one). NumPy's C einsum would pick its loops by a type number
+    these DTypes do not have, so: sums and products of minifloat values run
+    in float32 (exact inputs, one rounding at the end), as the ufunc loops
+    do; NumPy's casting rule for dtype= and out= is kept."""
+    positions = _array_positions(operands)
+    operands = list(operands)
+    for k in positions:
+        operands[k] = np.asanyarray(operands[k])
+    arrays = [operands[k] for k in positions]
     if not _any_minifloat(arrays) and any(_is_int_type(x) for x in arrays):
-        return _int_einsum(original, operands, kwargs)
-    if kwargs.get("dtype") is not None or not _any_minifloat(arrays):
-        return original(*operands, **kwargs)
-    result_dtype = np.result_type(*arrays)
+        return _int_einsum(original, tuple(operands), kwargs)
+    casting = kwargs.get("casting", "safe")
     out = kwargs.pop("out", None)
-    if isinstance(result_dtype, MinifloatDType):
-        casting = kwargs.get("casting", "safe")
-        if out is not None and not np.can_cast(result_dtype, out.dtype, casting):
+    requested = kwargs.pop("dtype", None)
+    target = np.dtype(requested) if requested is not None else np.result_type(*arrays)
+    if isinstance(target, MinifloatDType):
+        for k in positions:  # the operands become `target` first, as NumPy casts them to dtype=
+            source = operands[k].dtype
+            if not np.can_cast(source, target, casting):
+                raise _cast_refusal(source, target, casting)
+            operands[k] = operands[k].astype(target).astype(np.float32)
+        if out is not None and not np.can_cast(target, out.dtype, casting):
             # einsum's rule for out (NumPy's message for float16)
-            raise TypeError(f"Iterator requested dtype could not be cast from dtype({str(result_dtype)!r}) "
+            raise TypeError(f"Iterator requested dtype could not be cast from dtype({str(target)!r}) "
                             f"to dtype({str(out.dtype)!r}), the output operand dtype, according to the "
                             f"rule {casting!r}")
-        kwargs["dtype"] = np.float32
-        return _finish(original(*operands, **kwargs), result_dtype, out)
-    kwargs["dtype"] = result_dtype
+        return _finish(original(*operands, dtype=np.float32, **kwargs), target, out)
+    # a NumPy result type: NumPy casts minifloat operands to it (exactly, or
+    # under `casting`); a minifloat `out` takes the result rounded once
+    if out is not None and isinstance(out.dtype, MinifloatDType):
+        if not np.can_cast(target, out.dtype, casting):
+            raise TypeError(f"Iterator requested dtype could not be cast from dtype({str(target)!r}) "
+                            f"to dtype({str(out.dtype)!r}), the output operand dtype, according to the "
+                            f"rule {casting!r}")
+        return _finish(original(*operands, dtype=target, **kwargs), out.dtype, out)
     if out is not None:
         kwargs["out"] = out
-    return original(*operands, **kwargs)
+    return original(*operands, dtype=target, **kwargs)
 
 
 def _has_float_loop(ufunc):
