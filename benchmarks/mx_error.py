@@ -1,6 +1,6 @@
 """Quantization error of every mf.mx format on a standard-normal sample.
 
-Prints a markdown table (the one in the README): for each format and scale
+Prints a markdown table (the one in docs/quantization.md): for each format and scale
 mode, the mean relative error mean(|q - x| / |x|) and the relative RMS error
 ||q - x|| / ||x||, q = dequantize(quantize(x)), x = 2^20 standard-normal
 float32 values (seed 0), default block sizes.

@@ -1108,7 +1108,8 @@ def render_md_table(header, rows):
 def results_markdown(cases, facts, notes, rows, heading="###"):
     """The results as markdown: how measured, the verdict, the groups, the
     headline cases, the cases at the memory floor and (folded) every case.
-    The same text goes into the results file and README's Speed section."""
+    This is the results file (`--out`); README's Speed section gets
+    readme_markdown's verdict and headline cases, with a link to it."""
     fact = dict(facts)
     lines = [
         f"Measured by `python benchmarks/run.py` on {fact['date']}: {fact['CPU']}, "
@@ -1152,6 +1153,28 @@ def results_markdown(cases, facts, notes, rows, heading="###"):
     if notes:
         lines += [f"[e{i}] `{n}`" for i, n in enumerate(notes, 1)] + [""]
     lines += ["</details>", ""]
+    return "\n".join(lines)
+
+
+def readme_markdown(cases, facts, link, chart_link=None):
+    """README's part of the results: one line on the run, the verdict and the
+    headline cases, with a link to the full report (`link`, relative to README)
+    and to the chart (`chart_link`, if one was written)."""
+    fact = dict(facts)
+    lines = [
+        f"Measured on {fact['date']}: {fact['CPU']}, one thread, minifloat's "
+        f"`{mf._core._active_kernels()}` kernels, NumPy {fact['numpy']}, ml_dtypes {fact['ml_dtypes']}, "
+        f"torch {fact['torch']}; {fact['N']}. Load average {fact['load avg']}.",
+        "",
+        f"**{verdict_line(cases)}.**",
+        "",
+    ]
+    headline = headline_rows(cases)
+    if headline:
+        lines += ["Headline cases (times in milliseconds):", "", render_md_table(HEADLINE_COLUMNS, headline), ""]
+    chart = f"; the chart: [{chart_link}]({chart_link})" if chart_link else ""
+    lines += [f"The verdict per group, every group's ratios, the cases at the memory floor, every case "
+              f"and the machine, from the same run: [{link}]({link}){chart}.", ""]
     return "\n".join(lines)
 
 
@@ -1314,8 +1337,8 @@ def main(argv=None):
                         "memory floor are reported, not failures)")
     p.add_argument("--full", action="store_true", help="also print the table of every case")
     p.add_argument("--readme", nargs="?", const=README, default=None, metavar="README.md",
-                   help="write the results into README.md's Speed section (between its "
-                        "benchmark markers)")
+                   help="write the verdict and the headline cases, with a link to the --out "
+                        "file, into README.md's Speed section (between its benchmark markers)")
     p.add_argument("--out", default=os.path.join(HERE, "results", "latest.md"),
                    help="markdown output (default: benchmarks/results/latest.md)")
     p.add_argument("--chart", default=os.path.join(HERE, "results", "latest.png"),
@@ -1409,20 +1432,29 @@ def run(args, torch):
         print(f"  {k:<12} {v}")
 
     # ---- files
-    block = results_markdown(cases, facts, notes, rows)
     out = os.path.abspath(args.out)
     os.makedirs(os.path.dirname(out), exist_ok=True)
+    chart_written = False
+    if args.chart:
+        chart_written = write_chart(args.chart, cases)
+    chart_line = ""
+    if chart_written:
+        chart_rel = os.path.relpath(os.path.abspath(args.chart), os.path.dirname(out)).replace(os.sep, "/")
+        chart_line = f"\n## Chart\n\n![every target: baseline time / minifloat time per case]({chart_rel})\n"
     with open(out, "w", encoding="utf-8") as fh:
-        fh.write("# minifloat benchmark\n\n" + results_markdown(cases, facts, notes, rows, "##"))
+        fh.write("# minifloat benchmark\n\n" + results_markdown(cases, facts, notes, rows, "##") + chart_line)
     print(f"\nwrote {out} (every case)")
     if args.chart:
-        if write_chart(args.chart, cases):
+        if chart_written:
             print(f"wrote {os.path.abspath(args.chart)}")
         else:
             print("no chart written (matplotlib not importable, or no case has a target)")
     if args.readme:
+        here = os.path.dirname(os.path.abspath(args.readme))
+        rel = lambda path: os.path.relpath(os.path.abspath(path), here).replace(os.sep, "/")
         try:
-            write_readme(args.readme, block)
+            write_readme(args.readme, readme_markdown(cases, facts, rel(out),
+                                                      rel(args.chart) if chart_written else None))
         except (OSError, ValueError) as exc:
             print(f"--readme: {exc}", file=sys.stderr)
             return 2

@@ -188,13 +188,31 @@ def test_readme_block_is_replaced_between_the_markers(bench, tmp_path, capsys):
                       f"{bench.README_END}\n\n## Layout\n\nrest\n")
     assert bench.main(tiny("--readme", str(readme), "--only", "[3] float8_e5m2 ->", out=tmp_path / "r.md")) == 0
     text = readme.read_text()
-    assert "old numbers" not in text and "[3] float8_e5m2 -> float8_e4m3fn" in text
+    assert "old numbers" not in text
     assert text.startswith("# x\n\n## Speed\n\nintro\n\n" + bench.README_BEGIN)
     assert text.endswith(bench.README_END + "\n\n## Layout\n\nrest\n")
-    assert "### Verdict" in text
+    # README gets the verdict and a link to the full report; the report has every case
+    assert "targets met" in text and "[r.md](r.md)" in text
+    assert "Every case" not in text and "[3] float8_e5m2 -> float8_e4m3fn" not in text
+    report = (tmp_path / "r.md").read_text()
+    assert "## Verdict" in report and "[3] float8_e5m2 -> float8_e4m3fn" in report
     readme.write_text("# no markers\n")
     assert bench.main(tiny("--readme", str(readme), "--only", "[3] float8_e5m2 ->", out=tmp_path / "r.md")) == 2
     assert "no benchmark block" in capsys.readouterr().err
+
+
+def test_the_readme_has_the_headline_cases_and_the_report(bench, tmp_path):
+    cases = bench.build_cases(bench.Data(64), None)
+    for c in cases:
+        c.mf_ms = 1.0
+        for r in c.refs:
+            r.ms = 2.0
+    facts = [("date", "d"), ("CPU", "c"), ("numpy", "n"), ("ml_dtypes", "m"), ("torch", "t"),
+             ("N", "64 elements per vector case; matmul 512x512"), ("load avg", "0")]
+    text = bench.readme_markdown(cases, facts, "benchmarks/results/latest.md", "benchmarks/results/latest.png")
+    assert "[benchmarks/results/latest.md](benchmarks/results/latest.md)" in text
+    assert "[benchmarks/results/latest.png](benchmarks/results/latest.png)" in text
+    assert all(label in text for label in bench.HEADLINE)
 
 
 def test_the_readme_has_the_markers(bench):
