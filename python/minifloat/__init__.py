@@ -63,7 +63,6 @@ del _name, _scalar_type
 from . import _guards
 from ._cast import cast
 from ._cast import own_dtype_named as _own_dtype_named
-from ._dlpack import from_dlpack, to_dlpack
 from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._packing import pack, unpack
 from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, int1, int2, int4, pack, uint1, uint2, uint4, unpack  # noqa: F401,F811  (issue 19: pack/unpack take the integer types too)
@@ -110,7 +109,8 @@ __all__ = [
 # Loaded on first use (import time): name -> the module that defines it
 _LAZY = {**{name: "_io" for name in ("NpzArchive", "load", "load_safetensors", "save", "save_safetensors",
                                      "savez", "savez_compressed")},
-         "AffineQuantizedArray": "quant", "quantize_affine": "quant", "float_format": "_user_formats"}
+         "AffineQuantizedArray": "quant", "quantize_affine": "quant", "float_format": "_user_formats",
+         "from_dlpack": "_dlpack", "to_dlpack": "_dlpack"}
 # submodules: mf.mx, mf.quant, and mf.zarr (Zarr v3 data types and chunked writing; needs zarr)
 _LAZY_MODULES = {"mx": "mx", "quant": "quant", "zarr": "_zarr"}
 
