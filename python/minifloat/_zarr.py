@@ -55,11 +55,11 @@ zarr-python (3.1) finds data types in its ``data_type_registry``.
 ``register()`` adds the classes below (never replacing a name another
 package registered, unless ``replace=True``); minifloat's
 ``pyproject.toml`` also lists them in the ``zarr.data_type`` entry-point
-group, which zarr-python collects at import but (3.1 up to its main branch
-of August 2026) never loads. Until it does: ``import minifloat`` registers
-them when zarr is already imported, and otherwise the first use of
-``mf.zarr`` (importing this module) does; nothing is hooked into Python's
-import system.
+group, which zarr-python 3.2+ loads at its first data-type look-up (not at
+``import zarr``) and 3.1 never loads. With 3.1: ``import minifloat``
+registers them when zarr is already imported, and otherwise the first use
+of ``mf.zarr`` (importing this module) does; nothing is hooked into
+Python's import system.
 Zarr format 2 has no names for these formats: arrays of them are Zarr v3 only.
 
 This module imports NumPy and zarr only; minifloat's compiled core is
