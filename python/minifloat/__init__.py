@@ -62,7 +62,7 @@ del _name, _scalar_type
 
 from . import _guards
 from ._cast import cast
-from ._cast import own_dtype_named as _own_dtype_named
+from ._dtype_arguments import own_dtype_named as _own_dtype_named
 from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._packing import pack, unpack
 from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, int1, int2, int4, pack, uint1, uint2, uint4, unpack  # noqa: F401,F811  (issue 19: pack/unpack take the integer types too)

@@ -3,44 +3,11 @@ import numpy as np
 
 from . import _arguments, _core
 from ._core import MinifloatDType
-from ._ml_dtypes import as_minifloat_view, ml_dtypes_format
+from ._dtype_arguments import minifloat_dtype
+from ._ml_dtypes import as_minifloat_view
+from ._packing import pack
 
 ROUNDINGS = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic", "nearest")
-
-
-def own_dtype_named(name):
-    """minifloat's dtype of that name (a float format, "minifloat."-prefixed
-    or not, or a sub-byte integer), or None: minifloat's functions read names
-    as minifloat's own even where NumPy's name table gives them to ml_dtypes."""
-    if not isinstance(name, str):
-        return None
-    bare = name[len("minifloat."):] if name.startswith("minifloat.") else name
-    if bare in _core.INT_FORMAT_NAMES:
-        return np.dtype(getattr(_core, bare))
-    return _core._format_dtype(bare)
-
-
-def minifloat_dtype(dtype, what):
-    """`dtype` as a minifloat dtype instance, or TypeError naming `what`.
-
-    A name given to minifloat's own functions means minifloat's format even
-    where NumPy's name table gives it to ml_dtypes (see claim_dtype_names)."""
-    own = own_dtype_named(dtype)
-    if isinstance(own, MinifloatDType):
-        return own
-    if dtype is None:  # (np.dtype reads None as float64)
-        raise TypeError(f"{what} needs a minifloat dtype, not None")
-    try:
-        resolved = np.dtype(dtype)
-    except TypeError as error:
-        raise TypeError(f"{what} needs a minifloat dtype, not {dtype!r}") from error
-    if not isinstance(resolved, MinifloatDType):
-        name = ml_dtypes_format(resolved)
-        if name is not None:
-            raise TypeError(f"{what} needs a minifloat dtype, not ml_dtypes.{name}: pass mf.{name} "
-                            f"(the same format; mf.to_ml_dtypes views the result as ml_dtypes')")
-        raise TypeError(f"{what} needs a minifloat dtype, not {resolved}")
-    return resolved
 
 
 def _exact_source(arr):
@@ -150,8 +117,6 @@ def _cast_packed(source, target, saturate, rounding, rng):
     if source.dtype in (np.float32, np.float64):
         key = _stochastic_key(rng, source.size) if rounding == "stochastic" else None
         return _core.encode_packed(source, target.name, saturate, rounding, 0 if key is None else key)
-    from ._packing import pack
-
     return pack(np.asarray(cast(source, target, saturate=saturate, rounding=rounding, rng=rng)))
 
 

@@ -82,7 +82,7 @@ _register()
 
 
 def _int_bits(dtype):
-    from ._cast import own_dtype_named
+    from ._dtype_arguments import own_dtype_named
 
     own = own_dtype_named(dtype)
     try:

@@ -96,7 +96,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import _core
-from ._cast import minifloat_dtype
+from ._dtype_arguments import minifloat_dtype
 from ._core import FORMAT_NAMES, MinifloatDType
 from ._packing import pack, unpack
 

@@ -417,8 +417,10 @@ def patch_numpy():
     _replace_everywhere("average", (_function_base_impl, np), _average_wrapper)
     from numpy.lib import _type_check_impl
     _replace_everywhere("common_type", (_type_check_impl, np), _common_type_wrapper)
+    from numpy._core import arrayprint
+
     from . import _printing
-    _replace(_printing.arrayprint, "_get_format_function", _printing.format_function_wrapper)
+    _replace(arrayprint, "_get_format_function", _printing.format_function_wrapper)
 
 
 def _replace_everywhere(name, modules, make_wrapper, guard=True):

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from . import _arguments, _core
-from ._cast import minifloat_dtype
+from ._dtype_arguments import minifloat_dtype
 from ._core import MinifloatDType
 
 

@@ -25,7 +25,6 @@ import math
 from decimal import ROUND_HALF_EVEN, Context, Decimal
 
 import numpy as np
-from numpy._core import arrayprint
 
 from . import _core
 from ._core import MinifloatDType

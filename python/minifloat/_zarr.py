@@ -657,7 +657,7 @@ def unregister():
 def zarr_data_type(dtype):
     """The zarr data type (a ZDType instance) of a minifloat dtype, scalar
     type or name; ``.to_json(3)`` is its ``data_type`` metadata."""
-    from ._cast import own_dtype_named
+    from ._dtype_arguments import own_dtype_named
 
     own = own_dtype_named(dtype)
     resolved = own if own is not None else np.dtype(dtype)
@@ -1152,7 +1152,7 @@ def to_zarr(source, store, dtype, *, chunks=None, path=None, fill_value=None, ov
     source is the same), or makes the array where there is none.
     ``overwrite=True`` replaces an array in the store.
     """
-    from ._cast import own_dtype_named
+    from ._dtype_arguments import own_dtype_named
 
     _check_flags(overwrite, resume)
     own = own_dtype_named(dtype)

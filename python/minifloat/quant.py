@@ -60,7 +60,8 @@ import math
 import numpy as np
 
 from . import _arguments, _core
-from ._cast import cast, minifloat_dtype
+from ._cast import cast
+from ._dtype_arguments import minifloat_dtype
 
 __all__ = ["AffineQuantizedArray", "GRANULARITIES", "Groups", "QuantizedArray", "ScaledScheme", "quantize",
            "quantize_affine", "register_scheme",
