@@ -27,7 +27,7 @@ from numpy.lib import _nanfunctions_impl
 
 from . import _core
 from ._core import MinifloatDType
-from ._guards import _any_minifloat, _finish, _is_int_type, _is_minifloat, _widen
+from ._guards import _OWN_DTYPES, _any_minifloat, _finish, _is_int_type, _is_minifloat, _widen
 
 _ORIGINALS = {}  # (module, name) -> NumPy's function, while patched
 
@@ -118,7 +118,6 @@ def _nan_function_wrapper(original, returns_values):
     return nan_function
 
 
-_OWN_DTYPES = (MinifloatDType, _core.IntegerDType)  # the float formats and the sub-byte integers
 
 
 def _ufunc_dtype(dtype):
