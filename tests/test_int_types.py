@@ -349,3 +349,101 @@ def test_complex_casts(name):
         expected = [math.trunc(x.real) if lo <= math.trunc(x.real) <= hi else 0 for x in xs]
         assert [int(v) for v in back] == expected
     assert (arr + 1j).dtype == np.complex128
+
+
+# ---- the rules NumPy's own integers follow (issue: integer gaps) -------------
+
+TEXT_OPERANDS = [np.array(["10"]), np.array([b"10"]), np.array(["10"], dtype=np.dtypes.StringDType()),
+                 np.array(["2000-01-01"], dtype="M8[D]"), np.array([1], dtype="m8[D]")]
+
+
+@pytest.mark.parametrize("other", TEXT_OPERANDS, ids=["str", "bytes", "StringDType", "datetime", "timedelta"])
+def test_text_and_time_operands_have_no_loop(name, other):
+    """int8 has no arithmetic or ordering with text; neither have ours (no
+    silent string concatenation), and == is elementwise False as for int8."""
+    a = np.array([0], dtype=typ(name))
+    with pytest.raises(np.exceptions.DTypePromotionError):
+        np.result_type(a.dtype, other.dtype)
+    for op in (np.less, np.greater_equal, np.add, np.multiply):
+        with pytest.raises(TypeError, match="did not contain a loop"):
+            op(a, other)
+    if other.dtype.kind in "SUT":
+        assert (a == other).tolist() == (np.array([0], np.int8) == other).tolist() == [False]
+
+
+def test_text_scalar_operands(name):
+    x = typ(name)(0)
+    for op in (lambda v: v < "10", lambda v: v + "10", lambda v: "10" > v):
+        with pytest.raises(TypeError):  # what np.int8 does
+            op(np.int8(0))
+        with pytest.raises(TypeError, match="did not contain a loop"):
+            op(x)
+    assert (x == "0") is np.False_ and (x != "0") is np.True_
+    # a sequence times an integer repeats it, as with np.int8 and int
+    n = typ(name)(1 if name != "int1" else 0)
+    for seq in ("ab", b"ab", [1, 2], (1,)):
+        assert seq * n == n * seq == seq * int(n) == seq * np.int8(int(n))
+
+
+SCALAR_CHECKED = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+                  "multiply": lambda a, b: a * b}
+
+
+@pytest.mark.parametrize("op", list(SCALAR_CHECKED))
+def test_scalar_overflow_warns_every_pair(name, op):
+    """Scalars warn "overflow encountered in scalar add" exactly where the
+    exact result leaves the type, as np.int8's do; the value still wraps."""
+    lo, hi = limits(name)
+    f = SCALAR_CHECKED[op]
+    t = typ(name)
+    for x, y in itertools.product(values(name), repeat=2):
+        exact = f(x, y)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = f(t(x), t(y))
+        assert type(got) is t and int(got) == wrap(exact, name)
+        overflowed = not lo <= exact <= hi
+        assert [str(w.message) for w in caught] == (
+            [f"overflow encountered in scalar {op}"] if overflowed else []), (x, y)
+        if overflowed:
+            with np.errstate(over="raise"), pytest.raises(FloatingPointError, match=f"scalar {op}"):
+                f(t(x), t(y))
+            with np.errstate(over="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("error")
+                f(t(x), t(y))
+
+
+def test_scalar_overflow_with_python_ints_and_unary(name):
+    lo, hi = limits(name)
+    t = typ(name)
+    one = 1 if hi >= 1 else -1  # a weak Python int the type holds (int1 holds -1 and 0)
+    with pytest.warns(RuntimeWarning, match="overflow encountered in scalar add"):
+        assert int((t(hi) if one == 1 else t(lo)) + one) == (lo if one == 1 else hi)
+    for v in values(name):
+        for f, label in ((lambda s: -s, "negative"), (abs, "absolute")):
+            exact = f(v)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                got = f(t(v))
+            assert int(got) == wrap(exact, name)
+            expected = [f"overflow encountered in scalar {label}"] if not lo <= exact <= hi else []
+            assert [str(w.message) for w in caught] == expected, (v, label)
+    # arrays keep wrapping silently, as NumPy's integer arrays do
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        a = np.array(values(name), dtype=t)
+        np.add(a, a), np.negative(a), np.multiply(a, a)
+
+
+def test_dtype_attribute_of_scalar_types(name):
+    t = typ(name)
+    assert t.dtype == np.dtype(t) and np.dtype(t.dtype) == np.dtype(t)
+    assert t(0).dtype == np.dtype(t) and type(t(0).dtype) is type(np.dtype(t))
+
+
+def test_iinfo_of_arrays_scalars_and_names(name):
+    lo, hi = limits(name)
+    t = typ(name)
+    for arg in (t, np.dtype(t), np.zeros(3, dtype=t), t(0), f"minifloat.{name}"):
+        info = mf.iinfo(arg)
+        assert (info.min, info.max, info.bits, info.dtype) == (lo, hi, TYPES[name][0], np.dtype(t))

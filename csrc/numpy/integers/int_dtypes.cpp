@@ -88,6 +88,20 @@ PyArray_DTypeMeta* smallest_integer_holding(Range a, Range b) {
     return nullptr;
 }
 
+bool is_text_or_time(const PyArray_DTypeMeta* d) {
+    switch (d->type_num) {
+        case NPY_STRING:
+        case NPY_UNICODE:
+        case NPY_VSTRING:
+        case NPY_VOID:
+        case NPY_DATETIME:
+        case NPY_TIMEDELTA:
+            return true;
+        default:  // a number, bool, object or another library's type
+            return false;
+    }
+}
+
 PyArray_DTypeMeta* common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other) {
     const IntTypeRuntime& rt = int_runtime(int_index_of_dtype_class(cls));
     if (other == &PyArray_PyLongDType) {  // Python ints are weak (NEP 50)
@@ -99,7 +113,11 @@ PyArray_DTypeMeta* common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other
         PyArray_DTypeMeta* result = smallest_integer_holding(mine, theirs);
         if (result != nullptr) return result;
     }
-    if (other == &g_int_abstract_dtype) {
+    if (other == &g_int_abstract_dtype || is_text_or_time(other)) {
+        // No common type with text, bytes, dates or void: `int4(5) < "10"`
+        // raises UFuncTypeError as the float formats and NumPy's int8 do in
+        // a ufunc (NumPy's own result_type(int8, str) still says '<U4', a
+        // legacy rule kept out of the new types on purpose).
         Py_INCREF(Py_NotImplemented);
         return reinterpret_cast<PyArray_DTypeMeta*>(Py_NotImplemented);
     }
@@ -399,6 +417,10 @@ int init_concrete(int index) {
     descr->byteorder = '|';
     reinterpret_cast<IntDescr*>(descr)->int_index = index;
     rt.descr = descr;
+    // mf.int4.dtype is the dtype, as for the float formats and ml_dtypes'
+    // types (a class attribute: instances find it too).
+    if (PyDict_SetItemString(rt.scalar_type.tp_dict, "dtype", reinterpret_cast<PyObject*>(descr)) < 0) return -1;
+    PyType_Modified(&rt.scalar_type);
     return install_copyswap(descr, 1);
 }
 

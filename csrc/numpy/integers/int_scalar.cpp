@@ -113,7 +113,76 @@ PyObject* as_array_operand(PyObject* o) {
     return PyArray_FromAny(o, nullptr, 0, 0, 0, nullptr);
 }
 
-template <PyObject* (*Op)(PyObject*, PyObject*)>
+// NumPy's integer scalars warn "overflow encountered in scalar add" where
+// its array loops wrap silently; these scalars do the same: the wrapped
+// result is compared with the exact one of the two integer operands.
+// (floor_divide and divmod need no check: their loop reports int4(-8) // -1
+// and x // 0 itself, for arrays and scalars alike.)
+enum class Checked { none, add, subtract, multiply, negative, absolute };
+
+const char* checked_name(Checked c) {
+    switch (c) {
+        case Checked::none: return "";
+        case Checked::add: return "scalar add";
+        case Checked::subtract: return "scalar subtract";
+        case Checked::multiply: return "scalar multiply";
+        case Checked::negative: return "scalar negative";
+        case Checked::absolute: return "scalar absolute";
+    }
+    return "";
+}
+
+// The exact value of an integer operand (ours, Python's, NumPy's or a bool).
+bool exact_integer(PyObject* o, long long* v) {
+    if (int_index_of_scalar_type(Py_TYPE(o)) >= 0) {
+        *v = scalar_value(o);
+        return true;
+    }
+    if (!PyLong_Check(o) && !PyArray_IsScalar(o, Integer) && !PyArray_IsScalar(o, Bool)) return false;
+    PyObject* integer = PyNumber_Index(o);
+    if (integer == nullptr) {
+        PyErr_Clear();
+        return false;
+    }
+    int overflow = 0;
+    *v = PyLong_AsLongLongAndOverflow(integer, &overflow);
+    Py_DECREF(integer);
+    if (*v == -1 && PyErr_Occurred()) PyErr_Clear();
+    return overflow == 0;
+}
+
+// The exact result; false where it does not fit 64 bits.
+bool exact_result(Checked c, long long x, long long y, long long* r) {
+    switch (c) {
+        case Checked::none: return false;
+        case Checked::add: return !__builtin_add_overflow(x, y, r);
+        case Checked::subtract: return !__builtin_sub_overflow(x, y, r);
+        case Checked::multiply: return !__builtin_mul_overflow(x, y, r);
+        case Checked::negative: return !__builtin_sub_overflow(0LL, x, r);
+        case Checked::absolute: return x >= 0 ? (*r = x, true) : !__builtin_sub_overflow(0LL, x, r);
+    }
+    return false;
+}
+
+// 0, or -1 where np.errstate(over="raise") turned the warning into an error.
+int report_wrapped(Checked c, PyObject* a, PyObject* b, PyObject* result) {
+    if (c == Checked::none || result == nullptr || int_index_of_scalar_type(Py_TYPE(result)) < 0) return 0;
+    long long x = 0, y = 0, exact = 0;
+    if (!exact_integer(a, &x) || (b != nullptr && !exact_integer(b, &y))) return 0;
+    if (!exact_result(c, x, y, &exact)) return 0;
+    if (exact == scalar_value(result)) return 0;
+    return PyUFunc_GiveFloatingpointErrors(checked_name(c), NPY_FPE_OVERFLOW);
+}
+
+PyObject* checked(Checked c, PyObject* a, PyObject* b, PyObject* result) {
+    if (report_wrapped(c, a, b, result) < 0) {
+        Py_DECREF(result);
+        return nullptr;
+    }
+    return result;
+}
+
+template <PyObject* (*Op)(PyObject*, PyObject*), Checked C = Checked::none>
 PyObject* scalar_binary(PyObject* a, PyObject* b) {
     PyObject* x = as_array_operand(a);
     if (x == nullptr) return nullptr;
@@ -125,18 +194,32 @@ PyObject* scalar_binary(PyObject* a, PyObject* b) {
     PyObject* r = Op(x, y);
     Py_DECREF(x);
     Py_DECREF(y);
-    if (r != nullptr && PyArray_Check(r)) return PyArray_Return(reinterpret_cast<PyArrayObject*>(r));
-    return r;
+    if (r != nullptr && PyArray_Check(r)) r = PyArray_Return(reinterpret_cast<PyArrayObject*>(r));
+    return checked(C, a, b, r);
 }
 
-template <PyObject* (*Op)(PyObject*)>
+template <PyObject* (*Op)(PyObject*), Checked C = Checked::none>
 PyObject* scalar_unary(PyObject* a) {
     PyObject* x = as_array_operand(a);
     if (x == nullptr) return nullptr;
     PyObject* r = Op(x);
     Py_DECREF(x);
-    if (r != nullptr && PyArray_Check(r)) return PyArray_Return(reinterpret_cast<PyArrayObject*>(r));
-    return r;
+    if (r != nullptr && PyArray_Check(r)) r = PyArray_Return(reinterpret_cast<PyArrayObject*>(r));
+    return checked(C, a, nullptr, r);
+}
+
+// `"ab" * int4(2)` and `[1] * int4(2)` repeat the sequence, as they do with
+// np.int8 and Python ints: declining lets Python call the sequence's repeat
+// with our __index__ (a list is otherwise an array operand).
+bool repeats_sequence(PyObject* o) {
+    const PySequenceMethods* sequence = Py_TYPE(o)->tp_as_sequence;
+    return sequence != nullptr && sequence->sq_repeat != nullptr && !PyArray_Check(o) &&
+           !PyArray_IsScalar(o, Generic);
+}
+
+PyObject* scalar_multiply(PyObject* a, PyObject* b) {
+    if (repeats_sequence(a) || repeats_sequence(b)) Py_RETURN_NOTIMPLEMENTED;
+    return scalar_binary<PyNumber_Multiply, Checked::multiply>(a, b);
 }
 
 PyObject* scalar_power(PyObject* a, PyObject* b, PyObject* m) {
@@ -291,15 +374,15 @@ int init_int_scalar_types() {
                        &PyUnsignedIntegerArrType_Type) < 0) {
         return -1;
     }
-    g_int_number_methods.nb_add = scalar_binary<PyNumber_Add>;
-    g_int_number_methods.nb_subtract = scalar_binary<PyNumber_Subtract>;
-    g_int_number_methods.nb_multiply = scalar_binary<PyNumber_Multiply>;
+    g_int_number_methods.nb_add = scalar_binary<PyNumber_Add, Checked::add>;
+    g_int_number_methods.nb_subtract = scalar_binary<PyNumber_Subtract, Checked::subtract>;
+    g_int_number_methods.nb_multiply = scalar_multiply;
     g_int_number_methods.nb_remainder = scalar_binary<PyNumber_Remainder>;
     g_int_number_methods.nb_divmod = scalar_divmod;
     g_int_number_methods.nb_power = scalar_power;
-    g_int_number_methods.nb_negative = scalar_unary<PyNumber_Negative>;
+    g_int_number_methods.nb_negative = scalar_unary<PyNumber_Negative, Checked::negative>;
     g_int_number_methods.nb_positive = scalar_unary<PyNumber_Positive>;
-    g_int_number_methods.nb_absolute = scalar_unary<PyNumber_Absolute>;
+    g_int_number_methods.nb_absolute = scalar_unary<PyNumber_Absolute, Checked::absolute>;
     g_int_number_methods.nb_invert = scalar_unary<PyNumber_Invert>;
     g_int_number_methods.nb_lshift = scalar_binary<PyNumber_Lshift>;
     g_int_number_methods.nb_rshift = scalar_binary<PyNumber_Rshift>;
