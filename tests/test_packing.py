@@ -361,3 +361,25 @@ def test_cast_packed_other_sources_and_shapes(mf):
     assert as_bytes(mf.cast(np.float64(1.0), mf.float8_e4m3fn, packed=True)) == b"\x38"
     big = np.array([2**70, -(2**70)], dtype=object)
     assert as_bytes(mf.cast(big, mf.float8_e5m2, saturate=True, packed=True)) == b"\x7b\xfb"
+
+
+@pytest.mark.parametrize("kernel_set", ["avx512", "avx2", "portable"])
+def test_fp6_every_length_on_every_kernel_set(mf, kernel_set):
+    """The AVX-512 VBMI and AVX2 FP6 loops (32 or 64 codes per step, the
+    scalar loop for the rest) against the reference layout, at every length
+    around their steps, with high bits set in the input codes."""
+    if kernel_set != "portable" and kernel_set not in mf._core._cpu_kernel_sets():
+        pytest.skip(f"this CPU has no {kernel_set}")
+    avx512, avx2 = {"avx512": (True, True), "avx2": (False, True), "portable": (False, False)}[kernel_set]
+    previous = mf._core._set_avx512_kernels(avx512), mf._core._set_avx2_kernels(avx2)
+    try:
+        rng = np.random.default_rng(6)
+        for n in list(range(0, 200)) + [1000, 4099]:
+            raw = rng.integers(0, 256, n).astype(np.uint8)
+            six = (raw & 0x3F).tolist()
+            packed = mf.pack(raw.view(mf.float6_e2m3fn))
+            assert as_bytes(packed) == I.pack_codes(six, 6), n
+            assert R.codes_of(mf.unpack(packed, mf.float6_e2m3fn, n)).tolist() == six, n
+    finally:
+        mf._core._set_avx512_kernels(previous[0])
+        mf._core._set_avx2_kernels(previous[1])
