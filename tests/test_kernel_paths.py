@@ -449,3 +449,29 @@ def test_user_layouts_ragged_lengths_and_offsets(mf, layout):
             (a, wa), (b, wb) = run_both(mf, lambda: source.astype(dt))
             assert (a == b).all() and wa == wb, (start, length, wa, wb)
             assert wa == [], (start, length, wa)
+
+
+NO_ZERO_FORMATS = [
+    dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan="all_ones", subnormals=False, negative_zero=False),
+    dict(exponent_bits=3, mantissa_bits=2, infinities=False, nan="all_ones", subnormals=False, negative_zero=False),
+    dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x7E, 0x7F, 0xFE, 0xFF), subnormals=False,
+         negative_zero=False),
+]
+
+
+@pytest.mark.parametrize("spec", NO_ZERO_FORMATS, ids=["e4m3", "e3m2", "e4m3-nan-list"])
+def test_order_of_formats_without_zero_every_pair(mf, spec):
+    """Without zero, codes 0x00 and 0x80 are +-min normal and must not tie:
+    the byte-arithmetic keys are +-(magnitude + 1) there. Every code pair,
+    against the float64 comparison of the decoded values."""
+    F = mf.float_format(**spec)
+    n = 1 << (1 + spec["exponent_bits"] + spec["mantissa_bits"])
+    codes = np.arange(n, dtype=np.uint8)
+    a, b = np.repeat(codes, n).view(F), np.tile(codes, n).view(F)
+    fa, fb = a.astype(np.float64), b.astype(np.float64)
+    for op in (np.less, np.less_equal, np.equal, np.not_equal, np.greater, np.greater_equal):
+        for got, _ in run_both(mf, lambda: op(a, b)):
+            assert got.tolist() == op(fa, fb).astype(np.uint8).tolist(), op
+    for op in (np.maximum, np.minimum, np.fmax, np.fmin):
+        for got, _ in run_both(mf, lambda: op(a, b)):
+            assert np.array_equal(got.view(F).astype(np.float64), op(fa, fb), equal_nan=True), op

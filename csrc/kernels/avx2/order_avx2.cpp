@@ -20,7 +20,10 @@ int8_t signed_key(const SignedKeyRule& rule, uint8_t code, bool& nan) {
     }
     const int magnitude = c & 0x7F;
     nan = magnitude > rule.nan_magnitude_above || (rule.nan_is_negative_zero && c == 0x80);
-    return static_cast<int8_t>(c & 0x80 ? -magnitude : magnitude);
+    // (without zero, magnitude 127 + 1 wraps: every such format has NaN
+    // there, and a NaN's key is never read)
+    const int key = magnitude + (rule.has_zero ? 0 : 1);
+    return static_cast<int8_t>(c & 0x80 ? -key : key);
 }
 
 bool make_signed_key_rule(const Format& f, const uint8_t* keys256, SignedKeyRule& rule) {
@@ -29,6 +32,7 @@ bool make_signed_key_rule(const Format& f, const uint8_t* keys256, SignedKeyRule
     rule.code_mask = static_cast<uint8_t>(f.code_mask);
     rule.is_unsigned = !f.is_signed;
     rule.doublings = static_cast<uint8_t>(8 - f.bits);
+    rule.has_zero = f.has_zero;
     const int shift = rule.doublings;
     switch (f.nan) {
         case NanCodes::ieee:
@@ -85,6 +89,8 @@ namespace {
 enum class NanKind {
     none,                // no NaN (FP6, FP4)
     magnitude_range,     // magnitudes above a bound (IEEE-like, fn)
+    magnitude_range_without_zero,  // the same in a format without zero (keys +-(magnitude + 1));
+                                   // a format without zero always has NaN, never at -0
     negative_zero_code,  // the code with only the sign bit (fnuz)
     unsigned_code,       // one code of an unsigned format
     unsigned_top_code,   // unsigned, whole bytes, NaN is 0xFF: codes compare as
@@ -97,7 +103,8 @@ inline NanKind nan_kind(const SignedKeyRule& r) {
         return whole_bytes && r.unsigned_nan_code == 0xFF ? NanKind::unsigned_top_code : NanKind::unsigned_code;
     }
     if (r.nan_is_negative_zero) return NanKind::negative_zero_code;
-    return r.nan_magnitude_above == 0x7F ? NanKind::none : NanKind::magnitude_range;
+    if (r.nan_magnitude_above == 0x7F) return NanKind::none;
+    return r.has_zero ? NanKind::magnitude_range : NanKind::magnitude_range_without_zero;
 }
 
 // Calls run(Step<op, kind, sub_byte>{}) for the run-time `op`, one of Ops,
@@ -114,6 +121,8 @@ void with_step_for(OpEnum op, const SignedKeyRule& rule, Run run) {
             case NanKind::none: return for_shape(std::integral_constant<NanKind, NanKind::none>{}, sub);
             case NanKind::magnitude_range:
                 return for_shape(std::integral_constant<NanKind, NanKind::magnitude_range>{}, sub);
+            case NanKind::magnitude_range_without_zero:
+                return for_shape(std::integral_constant<NanKind, NanKind::magnitude_range_without_zero>{}, sub);
             case NanKind::negative_zero_code:
                 return for_shape(std::integral_constant<NanKind, NanKind::negative_zero_code>{}, sub);
             case NanKind::unsigned_code:
@@ -160,8 +169,13 @@ MINIFLOAT_AVX2 inline __m256i keys32(const KeyVectors& v, __m256i codes, __m256i
     }
     const __m256i magnitude = _mm256_and_si256(c, v.low7);
     if constexpr (Kind == NanKind::none) nan = _mm256_setzero_si256();
-    if constexpr (Kind == NanKind::magnitude_range) nan = _mm256_cmpgt_epi8(magnitude, v.nan_above);
+    if constexpr (Kind == NanKind::magnitude_range || Kind == NanKind::magnitude_range_without_zero) {
+        nan = _mm256_cmpgt_epi8(magnitude, v.nan_above);
+    }
     if constexpr (Kind == NanKind::negative_zero_code) nan = _mm256_cmpeq_epi8(c, v.sign_only);
+    if constexpr (Kind == NanKind::magnitude_range_without_zero) {
+        return _mm256_sign_epi8(_mm256_add_epi8(magnitude, v.one), c);
+    }
     return _mm256_sign_epi8(magnitude, c);  // -magnitude where the sign bit is set
 }
 

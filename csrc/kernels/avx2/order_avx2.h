@@ -22,6 +22,8 @@ struct SignedKeyRule {
     uint8_t nan_magnitude_above = 0x7F;   // shifted magnitudes above this are NaN
     bool nan_is_negative_zero = false;    // fnuz: the code with only the sign bit is NaN
     uint8_t unsigned_nan_code = 0xFF;     // the NaN of an unsigned format
+    bool has_zero = true;                 // false: magnitude 0 is the smallest normal, so the keys
+                                          // are +-(magnitude + 1) and +-min do not tie
 };
 
 // The rule for format `f`, if it orders (and ties, and finds NaN in) all 256
