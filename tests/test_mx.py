@@ -777,8 +777,8 @@ MATMUL_PAIRS = [("mxfp8_e4m3", "mxfp8_e4m3"), ("mxfp8_e5m2", "mxfp8_e5m2"), ("mx
 
 
 @pytest.mark.parametrize("fa,fb", MATMUL_PAIRS)
-@pytest.mark.parametrize("avx512", [True, False])
-def test_matmul_against_reference(mf, fa, fb, avx512):
+@pytest.mark.parametrize("kernel_set", ["avx512", "avx2", "portable"])
+def test_matmul_against_reference(mf, fa, fb, kernel_set):
     """Exact: element products, block sums (one FMA rounding per step),
     2^(Ea + Eb) scaling and float32 accumulation in the stated order. Rows of
     very different magnitudes (sums and scaled sums that round, scales
@@ -794,12 +794,14 @@ def test_matmul_against_reference(mf, fa, fb, avx512):
     b[:, 1] = 1e-38   # tiny scales: their product underflows
     qa = quantize(mf, a, fa, axis=-1, block_size=16)
     qb = quantize(mf, b, fb, axis=0, block_size=16)
-    previous = mf._core._set_avx512_kernels(avx512)
+    avx512, avx2 = {"avx512": (True, True), "avx2": (False, True), "portable": (False, False)}[kernel_set]
+    previous = mf._core._set_avx512_kernels(avx512), mf._core._set_avx2_kernels(avx2)
     try:
         with np.errstate(over="ignore"):
             got = mf.mx.matmul(qa, qb)
     finally:
-        mf._core._set_avx512_kernels(previous)
+        mf._core._set_avx512_kernels(previous[0])
+        mf._core._set_avx2_kernels(previous[1])
     exp = matmul_reference(qa, qb)
     assert got.dtype == np.float32 and got.shape == (m, n)
     ok = (got.view(np.uint32) == exp.view(np.uint32)) | (np.isnan(got) & np.isnan(exp))

@@ -4,7 +4,8 @@
 // rows times a panel keeps its block sums and accumulators in registers;
 // at each block's end the block sums are scaled by 2^(Ea + Eb) (AVX-512
 // vscalefps, or float64 arithmetic in the portable kernel: both round the
-// scaled sum once) and added.
+// scaled sum once) and added. Without AVX-512, an AVX2 kernel takes half
+// panels (16 registers) and scales through float64.
 #include "mx_matmul.h"
 
 #include <algorithm>
@@ -175,9 +176,96 @@ MINIFLOAT_AVX512 void matmul_avx512(const Prepared& p, float* out) {
     }
 }
 
+#define MINIFLOAT_AVX2_FMA __attribute__((target("avx2,fma")))
+
+// Eight block sums times 2^e, each rounded once: AVX2 has no vscalefps, so
+// as in scaled(): exact in float64 (2^e built from its exponent bits), then
+// one rounding to float32.
+MINIFLOAT_AVX2_FMA inline __m128 scaled4(__m128 t, __m128i e) {
+    const __m256i bits = _mm256_slli_epi64(_mm256_add_epi64(_mm256_cvtepi32_epi64(e), _mm256_set1_epi64x(1023)), 52);
+    return _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtps_pd(t), _mm256_castsi256_pd(bits)));
+}
+
+MINIFLOAT_AVX2_FMA inline __m256 scaled8(__m256 t, __m256i e) {
+    const __m128 low = scaled4(_mm256_castps256_ps128(t), _mm256_castsi256_si128(e));
+    const __m128 high = scaled4(_mm256_extractf128_ps(t, 1), _mm256_extracti128_si256(e, 1));
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(low), high, 1);
+}
+
+// Rows [r0, r0 + Rows) times half a panel (16 columns, two vectors): AVX2's
+// 16 registers hold the 6 x 2 block sums, B's two vectors and A's broadcast;
+// the accumulators are touched once per block and may live in memory.
+template <size_t Rows>
+MINIFLOAT_AVX2_FMA inline void half_tile_avx2(const Prepared& p, size_t r0, size_t panel, size_t half, float* out) {
+    const float* bp = p.b.data() + panel * p.k * kPanel + half * 16;
+    const float* ep = p.b_exponent.data() + panel * p.blocks * kPanel + half * 16;
+    const float* ar[Rows];
+    for (size_t r = 0; r < Rows; r++) ar[r] = p.a.data() + (r0 + r) * p.k;
+    __m256 acc[Rows][2];
+    for (size_t r = 0; r < Rows; r++) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+    for (size_t kb = 0; kb < p.blocks; kb++) {
+        __m256 t[Rows][2];
+        for (size_t r = 0; r < Rows; r++) t[r][0] = t[r][1] = _mm256_setzero_ps();
+        const size_t k1 = std::min(p.k, (kb + 1) * p.block);
+        for (size_t kk = kb * p.block; kk < k1; kk++) {
+            const __m256 b0 = _mm256_loadu_ps(bp + kk * kPanel), b1 = _mm256_loadu_ps(bp + kk * kPanel + 8);
+#pragma GCC unroll 8
+            for (size_t r = 0; r < Rows; r++) {
+                const __m256 av = _mm256_broadcast_ss(ar[r] + kk);
+                t[r][0] = _mm256_fmadd_ps(av, b0, t[r][0]);
+                t[r][1] = _mm256_fmadd_ps(av, b1, t[r][1]);
+            }
+        }
+        const __m256i eb0 = _mm256_cvttps_epi32(_mm256_loadu_ps(ep + kb * kPanel));
+        const __m256i eb1 = _mm256_cvttps_epi32(_mm256_loadu_ps(ep + kb * kPanel + 8));
+#pragma GCC unroll 8
+        for (size_t r = 0; r < Rows; r++) {
+            const __m256i ea = _mm256_set1_epi32(p.a_exponent[(r0 + r) * p.blocks + kb]);
+            acc[r][0] = _mm256_add_ps(acc[r][0], scaled8(t[r][0], _mm256_add_epi32(ea, eb0)));
+            acc[r][1] = _mm256_add_ps(acc[r][1], scaled8(t[r][1], _mm256_add_epi32(ea, eb1)));
+        }
+    }
+    const size_t first = panel * kPanel + half * 16;
+    const size_t columns = p.n > first ? std::min<size_t>(16, p.n - first) : 0;
+    for (size_t r = 0; r < Rows; r++) {
+        float* o = out + (r0 + r) * p.n + first;
+        if (columns == 16) {
+            _mm256_storeu_ps(o, acc[r][0]);
+            _mm256_storeu_ps(o + 8, acc[r][1]);
+        } else if (columns > 0) {
+            alignas(32) float row[16];
+            _mm256_store_ps(row, acc[r][0]);
+            _mm256_store_ps(row + 8, acc[r][1]);
+            std::memcpy(o, row, columns * sizeof(float));
+        }
+    }
+}
+
+MINIFLOAT_AVX2_FMA void matmul_avx2(const Prepared& p, float* out) {
+    for (size_t panel = 0; panel < p.panels; panel++) {
+        for (size_t half = 0; half < 2 && panel * kPanel + half * 16 < p.n; half++) {
+            size_t r0 = 0;
+            for (; r0 + kTileRows <= p.m; r0 += kTileRows) half_tile_avx2<kTileRows>(p, r0, panel, half, out);
+            switch (p.m - r0) {
+                case 5: half_tile_avx2<5>(p, r0, panel, half, out); break;
+                case 4: half_tile_avx2<4>(p, r0, panel, half, out); break;
+                case 3: half_tile_avx2<3>(p, r0, panel, half, out); break;
+                case 2: half_tile_avx2<2>(p, r0, panel, half, out); break;
+                case 1: half_tile_avx2<1>(p, r0, panel, half, out); break;
+                default: break;
+            }
+        }
+    }
+}
+
 bool matmul_by_hand(const Prepared& p, float* out) {
-    if (!avx512_bw_usable()) return false;
-    matmul_avx512(p, out);
+    if (avx512_bw_usable()) {
+        matmul_avx512(p, out);
+        return true;
+    }
+    // x86-64-v3 (AVX2 with FMA): the CPUs the AVX2 kernel set is for
+    if (!avx2_usable() || !__builtin_cpu_supports("fma")) return false;
+    matmul_avx2(p, out);
     return true;
 }
 #else
