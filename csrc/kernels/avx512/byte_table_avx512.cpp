@@ -6,6 +6,7 @@
 
 #ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include <immintrin.h>
+#include "partial_vectors.h"
 
 namespace minifloat {
 
@@ -33,7 +34,7 @@ bool encode_f32_by_table_avx512(const ByteTableEncoder& table, const float* in, 
     __mmask16 any_special = 0, any_overflow = 0;
     for (size_t i = 0; i < n; i += 16) {
         const __mmask16 lanes = n - i >= 16 ? all : static_cast<__mmask16>((1u << (n - i)) - 1u);
-        const __m512i u = _mm512_maskz_loadu_epi32(lanes, in + i);
+        const __m512i u = load_epi32(in + i, lanes);
         const __m512i magnitude = _mm512_and_si512(u, magnitude_mask);
         const __mmask16 ordinary = _mm512_cmplt_epu32_mask(magnitude, ordinary_below);
         const __m512i index = _mm512_maskz_mov_epi32(ordinary, magnitude);  // special lanes read entry 0
@@ -49,7 +50,7 @@ bool encode_f32_by_table_avx512(const ByteTableEncoder& table, const float* in, 
         const __mmask16 overflow = static_cast<__mmask16>(~ordinary) & finite;
         signed_code = _mm512_mask_mov_epi32(signed_code, overflow & static_cast<__mmask16>(~negative), overflow_positive);
         signed_code = _mm512_mask_mov_epi32(signed_code, overflow & negative, overflow_negative);
-        _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, signed_code);
+        store_epi32_as_epi8(out + i, lanes, signed_code);
         const __mmask16 is_zero = _mm512_cmpeq_epu32_mask(magnitude, zero);
         any_overflow |= lanes & overflow;
         any_special |= lanes & (static_cast<__mmask16>(~finite) | (negative & negative_is_special) |

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "avx512_intrinsics.h"
+#include "partial_vectors.h"
 
 #include "codec_avx512_vectors.h"
 
@@ -148,7 +149,7 @@ MINIFLOAT_AVX512 inline void encode_part(const Vectors& v, const Source* in, uin
         }
     }
     outside |= lane_outside & lanes;
-    _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, c);
+    store_epi32_as_epi8(out + i, lanes, c);
 }
 
 // 64 values in whole vectors.

@@ -4,6 +4,7 @@
 
 #ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
+#include "partial_vectors.h"
 
 namespace minifloat {
 
@@ -249,8 +250,8 @@ MINIFLOAT_AVX512 void fp4_blocks(const float* in, size_t count, size_t block, co
             const __m512 bounds = fp4_strict_bounds(f, _mm512_set1_ps(static_cast<float>(s)));
             for (size_t i = 0; i < length; i += 16) {
                 const __mmask16 lanes = length - i >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (length - i)) - 1u);
-                const __m512i code = fp4_codes16(f, _mm512_maskz_loadu_epi32(lanes, in + start + i), bounds);
-                _mm512_mask_cvtepi32_storeu_epi8(out + start + i, lanes, code);
+                const __m512i code = fp4_codes16(f, load_epi32(in + start + i, lanes), bounds);
+                store_epi32_as_epi8(out + start + i, lanes, code);
             }
         } else {
             __m512d bounds[7];
@@ -258,7 +259,7 @@ MINIFLOAT_AVX512 void fp4_blocks(const float* in, size_t count, size_t block, co
             for (size_t i = 0; i < length; i += 8) {
                 const __mmask8 lanes = length - i >= 8 ? 0xFF : static_cast<__mmask8>((1u << (length - i)) - 1u);
                 const __m256i code = fp4_codes8(_mm256_maskz_loadu_epi32(lanes, in + start + i), bounds);
-                _mm256_mask_cvtepi32_storeu_epi8(out + start + i, lanes, code);
+                store_epi32_as_epi8(out + start + i, lanes, code);
             }
         }
     }

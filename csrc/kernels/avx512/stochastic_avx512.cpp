@@ -9,6 +9,7 @@
 
 #ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
+#include "partial_vectors.h"
 
 namespace minifloat {
 
@@ -262,9 +263,9 @@ MINIFLOAT_AVX512_DQ inline GroupKind scan_group(const Lanes32& k, const float* i
 template <int OutBytes>
 MINIFLOAT_AVX512_DQ inline void store_codes(void* out, size_t i, __m512i codes, __mmask16 lanes) {
     if constexpr (OutBytes == 1) {
-        _mm512_mask_cvtepi32_storeu_epi8(static_cast<uint8_t*>(out) + i, lanes, codes);
+        store_epi32_as_epi8(static_cast<uint8_t*>(out) + i, lanes, codes);
     } else {
-        _mm512_mask_cvtepi32_storeu_epi16(static_cast<uint16_t*>(out) + i, lanes, codes);
+        store_epi32_as_epi16(static_cast<uint16_t*>(out) + i, lanes, codes);
     }
 }
 
@@ -288,7 +289,7 @@ MINIFLOAT_AVX512_DQ inline uint32_t run_steps(const EncodePlan& plan, const Lane
         const __mmask16 lanes = static_cast<__mmask16>((1u << lanes_count) - 1u);
         const __m512i complement = next_complemented_draws(counters);
         __m512i codes;
-        if (codes16<Kind>(k, complement, _mm512_maskz_loadu_epi32(lanes, in + i), lanes, codes)) {
+        if (codes16<Kind>(k, complement, load_epi32(in + i, lanes), lanes, codes)) {
             store_codes<OutBytes>(out, i, codes, lanes);
         } else {
             flags |= redo_step<OutBytes>(plan, redo, in, complement, out, i, lanes_count);
@@ -475,7 +476,7 @@ MINIFLOAT_AVX512_DQ void e8m0_kernel(const EncodePlan& plan, CounterLanes counte
         const size_t count = n - i >= 16 ? 16 : n - i;
         const __mmask16 lanes = static_cast<__mmask16>((1u << count) - 1u);
         const __m512i complement = next_complemented_draws(counters);
-        const __m512i u = _mm512_maskz_loadu_epi32(lanes, in + i);
+        const __m512i u = load_epi32(in + i, lanes);
         const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);
         const __mmask16 inside = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(u, lowest), span);
         if ((inside & lanes) != lanes) {
@@ -485,7 +486,7 @@ MINIFLOAT_AVX512_DQ void e8m0_kernel(const EncodePlan& plan, CounterLanes counte
         }
         const __mmask16 up = _mm512_cmplt_epu32_mask(draw, _mm512_slli_epi32(u, 9));
         const __m512i exponent = _mm512_add_epi32(_mm512_srli_epi32(u, 23), offset);
-        _mm512_mask_cvtepi32_storeu_epi8(out + i, lanes, _mm512_mask_sub_epi32(exponent, up, exponent, _mm512_set1_epi32(-1)));
+        store_epi32_as_epi8(out + i, lanes, _mm512_mask_sub_epi32(exponent, up, exponent, _mm512_set1_epi32(-1)));
     }
 }
 
@@ -635,9 +636,9 @@ MINIFLOAT_AVX512_DQ inline GroupKind scan_group64(const Lanes64& k, const double
 template <int OutBytes>
 MINIFLOAT_AVX512_DQ inline void store_codes8(void* out, size_t i, __m512i codes, __mmask8 lanes) {
     if constexpr (OutBytes == 1) {
-        _mm512_mask_cvtepi64_storeu_epi8(static_cast<uint8_t*>(out) + i, lanes, codes);
+        store_epi64_as_epi8(static_cast<uint8_t*>(out) + i, lanes, codes);
     } else {
-        _mm512_mask_cvtepi64_storeu_epi16(static_cast<uint16_t*>(out) + i, lanes, codes);
+        store_epi64_as_epi16(static_cast<uint16_t*>(out) + i, lanes, codes);
     }
 }
 
@@ -657,7 +658,7 @@ MINIFLOAT_AVX512_DQ inline uint32_t run_steps64(const EncodePlan& plan, const La
             const size_t lanes_count = end - start >= 8 ? 8 : end - start;
             const __mmask8 lanes = static_cast<__mmask8>((1u << lanes_count) - 1u);
             __m512i codes;
-            if (codes8<Kind>(k, _mm512_maskz_loadu_epi64(lanes, in + start), lanes, halves[h], codes)) {
+            if (codes8<Kind>(k, load_epi64(in + start, lanes), lanes, halves[h], codes)) {
                 store_codes8<OutBytes>(out, start, codes, lanes);
             } else {
                 _mm256_store_si256(reinterpret_cast<__m256i*>(draws),
@@ -804,7 +805,7 @@ MINIFLOAT_AVX512_DQ void e8m0_kernel64(const EncodePlan& plan, CounterLanes coun
             const size_t start = i + 8 * h;
             const size_t count = n - start >= 8 ? 8 : n - start;
             const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1u);
-            const __m512i u = _mm512_maskz_loadu_epi64(lanes, in + start);
+            const __m512i u = load_epi64(in + start, lanes);
             const __m256i draw = _mm256_ternarylogic_epi32(halves[h], halves[h], halves[h], 0x55);
             const __mmask8 inside = _mm512_cmplt_epu64_mask(_mm512_sub_epi64(u, lowest), span);
             if ((inside & lanes) != lanes) {
@@ -815,7 +816,8 @@ MINIFLOAT_AVX512_DQ void e8m0_kernel64(const EncodePlan& plan, CounterLanes coun
             const __m256i threshold = _mm512_cvtepi64_epi32(_mm512_srli_epi64(_mm512_and_si512(u, fraction_mask), 20));
             const __mmask8 up = _mm256_cmplt_epu32_mask(draw, threshold);
             const __m512i code = _mm512_srli_epi64(_mm512_sub_epi64(u, lowest), 52);
-            _mm512_mask_cvtepi64_storeu_epi8(out + start, lanes, _mm512_mask_sub_epi64(code, up, code, v64(~uint64_t{0})));
+            const __m512i bumped = _mm512_mask_sub_epi64(code, up, code, v64(~uint64_t{0}));
+            store_epi64_as_epi8(out + start, lanes, bumped);
         }
     }
 }
