@@ -150,15 +150,12 @@ MINIFLOAT_KERNEL_INLINE void dequantize(ElementDecoding element, const Real* sca
             scale_whole_blocks(decoded, out + start, block, length / block, scale_codes + start / block, scale_of,
                                tensor_scale, with_tensor_scale);
         };
-        if (stream_block(sizeof(Real)) % block == 0) {
-            // long arrays in the order of memory_streams.h (its blocks hold whole blocks)
-            for_each_streamed_block(n, sizeof(Real), [&](size_t start, size_t length) MINIFLOAT_LAMBDA_INLINE {
-                for (size_t p = start; p < start + length; p += kChunk) run(p, std::min(kChunk, start + length - p));
-            });
-        } else {
-            const size_t chunk = std::max<size_t>(1, kChunk / block) * block;
-            for (size_t start = 0; start < n; start += chunk) run(start, std::min(chunk, n - start));
-        }
+        // In plain order, not memory_streams.h's: its 4 KB visits cost a
+        // decode and a scale call per 1024 values, and the 4M-value
+        // dequantize took 1.0 ms against 0.43 ms (astype of the codes: 0.55;
+        // 64M values: 41.6 against 35.3 ms; AMD EPYC)
+        const size_t chunk = std::max<size_t>(1, kChunk / block) * block;
+        for (size_t start = 0; start < n; start += chunk) run(start, std::min(chunk, n - start));
         return;
     }
     if (inner == 1) {
