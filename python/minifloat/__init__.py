@@ -1,37 +1,50 @@
 """minifloat: low-precision floating-point formats as real NumPy dtypes.
 
-Every format is a NumPy dtype (kind 'f') with a scalar type subclassing
-``np.floating``::
+FP8, FP6, FP4, E8M0, bfloat16, the IEEE P3109 formats, formats of your own
+and sub-byte integers, each a NumPy dtype with its own scalar type: arrays,
+ufuncs, casts, printing, saving and interop work as with ``np.float16``.
 
-    >>> import numpy as np, minifloat as mf
-    >>> x = np.array([0.1, 1.5, 200.0], dtype=mf.float8_e4m3fnuz)
-    >>> x.astype(np.float32)
-    array([1.015625e-01, 1.500000e+00, 1.920000e+02], dtype=float32)
-    >>> np.finfo(mf.float4_e2m1fn).max
-    6.0
+>>> import numpy as np, minifloat as mf
+>>> x = np.array([0.1, 1.5, 200.0], dtype=mf.float8_e4m3fn)
+>>> x.astype(np.float32)
+array([1.015625e-01, 1.500000e+00, 1.920000e+02], dtype=float32)
+>>> mf.finfo(mf.float4_e2m1fn).max
+6.0
 
-The API:
+The API (``help(mf.<name>)`` documents each name; docs/ builds the
+reference):
 
-- Formats (scalar types; ``np.dtype(t)`` is the dtype): float8_e4m3fn,
-  float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e4m3, float8_e3m4,
-  float8_e4m3b11fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn,
-  float4_e2m1fn, bfloat16, the IEEE P3109 binary8p{1..7}{s,u}{e,f}
-  (FORMAT_NAMES); any other with ``float_format(...)``; their descriptions
-  with ``format_info``, limits with ``finfo`` (``np.finfo`` too).
-- Sub-byte integers: int1, int2, int4, uint1, uint2, uint4
-  (INT_FORMAT_NAMES), ``iinfo``.
-- Casts with rounding modes, saturation, stochastic rounding and packed
-  output: ``cast``; packed storage: ``pack``/``unpack``.
-- Block scaling: ``mx`` (MXFP8/6/4, MXINT8, NVFP4: ``mx.quantize``,
-  ``mx.MXArray``, ``mx.matmul``); scaling recipes: ``quant``
-  (``quant.quantize``, ``quantize_affine``).
-- Saving and loading: ``save``/``load``, ``savez``/``savez_compressed``,
-  ``save_safetensors``/``load_safetensors``; Zarr v3: ``zarr``.
-- Interop: ``to_dlpack``/``from_dlpack``, ``to_ml_dtypes``/``from_ml_dtypes``.
-- Beside NumPy: ``import minifloat`` changes no NumPy function but two guards
-  (np.einsum's C core, np.iinfo); ``patch_numpy()``/``unpatch_numpy()`` opt
-  into float16-like np.mean/np.nan*/printing; ``claim_dtype_names()`` makes
-  the bare names ("float8_e4m3fn") minifloat's where ml_dtypes holds them.
+Types
+    float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,
+    float8_e4m3, float8_e3m4, float8_e4m3b11fnuz, float8_e8m0fnu,
+    float6_e2m3fn, float6_e3m2fn, float4_e2m1fn, bfloat16, the P3109
+    binary8p{1..7}{s,u}{e,f} (``FORMAT_NAMES``); int1, int2, int4, uint1,
+    uint2, uint4 (``INT_FORMAT_NAMES``). The table, base classes and DType
+    classes: ``minifloat.dtypes``.
+Formats
+    ``float_format`` (make any format), ``format_info``, ``finfo``,
+    ``iinfo``.
+Casting and storage
+    ``cast`` (rounding modes, saturation, stochastic rounding, packed
+    output); ``pack`` / ``unpack`` (sub-byte values packed densely).
+Block scaling: ``minifloat.mx``
+    MXFP8/6/4, MXINT8, NVFP4: ``mx.quantize``, ``mx.MXArray``,
+    ``mx.matmul``, ``mx.dot``.
+Scaling recipes: ``minifloat.quant``
+    ``quant.quantize`` (per tensor, channel or block), ``quantize_affine``
+    (integers with scale and zero point), ``quant.register_scheme``.
+Files
+    ``save`` / ``load`` (.npy), ``savez`` / ``savez_compressed`` (.npz),
+    ``save_safetensors`` / ``load_safetensors``; Zarr v3:
+    ``minifloat.zarr`` (needs zarr).
+Interop
+    ``to_dlpack`` / ``from_dlpack``, ``to_ml_dtypes`` / ``from_ml_dtypes``.
+Beside NumPy
+    ``import minifloat`` changes no NumPy function but two guards
+    (np.einsum's C core, np.iinfo); ``patch_numpy`` / ``unpatch_numpy``
+    opt into float16-like np.mean, np.nan* and printing;
+    ``claim_dtype_names`` / ``claim_int_dtype_names`` make the bare names
+    ("float8_e4m3fn") minifloat's where ml_dtypes holds them.
 """
 import math as _math
 import sys as _sys
@@ -51,46 +64,48 @@ finally:
     if _collecting:
         _gc.enable()
 from ._core import FORMAT_NAMES, MinifloatDType, floating
+from . import dtypes
 
-# Every built-in format's scalar type (minifloat.float8_e4m3fn, ...) and
-# DType class (minifloat.Float8E4M3FNDType, ...), as the format table has them.
-for _name in FORMAT_NAMES:
-    _scalar_type = getattr(_core, _name)
-    globals()[_name] = _scalar_type
-    globals()[type(_np.dtype(_scalar_type)).__name__] = type(_np.dtype(_scalar_type))
-del _name, _scalar_type
+# Every built-in format's scalar type (minifloat.float8_e4m3fn, ...); their
+# DType classes are minifloat.dtypes' (minifloat.Float8E4M3FNDType, the name
+# NumPy prints and pickle uses, still resolves: __getattr__ below).
+globals().update((_name, getattr(_core, _name)) for _name in FORMAT_NAMES)
 
 from . import _guards
 from ._cast import cast
 from ._dtype_arguments import own_dtype_named as _own_dtype_named
 from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
-from ._packing import pack, unpack
-from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, int1, int2, int4, pack, uint1, uint2, uint4, unpack  # noqa: F401,F811  (issue 19: pack/unpack take the integer types too)
+from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, pack, unpack  # (pack/unpack: floats and integers)
+
+globals().update((_name, getattr(_core, _name)) for _name in INT_FORMAT_NAMES)
 
 __version__ = "0.1.0"
 
+# The functions, constants and submodules. The types are listed in
+# minifloat.dtypes.__all__ (and documented there), the classes functions
+# return in their module's: with a class in __all__, help(minifloat) would
+# print its hundreds of inherited methods before the first function. The
+# scalar types and their base classes are attributes here too (the API is
+# np.array(x, dtype=mf.float8_e4m3fn)), and so are mf.NpzArchive (what
+# mf.load returns for an .npz) and mf.AffineQuantizedArray (mf.quant's).
 __all__ = [
-    "AffineQuantizedArray",
     "FORMAT_NAMES",
     "INT_FORMAT_NAMES",
-    "MinifloatDType",
-    "NpzArchive",
     "cast",
     "claim_dtype_names",
     "claim_int_dtype_names",
+    "dtypes",
     "finfo",
     "float_format",
-    "floating",
     "format_info",
     "from_dlpack",
     "from_ml_dtypes",
     "iinfo",
-    "patch_numpy",
-    "unpatch_numpy",
     "load",
     "load_safetensors",
     "mx",
     "pack",
+    "patch_numpy",
     "quant",
     "quantize_affine",
     "save",
@@ -100,9 +115,7 @@ __all__ = [
     "to_dlpack",
     "to_ml_dtypes",
     "unpack",
-    "zarr",
-    *FORMAT_NAMES,
-    *INT_FORMAT_NAMES,
+    "unpatch_numpy",
 ]
 
 
@@ -115,14 +128,37 @@ _LAZY = {**{name: "_io" for name in ("NpzArchive", "load", "load_safetensors", "
 _LAZY_MODULES = {"mx": "mx", "quant": "quant", "zarr": "_zarr"}
 
 
+def _zarr_installed():
+    from importlib.util import find_spec
+
+    try:
+        return "zarr" in _sys.modules or find_spec("zarr") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+# mf.zarr only where zarr is installed: `from minifloat import *` and
+# help(minifloat) (which looks up every name dir() lists) must not fail
+# without it; mf.zarr itself then says zarr is missing.
+_HAS_ZARR = _zarr_installed()
+if _HAS_ZARR:
+    __all__.append("zarr")
+
+
 def __getattr__(name):
-    """Submodules and functions that load on first use (import time)."""
+    """Submodules and functions that load on first use (import time), and
+    the DType classes under the name NumPy prints (minifloat.Float8E4M3FNDType)."""
     from importlib import import_module
 
     if name in _LAZY_MODULES:
         value = import_module(f"{__name__}.{_LAZY_MODULES[name]}")
     elif name in _LAZY:
         value = getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+    elif name in dtypes._TYPES:
+        # The C++ classes name themselves minifloat.<Name>DType: repr() and
+        # pickle use that name, so it resolves; dir() and help() list them in
+        # minifloat.dtypes only.
+        return dtypes._TYPES[name]
     else:
         raise AttributeError(f"module 'minifloat' has no attribute {name!r}")
     globals()[name] = value
@@ -130,7 +166,8 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY) | set(_LAZY_MODULES))
+    lazy_modules = set(_LAZY_MODULES) - (set() if _HAS_ZARR else {"zarr"})
+    return sorted(set(globals()) | set(_LAZY) | lazy_modules)
 
 
 def patch_numpy():
