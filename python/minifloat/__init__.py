@@ -171,29 +171,100 @@ def __dir__():
 
 
 def patch_numpy():
-    """Opt in: make NumPy's Python-level functions treat minifloat arrays as
-    NumPy treats float16 (np.mean/var/std and np.nan* accumulate in float32,
-    np.dot/convolve/histogram/... take minifloat arrays, arrays print each
-    value's shortest digits). Idempotent; ``unpatch_numpy()`` undoes it. Every
-    other array reaches NumPy's functions unchanged (a check in C); see
-    minifloat._numpy_compat for the list."""
+    """Opt in: NumPy's Python-level functions treat minifloat arrays as float16.
+
+    ``np.mean``/``var``/``std`` and the ``np.nan*`` family accumulate in
+    float32 and round once; ``np.dot``/``inner``/``vdot`` (NumPy < 2.5),
+    ``convolve``, ``correlate``, ``linalg.norm``, ``histogram*``,
+    ``average``, ``common_type``, ``fft`` and ``frompyfunc`` ufuncs take
+    minifloat arrays; a minifloat ``dtype=`` works in ``np.sum``/``prod``/
+    ``cumsum``/``cumprod``; arrays print each value's shortest digits. Every
+    other call reaches NumPy's function unchanged (a check in C). NumPy has
+    no hook for these, so they are wrappers set into NumPy's modules for the
+    whole process; idempotent.
+
+    Returns
+    -------
+    None
+
+    See Also
+    --------
+    unpatch_numpy : undoes it.
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> x = np.array([0.5, 1.5, 2.0], dtype=mf.float8_e4m3fn)
+    >>> mf.patch_numpy()
+    >>> np.convolve(x, x).tolist()
+    [0.25, 1.5, 4.0, 6.0, 4.0]
+    >>> print(x)
+    [0.5 1.5 2. ]
+    >>> mf.unpatch_numpy()
+    """
     from . import _numpy_compat
 
     _numpy_compat.patch_numpy()
 
 
 def unpatch_numpy():
-    """Undo ``patch_numpy()``: every patched NumPy attribute is NumPy's again."""
+    """Undo ``patch_numpy()``: every patched NumPy attribute is NumPy's again.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> mf.patch_numpy()
+    >>> mf.unpatch_numpy()
+    >>> print(np.array([0.5, 1.5], dtype=mf.float8_e4m3fn))
+    [5.0e-01 1.5e+00]
+    """
     from . import _numpy_compat
 
     _numpy_compat.unpatch_numpy()
 
 
 def format_info(dtype):
-    """The format's description as a dict: the parameters of float_format
-    (exponent_bits, mantissa_bits, bias, signed, infinities, nan,
-    negative_zero, subnormals, overflow), its name and bits, and derived facts
-    (has_inf, has_nan, has_zero, itemsize, builtin)."""
+    """Describe a float format: the parameters that make it and derived facts.
+
+    Parameters
+    ----------
+    dtype : minifloat dtype, scalar type or name
+        A built-in format (``mf.float8_e4m3fn``, ``"bfloat16"``) or one
+        made by ``float_format``.
+
+    Returns
+    -------
+    dict
+        The keyword arguments of ``float_format`` that make the format
+        (``exponent_bits``, ``mantissa_bits``, ``bias``, ``signed``,
+        ``infinities``, ``nan``, ``negative_zero``, ``subnormals``,
+        ``overflow``), its ``name`` and ``bits``, and ``has_inf``,
+        ``has_nan``, ``has_negative_zero``, ``has_zero``, ``is_signed``,
+        ``itemsize`` and ``builtin``.
+
+    Raises
+    ------
+    TypeError
+        If `dtype` is not a minifloat float format (integer types have no
+        format description: see ``iinfo``).
+
+    See Also
+    --------
+    finfo : the format's limits; float_format : make a format.
+
+    Examples
+    --------
+    >>> import minifloat as mf
+    >>> info = mf.format_info(mf.float8_e4m3fn)
+    >>> info["exponent_bits"], info["mantissa_bits"], info["bias"], info["nan"]
+    (4, 3, 7, 'all_ones')
+    >>> mf.format_info("float4_e2m1fn")["has_nan"]
+    False
+    """
     from ._arguments import dtype as _dtype_argument  # None and non-dtypes: TypeError naming them
 
     own = _own_dtype_named(dtype)
@@ -203,12 +274,48 @@ def format_info(dtype):
 
 
 def finfo(dtype):
-    """Machine limits of a format: the same object as ``np.finfo(dtype)``.
+    """Machine limits of a float format: the same object as ``np.finfo(dtype)``.
 
-    Takes what ``np.finfo`` takes (a dtype, a scalar type such as
-    ``mf.float8_e4m3fn``, a name such as ``"float8_e4m3fn"`` (minifloat's
-    format of that name, whoever holds the name in NumPy's table), a scalar)
-    and also an array, whose dtype it describes.
+    Takes what ``np.finfo`` takes and also an array, whose dtype it
+    describes; a name is minifloat's format of that name, whoever holds the
+    name in NumPy's table (ml_dtypes may). minifloat corrects the fields
+    NumPy cannot derive for narrow formats (``bits`` of FP6/FP4, ``nexp``,
+    ``epsneg``, ``resolution``, ``machep``, ``negep``).
+
+    Parameters
+    ----------
+    dtype : dtype, scalar type, str, ndarray or scalar
+        ``mf.float8_e4m3fn``, ``np.dtype(mf.float8_e4m3fn)``,
+        ``"float8_e4m3fn"``, an array or scalar of the format, or any of
+        NumPy's float types.
+
+    Returns
+    -------
+    np.finfo
+        ``max``, ``min``, ``eps``, ``smallest_normal``,
+        ``smallest_subnormal``, ``bits``, ``precision``, ...
+
+    Raises
+    ------
+    TypeError
+        If `dtype` is None or a name no dtype has.
+    ValueError
+        If `dtype` is not a floating-point type (as ``np.finfo`` says).
+
+    See Also
+    --------
+    iinfo : the limits of an integer type; format_info : the format's
+        description.
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> mf.finfo(mf.float8_e4m3fn).max
+    448.0
+    >>> mf.finfo("float4_e2m1fn").bits, mf.finfo(mf.float4_e2m1fn).eps
+    (4, 0.5)
+    >>> float(mf.finfo(np.zeros(2, mf.bfloat16)).smallest_normal) == 2.0**-126
+    True
     """
     from ._arguments import dtype as _dtype_argument  # None and unknown names: TypeError naming them
 
@@ -221,17 +328,33 @@ def finfo(dtype):
 
 
 def claim_dtype_names():
-    """Make the bare format names (``np.dtype("float8_e4m3fn")``,
-    ``astype("bfloat16")``, ``"int4"``) resolve to minifloat's dtypes.
+    """Make the bare names (``np.dtype("float8_e4m3fn")``, ``"int4"``) minifloat's.
 
     The bare names live in NumPy's process-wide name table, which ml_dtypes
     (and so JAX) fills with the same names. ``import minifloat`` takes a name
     only where no one else holds it, and never takes one back: with ml_dtypes
-    installed (minifloat imports it to link the two libraries' casts) the bare
-    names stay ml_dtypes', so JAX code that spells dtypes as strings keeps
-    working. Call this to make them minifloat's for the whole process (JAX's
-    string dtypes then stop working). ``"minifloat.float8_e4m3fn"`` and the
-    types themselves (``mf.float8_e4m3fn``) are never ambiguous.
+    installed (minifloat imports it to link the two libraries' casts) the
+    bare names stay ml_dtypes', so JAX code that spells dtypes as strings
+    keeps working. Call this to make them minifloat's for the whole process
+    (JAX's string dtypes then stop working). ``"minifloat.float8_e4m3fn"``
+    and the types themselves (``mf.float8_e4m3fn``) are never ambiguous.
+
+    Returns
+    -------
+    None
+
+    See Also
+    --------
+    claim_int_dtype_names : the integer names only.
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> mf.claim_dtype_names()
+    >>> np.dtype("float8_e4m3fn") == np.dtype(mf.float8_e4m3fn)
+    True
+    >>> np.dtype("minifloat.bfloat16") == np.dtype(mf.bfloat16)
+    True
     """
     for name in (*FORMAT_NAMES, *INT_FORMAT_NAMES):
         _np.sctypeDict[name] = getattr(_core, name)
