@@ -40,7 +40,7 @@ format has NaN (else 0); an all-zero block gets the scale 2^-127. E by
 NVFP4: scale s = float8_e4m3fn(amax / (6 t)), elements
 float4_e2m1fn(V / (s t)), both rounded once to nearest even with
 saturation; t is the optional float32 per-tensor scale (``tensor_scale``:
-None for 1, a number, or "auto" for amax(|x|) / (6 * 448)).
+None for 1, a number, or "auto" for max(abs(x)) / (6 * 448)).
 
 Inputs are converted to float32 (nearest even) first, as the spec's
 conversion starts from FP32.
@@ -756,7 +756,7 @@ def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sca
         magnitude ("floor" is the spec's; see the module docstring).
     tensor_scale : None, float or "auto", optional
         NVFP4 only: the float32 per-tensor scale (None for 1, a number, or
-        "auto" for amax(|x|) / (6 * 448)).
+        "auto" for max(abs(x)) / (6 * 448)).
 
     Returns
     -------
