@@ -21,8 +21,8 @@ def test_sphinx_build_has_no_warnings(tmp_path):
     pytest.importorskip("sphinx", reason="the docs extra is not installed")
     pytest.importorskip("myst_parser", reason="the docs extra is not installed")
     pytest.importorskip("minifloat")
-    if not (ROOT / "docs" / "conf.py").is_file():
-        pytest.skip("docs/ is not next to the tests (an installed test tree)")
+    if not (ROOT / "docs" / "conf.py").is_file() or not (ROOT / "benchmarks" / "results" / "latest.md").is_file():
+        pytest.skip("not a whole checkout (the site includes docs/ and benchmarks/results/latest.md)")
     # the minifloat the tests import (installed, or the source tree through PYTHONPATH)
     import minifloat
 
