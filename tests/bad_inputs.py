@@ -488,9 +488,9 @@ def _build():
     case("scalar_method/deepcopy", lambda: __import__("copy").deepcopy(s), check=scalar_of("float8_e4m3fn", 1.5))
 
     # -- dtype classes and descriptors ------------------------------------------
-    case("dtype/class_with_arg", lambda: mf.Float8E4M3FNDType("x"), raises=(TypeError,))
-    case("dtype/class_no_arg", lambda: mf.Float8E4M3FNDType(), check=lambda r: r == np.dtype(mf.float8_e4m3fn))
-    case("dtype/abstract_base", lambda: mf.MinifloatDType(), raises=(TypeError,))
+    case("dtype/class_with_arg", lambda: mf.dtypes.Float8E4M3FNDType("x"), raises=(TypeError,))
+    case("dtype/class_no_arg", lambda: mf.dtypes.Float8E4M3FNDType(), check=lambda r: r == np.dtype(mf.float8_e4m3fn))
+    case("dtype/abstract_base", lambda: mf.dtypes.MinifloatDType(), raises=(TypeError,))
     case("dtype/float_format_positional", lambda: mf.float_format(4, 3), raises=(TypeError,))
     case("dtype/float_format_no_args", lambda: mf.float_format(), raises=(TypeError,))
     case("dtype/float_format_float_bits", lambda: mf.float_format(exponent_bits=4.0, mantissa_bits=3),
@@ -527,7 +527,7 @@ def _build():
          raises=(ValueError,))
     case("dtype/float_format_name_taken", lambda: mf.float_format(exponent_bits=5, mantissa_bits=2, name="bfloat16"),
          raises=(ValueError,))
-    case("dtype/empty_with_abstract", lambda: np.empty(3, dtype=mf.MinifloatDType), raises=(TypeError,))
+    case("dtype/empty_with_abstract", lambda: np.empty(3, dtype=mf.dtypes.MinifloatDType), raises=(TypeError,))
     case("dtype/name_junk", lambda: np.dtype("float8_e4m3fX"), raises=(TypeError,))
     case("dtype/newbyteorder", lambda: np.dtype(mf.bfloat16).newbyteorder(">"), raises=TV,
          check=lambda r: r == np.dtype(mf.bfloat16))
@@ -839,7 +839,7 @@ def _build():
                                    lambda r: r.tolist() == [2, 4, 6]),
         "dtype_junk": (lambda: np.add(u(), u(), dtype="x"), None),
         "dtype_instance": (lambda: np.add(u(), u(), dtype=mf.float8_e4m3fn), anything),
-        "dtype_class": (lambda: np.add(u(), u(), dtype=mf.Float8E4M3FNDType), values_equal("float8_e4m3fn", [2, 4, 6])),
+        "dtype_class": (lambda: np.add(u(), u(), dtype=mf.dtypes.Float8E4M3FNDType), values_equal("float8_e4m3fn", [2, 4, 6])),
         "signature_junk": (lambda: np.add(u(), u(), signature="x"), None),
         "order_junk": (lambda: np.add(u(), u(), order="x"), None),
         "axes_on_elementwise": (lambda: np.add(u(), u(), axes=[0]), None),
@@ -942,7 +942,7 @@ def _build():
         "dtype_float32": (lambda: mf.cast(x32(), np.float32), (TypeError,), None),
         "dtype_junk": (lambda: mf.cast(x32(), "x"), (TypeError,), None),
         "dtype_None": (lambda: mf.cast(x32(), None), (TypeError,), None),
-        "dtype_class": (lambda: mf.cast(x32(), mf.Float8E4M3FNDType), (TypeError,), is_format_array("float8_e4m3fn")),
+        "dtype_class": (lambda: mf.cast(x32(), mf.dtypes.Float8E4M3FNDType), (TypeError,), is_format_array("float8_e4m3fn")),
         "unknown_keyword": (lambda: mf.cast(x32(), F, foo=1), (TypeError,), None),
         "positional_saturate": (lambda: mf.cast(x32(), F, True), (TypeError,), None),
         "x_str": (lambda: mf.cast("x", F), TV, None),

@@ -73,11 +73,36 @@ def _round_half_even_quotient(x, scale):
 class AffineQuantizedArray:
     """Integer codes with per-group float32 scales and optional zero points.
 
-    ``data`` has the shape of the quantized array and the integer dtype;
-    ``scales`` (float32) and ``zero_points`` (the same integer dtype, or None)
-    have that shape with the ``axis`` dimension replaced by the number of
-    groups. Group ``g`` covers indices ``g*block_size .. (g+1)*block_size - 1``
-    along ``axis``.
+    What ``quantize_affine`` returns; the constructor takes the parts as
+    they are. The value of a code ``q`` is ``(q - zero_point) * scale``.
+
+    Parameters
+    ----------
+    data : ndarray
+        The codes, in the quantized array's shape and the integer dtype.
+    scales : ndarray
+        float32, `data`'s shape with the `axis` dimension replaced by the
+        number of groups; group ``g`` covers indices
+        ``g*block_size .. (g+1)*block_size - 1`` along `axis`.
+    zero_points : ndarray or None
+        The same shape as `scales`, in `data`'s dtype (None: symmetric).
+    block_size : int
+        Values per group (``group_size``, its old name, still works with a
+        DeprecationWarning).
+    axis : int
+        The grouped axis (non-negative).
+
+    Attributes
+    ----------
+    data, scales, zero_points, block_size, axis
+        As above.
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> q = mf.quantize_affine(np.array([[0.5, -1.0, 0.25, 2.0]]), mf.uint4, block_size=4)
+    >>> q
+    AffineQuantizedArray(dtype=uint4, shape=(1, 4), block_size=4, axis=1, scales=(1, 1), zero_points=(1, 1))
     """
 
     def __init__(self, data, scales, zero_points, block_size=None, axis=None, **keywords):
@@ -98,18 +123,45 @@ class AffineQuantizedArray:
 
     @property
     def dtype(self):
+        """The codes' integer dtype."""
         return self.data.dtype
 
     @property
     def shape(self):
+        """The quantized array's shape."""
         return self.data.shape
 
     def _per_value(self, per_group):
         return np.repeat(per_group, self.block_size, axis=self.axis)
 
     def dequantize(self, dtype=np.float32):
-        """``(q - zero_point) * scale`` per value, computed exactly (in
-        float64) and rounded once into `dtype` (a floating-point dtype)."""
+        """The represented values, ``(q - zero_point) * scale`` per value.
+
+        Computed exactly (in float64) and rounded once into `dtype`.
+
+        Parameters
+        ----------
+        dtype : floating-point dtype, optional
+            float32 (default) or any other float dtype, NumPy's or a
+            minifloat format.
+
+        Returns
+        -------
+        ndarray
+            An array of `dtype` and the data's shape.
+
+        Raises
+        ------
+        TypeError
+            If `dtype` is not a floating-point dtype.
+
+        Examples
+        --------
+        >>> import numpy as np, minifloat as mf
+        >>> q = mf.quantize_affine(np.array([[0.5, -1.0, 0.25, 2.0]]), mf.uint4, block_size=4)
+        >>> q.dequantize(np.float64).round(3).tolist()
+        [[0.4, -1.0, 0.2, 2.0]]
+        """
         dtype = _arguments.float_dtype(dtype)
         q = self.data.astype(np.float64)
         if self.zero_points is not None:
@@ -117,10 +169,24 @@ class AffineQuantizedArray:
         return (q * self._per_value(self.scales.astype(np.float64))).astype(dtype)
 
     def pack(self):
-        """The codes as packed bytes (``mf.pack``: two int4 per byte, low
-        nibble first, as GPTQ's int32 words hold them on little-endian
-        machines); int8/uint8 codes as their bytes. Scales and zero points
-        are separate arrays (``mf.pack(q.zero_points)`` packs the latter)."""
+        """The codes as packed bytes.
+
+        ``mf.pack``'s layout: two int4/uint4 per byte, low nibble first, as
+        GPTQ's int32 words hold them on little-endian machines; int8/uint8
+        codes as their bytes. Scales and zero points are separate arrays
+        (``mf.pack(q.zero_points)`` packs the latter).
+
+        Returns
+        -------
+        ndarray
+            1-D uint8.
+
+        Examples
+        --------
+        >>> import numpy as np, minifloat as mf
+        >>> mf.quantize_affine(np.array([[0.5, -1.0, 0.25, 2.0]]), mf.uint4, block_size=4).pack()
+        array([  7, 246], dtype=uint8)
+        """
         if isinstance(self.data.dtype, _core.IntegerDType):
             from . import _ints
 
@@ -134,16 +200,52 @@ class AffineQuantizedArray:
 
 
 def quantize_affine(x, dtype, *, block_size=128, axis=-1, zero_point=True, **keywords):
-    """Quantize `x` to integers of `dtype` with one scale (and zero point)
-    per group of `block_size` values along `axis`; see the module docstring
-    for the exact rule. ``block_size=None`` makes the whole axis one group
-    (per-channel scales). (``group_size``, its old name, still works, with a
-    DeprecationWarning.)
+    """Quantize `x` to integers with one scale (and zero point) per group.
 
+    The GPTQ/AWQ weight recipe: each group of `block_size` values along
+    `axis` gets a float32 scale and (with `zero_point`) an integer zero
+    point; the exact rule is in the module docstring
+    (``help(minifloat._affine)``) and in docs/quantization.md.
+
+    Parameters
+    ----------
+    x : array_like
+        Real numbers, at least one dimension.
+    dtype : integer dtype
+        minifloat's int2, int4, uint2, uint4 (int1/uint1 too) or NumPy's
+        int8/uint8.
+    block_size : int or None, optional
+        Values per group (default 128; the last group may be shorter);
+        None makes the whole axis one group (per-channel scales).
+        ``group_size``, its old name, still works with a DeprecationWarning.
+    axis : int, optional
+        The grouped axis (default -1).
+    zero_point : bool, optional
+        True (default): asymmetric, with zero points; False: symmetric.
+
+    Returns
+    -------
+    AffineQuantizedArray
+
+    Raises
+    ------
+    TypeError
+        If `dtype` is not an integer type, `x` holds no real numbers, or a
+        size, axis or flag has the wrong type.
+    ValueError
+        If `x` is 0-d, `axis` is out of range or `block_size` is not
+        positive.
+
+    See Also
+    --------
+    minifloat.quant.quantize : float formats with float32 scales.
+
+    Examples
+    --------
     >>> import numpy as np, minifloat as mf
     >>> w = np.array([[0.5, -1.0, 0.25, 2.0]], dtype=np.float32)
     >>> q = mf.quantize_affine(w, mf.uint4, block_size=4)
-    >>> q.data.tolist(), q.scales.tolist(), q.zero_points.tolist()
+    >>> q.data.astype(np.int8).tolist(), q.scales.tolist(), q.zero_points.astype(np.int8).tolist()
     ([[7, 0, 6, 15]], [[0.20000000298023224]], [[5]])
     """
     block_size, block_name = _arguments.renamed(keywords, "group_size", "block_size", block_size, 128,

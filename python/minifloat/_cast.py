@@ -46,26 +46,71 @@ def _exact_source(arr):
 
 
 def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None, packed=False):
-    """Round `x` once into a minifloat format.
+    """Round `x` once into a minifloat format, with a chosen rounding and overflow.
 
-    rounding: "nearest_even" (default, the same bits as ``astype``),
-    "nearest_away", "toward_zero", "up" (toward +inf), "down" (toward -inf) or
-    "stochastic" (unbiased to within 2^-32: rounds away from zero with
-    probability floor(f * 2^32) / 2^32, f the exact distance to the
-    smaller-magnitude neighbour over the gap; see below; ``rng`` is a NumPy
-    Generator or a seed). "nearest" is an alias of "nearest_even"; for
-    float8_e8m0fnu the nearest modes round ties up and "up"/"down" are the
-    ceiling/floor power of two (ONNX Cast round_mode).
+    ``x.astype(dtype)`` rounds to nearest even with the format's own
+    overflow; ``cast`` chooses both, draws stochastic rounding's random bits
+    reproducibly, and can write the packed bytes directly. Every source
+    value is read exactly (float64, Python ints of any size, Fractions...)
+    and rounded once.
 
-    saturate=True: +-inf and values beyond the largest finite value become
-    +-max (ONNX Cast saturate=1), NaN stays NaN where the format has one.
-    saturate=False: the format's default overflow (inf, NaN or max).
-    (saturate and packed are True or False: another value is a TypeError.)
+    Parameters
+    ----------
+    x : array_like or scalar
+        Real numbers: a NumPy array of any real dtype (minifloat and
+        ml_dtypes formats included), a Python or NumPy scalar, or a
+        sequence of them.
+    dtype : minifloat dtype, scalar type or name
+        The target format (``mf.float8_e4m3fn``, ``"float4_e2m1fn"``, a
+        dtype of ``float_format``).
+    saturate : bool, optional
+        True: +-inf and values beyond the largest finite value become +-max
+        (ONNX Cast ``saturate=1``); NaN stays NaN where the format has one.
+        False (default): the format's own overflow (inf, NaN or max).
+    rounding : {"nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic", "nearest"}, optional
+        "nearest_even" (default, the bits ``astype`` gives), "nearest_away",
+        "toward_zero", "up" (toward +inf), "down" (toward -inf) or
+        "stochastic" (unbiased to within 2**-32: rounds away from zero with
+        probability floor(f * 2**32) / 2**32, f the exact distance to the
+        smaller-magnitude neighbour over the gap; the exact rule is below).
+        "nearest" is an alias of "nearest_even". For float8_e8m0fnu the
+        nearest modes round ties up and "up"/"down" are the ceiling/floor
+        power of two (ONNX Cast ``round_mode``).
+    rng : numpy.random.Generator, int or None, optional
+        Stochastic rounding's source of randomness: a Generator (advanced
+        by exactly one draw), a seed, or None for fresh entropy. Ignored by
+        the other roundings.
+    packed : bool, optional
+        True: return the rounded codes as the bytes ``pack`` writes (1-D
+        uint8, C order) instead of an array of the format; float32 and
+        float64 sources are rounded and packed in one pass.
 
-    packed=True: returns the rounded codes as the packed bytes ``mf.pack``
-    writes (1-D uint8, C order) instead of an array of the format; float32
-    and float64 sources are rounded and packed in one pass.
+    Returns
+    -------
+    ndarray or scalar
+        An array of `dtype` with `x`'s shape (a scalar of the format when
+        `x` is a scalar), or with ``packed=True`` the packed bytes.
 
+    Raises
+    ------
+    TypeError
+        If `dtype` is not a minifloat format, `x` holds no real numbers, or
+        `saturate`/`packed` is not a bool.
+    ValueError
+        If `rounding` is not one of the names above.
+
+    Warns
+    -----
+    RuntimeWarning
+        "overflow encountered in cast" when a finite value becomes inf or
+        NaN (saturate=False), under ``np.errstate`` as NumPy's casts.
+
+    See Also
+    --------
+    pack : pack an array already in the format.
+
+    Notes
+    -----
     Stochastic rounding's random bits: one ``rng.bit_generator.random_raw()``
     value is the key K (the caller's generator advances by exactly that one
     draw; an empty array draws nothing), and the bits come from ARS-5, the
@@ -86,6 +131,22 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None, packed=
     32*(i % 4) + 31 of B_{i // 4}, and rounds to the larger-magnitude
     neighbour iff d_i < floor(f_i * 2**32). Every element consumes its draw,
     NaN and exact values too; exact values never move.
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> x = np.array([0.3, 500.0, -1e9])
+    >>> mf.cast(x, mf.float8_e4m3fn, saturate=True).tolist()
+    [0.3125, 448.0, -448.0]
+    >>> with np.errstate(over="ignore"):  # float8_e4m3fn overflows to NaN
+    ...     mf.cast(x, mf.float8_e4m3fn).tolist()
+    [0.3125, nan, nan]
+    >>> float(mf.cast(0.3, mf.float8_e4m3fn, rounding="toward_zero"))
+    0.28125
+    >>> mf.cast([1.1] * 4, mf.float8_e4m3fn, rounding="stochastic", rng=0).tolist()
+    [1.125, 1.125, 1.125, 1.0]
+    >>> mf.cast([0.5, -1.0, 6.0], mf.float4_e2m1fn, packed=True)
+    array([161,   7], dtype=uint8)
     """
     target = minifloat_dtype(dtype, "mf.cast")
     saturate = _arguments.flag(saturate, "saturate")

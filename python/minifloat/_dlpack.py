@@ -22,7 +22,43 @@ _CPU = 1  # kDLCPU
 
 
 def from_dlpack(obj):
-    """A minifloat array sharing memory with `obj` (anything with ``__dlpack__``)."""
+    """Import a tensor through DLPack as a minifloat array sharing its memory.
+
+    The DLPack type codes of bfloat16 and the OCP/ml_dtypes float8, float6
+    and float4 formats become minifloat's formats (NumPy's own
+    ``np.from_dlpack`` refuses them); packed float4_e2m1fn_x2 pairs come
+    back as an unpacked (copied) float4_e2m1fn array.
+
+    Parameters
+    ----------
+    obj : object with ``__dlpack__``
+        A CPU tensor: torch, JAX, CuPy-on-host, ``to_dlpack``'s result...
+
+    Returns
+    -------
+    ndarray
+        An array of the matching minifloat format (or NumPy dtype) sharing
+        `obj`'s memory, except for packed FP4 pairs.
+
+    Raises
+    ------
+    TypeError
+        If `obj` does not export DLPack.
+    BufferError
+        If `obj` lives on another device than the CPU.
+
+    See Also
+    --------
+    to_dlpack
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> x = np.array([1.0, 2.5], dtype=mf.float8_e5m2)
+    >>> y = mf.from_dlpack(mf.to_dlpack(x))  # torch.from_dlpack takes the export too
+    >>> y.dtype, np.shares_memory(x, y)
+    (float8_e5m2, True)
+    """
     if not hasattr(obj, "__dlpack__"):
         raise TypeError(f"{type(obj).__name__} does not export DLPack (__dlpack__)")
     if hasattr(obj, "__dlpack_device__"):
@@ -77,16 +113,55 @@ def _pair(value, name, what):
 
 
 def to_dlpack(arr):
-    """Export a minifloat array through DLPack.
+    """Export a minifloat array through DLPack (for ``torch.from_dlpack``).
 
-    8/16-bit formats share the array's memory. Two layouts DLPack consumers
-    cannot take are exported as a C-contiguous copy instead (writes through
-    the consumer then do not reach `arr`, and ``__dlpack__(copy=False)``
-    raises BufferError): negative strides (torch aborts on them) and strides
-    that are not whole elements. float4_e2m1fn with an even last axis
-    exports packed in pairs (float4_e2m1fn_x2, always a copy). A read-only
-    array exports only to DLPack 1.x consumers, which are told it is
-    read-only (older ones get BufferError, as from NumPy)."""
+    8- and 16-bit formats share the array's memory. Two layouts DLPack
+    consumers cannot take are exported as a C-contiguous copy instead
+    (writes through the consumer then do not reach `arr`, and
+    ``__dlpack__(copy=False)`` raises BufferError): negative strides (torch
+    aborts on them) and strides that are not whole elements.
+    float4_e2m1fn with an even last axis exports packed in pairs
+    (float4_e2m1fn_x2, always a copy). A read-only array exports only to
+    DLPack 1.x consumers, which are told it is read-only (older ones get
+    BufferError, as from NumPy).
+
+    Parameters
+    ----------
+    arr : ndarray
+        An array of a minifloat format that DLPack 1.1 names (bfloat16, the
+        OCP/ml_dtypes float8, float6 and float4 formats).
+
+    Returns
+    -------
+    object
+        An object with ``__dlpack__`` and ``__dlpack_device__``, for any
+        DLPack consumer (NumPy's ``np.from_dlpack`` refuses these type
+        codes; ``from_dlpack`` takes them).
+
+    Raises
+    ------
+    TypeError
+        If `arr` is not a minifloat array, or is FP6 (no unpacked DLPack
+        type).
+    BufferError
+        If the format has no DLPack type code (the P3109 formats, formats
+        of ``float_format``).
+    ValueError
+        If a float4_e2m1fn array's last axis is odd.
+
+    See Also
+    --------
+    from_dlpack
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> export = mf.to_dlpack(np.array([0.5, 1.0, 1.5, 2.0], dtype=mf.float8_e4m3fn))
+    >>> export.__dlpack_device__()  # (kDLCPU, 0)
+    (1, 0)
+    >>> mf.from_dlpack(export).tolist()
+    [0.5, 1.0, 1.5, 2.0]
+    """
     if not isinstance(getattr(arr, "dtype", None), MinifloatDType):
         raise TypeError(f"mf.to_dlpack needs a minifloat array, not {getattr(arr, 'dtype', type(arr))}")
     type_code = _core.dlpack_type_code(arr.dtype.name)  # by the format's fields

@@ -46,12 +46,8 @@ _numpy_iinfo.__module__ = _original_iinfo.__module__
 _numpy_iinfo.__doc__ = _original_iinfo.__doc__
 
 
-class iinfo(_numpy_iinfo):
-    """Machine limits of an integer type: ``np.iinfo`` with the sub-byte
-    widths right (int4: -8..7), which also takes an array or a scalar (whose
-    dtype it describes, as ml_dtypes' iinfo and mf.finfo do) and reads a
-    name as minifloat's type ("int4" is ml_dtypes' in NumPy's name table
-    where ml_dtypes is installed)."""
+class _IntegerInfo(_numpy_iinfo):
+    """What mf.iinfo returns: np.iinfo with the sub-byte widths right."""
 
     def __init__(self, int_type):
         if isinstance(int_type, (_np.ndarray, _np.generic)):
@@ -61,10 +57,70 @@ class iinfo(_numpy_iinfo):
         super().__init__(int_type)
 
 
+_IntegerInfo.__name__ = _IntegerInfo.__qualname__ = "iinfo"  # its repr: iinfo(min=-8, max=7, dtype=int4)
+
+
+def iinfo(int_type):
+    """Machine limits of an integer type, the sub-byte ones included.
+
+    ``np.iinfo`` with the widths of int1/int2/int4/uint1/uint2/uint4 right
+    (NumPy would read their one-byte storage as 8 bits). Like ``mf.finfo``
+    it also takes an array or a scalar, whose dtype it describes, and reads
+    a name as minifloat's type ("int4" is ml_dtypes' in NumPy's name table
+    where ml_dtypes is installed).
+
+    Parameters
+    ----------
+    int_type : integer type, dtype, str, ndarray or scalar
+        ``mf.int4``, ``np.dtype(mf.int4)``, ``"int4"``,
+        ``"minifloat.int4"``, an array or scalar of the type, or any of
+        NumPy's integer types.
+
+    Returns
+    -------
+    np.iinfo
+        With ``bits``, ``min``, ``max``, ``dtype`` and ``kind``.
+
+    Raises
+    ------
+    ValueError
+        If `int_type` is not an integer type (as ``np.iinfo`` says).
+
+    See Also
+    --------
+    finfo : the limits of a float format.
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> mf.iinfo(mf.int4)
+    iinfo(min=-8, max=7, dtype=int4)
+    >>> mf.iinfo("uint2").max, mf.iinfo(np.zeros(3, mf.int2)).bits
+    (3, 2)
+    >>> mf.iinfo(np.int16).max
+    32767
+    """
+    return _IntegerInfo(int_type)
+
+
 def claim_int_dtype_names():
-    """Make ``np.dtype("int4")`` (and the other names) mean minifloat's types
-    for the whole process, also where ml_dtypes holds the same names (see
-    mf.claim_dtype_names, which claims these too)."""
+    """Make the bare integer names (``np.dtype("int4")``) minifloat's types.
+
+    For the whole process, also where ml_dtypes holds the same names (see
+    ``mf.claim_dtype_names``, which claims these too). ``"minifloat.int4"``
+    and the types themselves (``mf.int4``) are never ambiguous.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> mf.claim_int_dtype_names()
+    >>> np.dtype("int4") == np.dtype(mf.int4)
+    True
+    """
     for name in INT_FORMAT_NAMES:
         _np.sctypeDict[name] = getattr(_core, name)
 
@@ -95,9 +151,45 @@ def _int_bits(dtype):
 
 
 def pack(arr):
-    """mf.pack, also for the integer types: a little-endian bitstream, first
-    value in the lowest bits (two int4 per byte low nibble first, four int2,
-    eight int1); the float formats go to the float packer."""
+    """Pack an array's values densely: each value takes exactly its width.
+
+    One little-endian bitstream of the codes in C order, the first value in
+    the lowest bits: two FP4 or int4 values per byte (the first in the low
+    nibble, the ONNX and torch ``float4_e2m1fn_x2`` layout), four FP6 values
+    per three bytes (v0 | v1 << 6 | v2 << 12 | v3 << 18), four int2/uint2,
+    eight int1/uint1. A partial last byte is padded with zero bits. 8- and
+    16-bit formats pack to their raw little-endian bytes.
+
+    Parameters
+    ----------
+    arr : ndarray
+        An array of a minifloat float format or sub-byte integer type, any
+        shape and memory layout.
+
+    Returns
+    -------
+    ndarray
+        The packed bytes, 1-D ``uint8`` (``ceil(arr.size * bits / 8)`` of
+        them); ``unpack`` with the dtype and shape gives the array back.
+
+    Raises
+    ------
+    TypeError
+        If `arr` is not an array of a minifloat dtype.
+
+    See Also
+    --------
+    unpack, cast : ``cast(x, dtype, packed=True)`` casts and packs in one pass.
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> mf.pack(np.array([-8, -1, 0, 7], dtype=mf.int4))
+    array([248, 112], dtype=uint8)
+    >>> x = np.array([0.5, -1.0, 6.0], dtype=mf.float4_e2m1fn)
+    >>> mf.pack(x)
+    array([161,   7], dtype=uint8)
+    """
     dt = getattr(arr, "dtype", None)
     if not isinstance(dt, _core.IntegerDType):
         return _packing.pack(arr)
@@ -108,7 +200,43 @@ def pack(arr):
 
 
 def unpack(buf, dtype, shape):
-    """mf.unpack, also for the integer types (the inverse of pack)."""
+    """Read values packed by ``pack`` into a new array.
+
+    Parameters
+    ----------
+    buf : bytes, bytearray, memoryview or ndarray
+        The packed bytes (a 1-D ``uint8`` array or a bytes-like object),
+        exactly as many as ``pack`` writes for `shape`'s number of values.
+    dtype : minifloat dtype, scalar type or name
+        The format the bytes hold (``mf.float4_e2m1fn``, ``"int4"``, ...).
+    shape : int or tuple of ints
+        The shape of the result.
+
+    Returns
+    -------
+    ndarray
+        A new C-ordered array of `dtype` and `shape`.
+
+    Raises
+    ------
+    TypeError
+        If `dtype` is not a minifloat dtype, or `buf` is not bytes or uint8.
+    ValueError
+        If `buf` does not hold exactly the bytes `shape`'s values take, or
+        `shape` is not a shape.
+
+    See Also
+    --------
+    pack
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> mf.unpack(np.array([248, 112], dtype=np.uint8), mf.int4, 4)
+    array([-8, -1,  0,  7], dtype=int4)
+    >>> mf.unpack(bytes([161, 7]), "float4_e2m1fn", (3,)).tolist()
+    [0.5, -1.0, 6.0]
+    """
     dt, bits = _int_bits(dtype)
     if bits is None:
         return _packing.unpack(buf, dtype, shape)

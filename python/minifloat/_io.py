@@ -343,11 +343,48 @@ def save(file, arr):
     """Save an array to a .npy file without pickle.
 
     A minifloat array is stored as its element codes (uint8, or uint16 for
-    bfloat16) with the format's name in a header comment: ``np.load(file,
-    allow_pickle=False)`` reads the codes, ``mf.load(file)`` the array, bit
-    for bit. Other arrays are written as ``np.save(file, arr,
-    allow_pickle=False)`` writes them. `file` is a path (".npy" is appended
-    when missing, as np.save does) or a binary file object.
+    bfloat16) with the format's name in a header comment:
+    ``np.load(file, allow_pickle=False)`` reads the codes, ``load`` the
+    array, bit for bit. Other arrays are written as
+    ``np.save(file, arr, allow_pickle=False)`` writes them.
+
+    Parameters
+    ----------
+    file : str, os.PathLike or binary file object
+        Where to write; ".npy" is appended to a path without it, as
+        ``np.save`` does.
+    arr : ndarray or NumPy scalar
+        A minifloat float array, or any array NumPy saves without pickle.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        If `arr` is not a NumPy array or scalar, or `file` is neither a
+        path nor a binary file.
+    ValueError
+        If `arr`'s dtype can only be stored by pickle (object arrays, and
+        the dtypes of NumPy's DType API, the sub-byte integers among them:
+        ``arr.view(np.int8)`` saves their values).
+
+    See Also
+    --------
+    load, savez
+
+    Examples
+    --------
+    >>> import io, numpy as np, minifloat as mf
+    >>> f = io.BytesIO()
+    >>> mf.save(f, np.array([0.5, 1.5, -2.0], dtype=mf.float8_e4m3fn))
+    >>> _ = f.seek(0)
+    >>> mf.load(f).tolist()
+    [0.5, 1.5, -2.0]
+    >>> _ = f.seek(0)
+    >>> np.load(f, allow_pickle=False)  # what NumPy alone reads: the codes
+    array([ 48,  60, 192], dtype=uint8)
     """
     arr = _as_array(arr, "mf.save's array")
     if _is_path(file):
@@ -381,17 +418,51 @@ def _sniff(fp, where):
 def load(file, mmap_mode=None, *, dtype=None):
     """Load an array from a .npy file, or the arrays of an .npz archive.
 
-    Arrays written by ``mf.save``/``mf.savez`` come back with their minifloat
-    dtype, bit for bit; other arrays come back as ``np.load(file,
-    allow_pickle=False)`` gives them. Nothing is ever unpickled.
+    Arrays written by ``save``/``savez`` come back with their minifloat
+    dtype, bit for bit; other arrays come back as
+    ``np.load(file, allow_pickle=False)`` gives them. Nothing is ever
+    unpickled.
 
-    mmap_mode: None, "r", "r+" or "c", as for np.load (a .npy path only).
-    dtype: a minifloat dtype whose codes a plain .npy file holds (an unsigned
-    integer array of the format's item size); for an .npz archive, a dict
-    {name: dtype}. A file that names its format must name this one.
+    Parameters
+    ----------
+    file : str, os.PathLike or binary file object
+        A .npy file or an .npz archive.
+    mmap_mode : {None, "r", "r+", "c"}, optional
+        As for ``np.load`` (a .npy path only).
+    dtype : minifloat dtype or dict, optional
+        A minifloat dtype whose codes a plain .npy file holds (an unsigned
+        integer array of the format's item size); for an .npz archive, a
+        dict ``{name: dtype}``. A file that names its format must name this
+        one.
 
-    An .npz archive gives an ``NpzArchive``: a read-only mapping that reads
-    each array when it is looked up; close it (or use ``with``) when done.
+    Returns
+    -------
+    ndarray or NpzArchive
+        The array; for an .npz archive an ``NpzArchive``, a read-only
+        mapping that reads each array when it is looked up (close it, or use
+        ``with``, when done).
+
+    Raises
+    ------
+    ValueError
+        If the file is neither .npy nor .npz, is damaged, holds pickles, or
+        names another format than `dtype`.
+    TypeError
+        If `dtype` is not a minifloat dtype (or dict of them).
+
+    See Also
+    --------
+    save, savez
+
+    Examples
+    --------
+    >>> import io, numpy as np, minifloat as mf
+    >>> f = io.BytesIO()
+    >>> mf.savez(f, w=np.array([0.5, 1.5], dtype=mf.float8_e4m3fn), b=np.arange(3))
+    >>> _ = f.seek(0)
+    >>> with mf.load(f) as archive:
+    ...     print(sorted(archive), archive["w"].dtype, archive["b"])
+    ['b', 'w'] float8_e4m3fn [0 1 2]
     """
     if mmap_mode not in _MMAP_MODES:
         raise ValueError(f"mmap_mode must be one of {_MMAP_MODES}, not {mmap_mode!r}")
@@ -431,8 +502,33 @@ def load(file, mmap_mode=None, *, dtype=None):
 # --------------------------------------------------------------------------
 
 class NpzArchive(Mapping):
-    """The arrays of an .npz archive, read when looked up, with the minifloat
-    dtypes recorded by mf.savez restored. Wraps NumPy's NpzFile (``.npz``)."""
+    """The arrays of an .npz archive, as ``load`` returns them.
+
+    A read-only mapping ``{name: array}`` that reads each array when it is
+    looked up, with the minifloat dtypes recorded by ``savez`` restored. It
+    wraps NumPy's NpzFile (``npz``); ``files`` lists the names. Close it
+    (or use ``with``) when done.
+
+    Parameters
+    ----------
+    npz : numpy.lib.npyio.NpzFile
+        The open archive (``load`` opens it).
+    dtypes : dict, optional
+        ``{name: dtype}`` for members holding plain codes.
+    own : file object, optional
+        A file ``load`` opened, closed with the archive.
+
+    Examples
+    --------
+    >>> import io, numpy as np, minifloat as mf
+    >>> f = io.BytesIO()
+    >>> mf.savez(f, np.array([1.0, 2.0], dtype=mf.bfloat16))
+    >>> _ = f.seek(0)
+    >>> archive = mf.load(f)
+    >>> archive.files, archive["arr_0"].tolist()
+    (['arr_0'], [1.0, 2.0])
+    >>> archive.close()
+    """
 
     def __init__(self, npz, dtypes=None, own=None):
         self.npz = npz
@@ -524,17 +620,91 @@ def _savez(file, args, kwds, compress, what):
 def savez(file, *args, **kwds):
     """Save several arrays in an uncompressed .npz archive without pickle.
 
-    Arrays are named as np.savez names them (keywords, then ``arr_0``,
+    Arrays are named as ``np.savez`` names them (keywords, then ``arr_0``,
     ``arr_1``... for positional ones); minifloat arrays are stored as by
-    mf.save, so ``np.load(file, allow_pickle=False)`` opens the archive and
-    ``mf.load(file)`` restores their dtypes. ".npz" is appended to a path
-    that lacks it.
+    ``save``, so ``np.load(file, allow_pickle=False)`` opens the archive
+    and ``load(file)`` restores their dtypes.
+
+    Parameters
+    ----------
+    file : str, os.PathLike or binary file object
+        Where to write; ".npz" is appended to a path without it.
+    *args : ndarray or NumPy scalar
+        Arrays stored as ``arr_0``, ``arr_1``, ...
+    **kwds : ndarray or NumPy scalar
+        Arrays stored under their keyword.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        If an array is not a NumPy array or scalar, or `file` is neither a
+        path nor a binary file.
+    ValueError
+        If two arrays get the same name, or an array's dtype can only be
+        stored by pickle (see ``save``).
+
+    See Also
+    --------
+    savez_compressed, load
+
+    Examples
+    --------
+    >>> import io, numpy as np, minifloat as mf
+    >>> f = io.BytesIO()
+    >>> mf.savez(f, np.zeros(2, mf.float4_e2m1fn), scale=np.float32(0.5))
+    >>> _ = f.seek(0)
+    >>> sorted(mf.load(f))
+    ['arr_0', 'scale']
     """
     _savez(file, args, kwds, False, "mf.savez")
 
 
 def savez_compressed(file, *args, **kwds):
-    """mf.savez with the members deflate-compressed."""
+    """Save several arrays in a deflate-compressed .npz archive without pickle.
+
+    As ``savez``, with each member compressed.
+
+    Parameters
+    ----------
+    file : str, os.PathLike or binary file object
+        Where to write; ".npz" is appended to a path without it.
+    *args : ndarray or NumPy scalar
+        Arrays stored as ``arr_0``, ``arr_1``, ...
+    **kwds : ndarray or NumPy scalar
+        Arrays stored under their keyword.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        If an array is not a NumPy array or scalar, or `file` is neither a
+        path nor a binary file.
+    ValueError
+        If two arrays get the same name, or an array's dtype can only be
+        stored by pickle (see ``save``).
+
+    See Also
+    --------
+    savez, load
+
+    Examples
+    --------
+    >>> import io, numpy as np, minifloat as mf
+    >>> f = io.BytesIO()
+    >>> mf.savez_compressed(f, w=np.zeros(1000, mf.float8_e5m2))
+    >>> f.tell() < 1000
+    True
+    >>> _ = f.seek(0)
+    >>> mf.load(f)["w"].dtype
+    float8_e5m2
+    """
     _savez(file, args, kwds, True, "mf.savez_compressed")
 
 
@@ -605,13 +775,46 @@ def _safetensors_bytes(arr):
 def save_safetensors(file, tensors, metadata=None):
     """Write a dict of arrays to a safetensors file.
 
-    tensors: {name: array}, minifloat arrays of the formats the safetensors
-    format names (F8_E4M3, F8_E5M2, F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, F6_E2M3,
-    F6_E3M2, F4, BF16) and NumPy bool, integer, float16/32/64 and complex64
-    arrays. metadata: an optional dict of str -> str (``__metadata__``).
-    `file` is a path or a binary file object. FP4/FP6 tensors are stored
-    packed, so their sizes must fill whole bytes (FP4: an even number of
-    values, FP6: a multiple of four).
+    Parameters
+    ----------
+    file : str, os.PathLike or binary file object
+        Where to write.
+    tensors : dict of str to ndarray
+        Minifloat arrays of the formats safetensors names (F8_E4M3,
+        F8_E5M2, F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, F6_E2M3, F6_E3M2, F4,
+        BF16) and NumPy bool, integer, float16/32/64 and complex64 arrays.
+        FP4/FP6 tensors are stored packed, so their sizes must fill whole
+        bytes (FP4: an even number of values, FP6: a multiple of four).
+    metadata : dict of str to str, optional
+        Stored as the header's ``__metadata__``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        If `tensors` is not a dict of arrays, an array's type has no
+        safetensors name, or `metadata` is not a dict of str to str.
+    ValueError
+        If an FP4/FP6 tensor does not fill whole bytes, or a name is
+        ``__metadata__``.
+
+    See Also
+    --------
+    load_safetensors
+
+    Examples
+    --------
+    >>> import io, numpy as np, minifloat as mf
+    >>> f = io.BytesIO()
+    >>> mf.save_safetensors(f, {"w": np.array([0.5, -2.0], dtype=mf.float8_e4m3fn)},
+    ...                     metadata={"format": "pt"})
+    >>> _ = f.seek(0)
+    >>> tensors, metadata = mf.load_safetensors(f, return_metadata=True)
+    >>> tensors["w"].tolist(), metadata
+    ([0.5, -2.0], {'format': 'pt'})
     """
     if not isinstance(tensors, Mapping):
         raise TypeError(f"mf.save_safetensors needs a dict of name -> array, "
@@ -725,12 +928,42 @@ def _parse_safetensors_header(text, data_size, where):
 def load_safetensors(file, *, return_metadata=False):
     """Read a safetensors file into a dict of NumPy arrays.
 
-    F8_E4M3, F8_E5M2, F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, F6_E2M3, F6_E3M2, F4
-    and BF16 tensors come back as minifloat arrays, the others as NumPy's own
-    types. The file is checked as the reference reader checks it (header
-    length, JSON, offsets covering the data without holes). With
-    ``return_metadata=True`` returns ``(tensors, metadata)``, metadata being
-    the ``__metadata__`` dict or None.
+    F8_E4M3, F8_E5M2, F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, F6_E2M3, F6_E3M2,
+    F4 and BF16 tensors come back as minifloat arrays, the others as
+    NumPy's own types. The file is checked as the reference reader checks
+    it (header length, JSON, offsets covering the data without holes).
+
+    Parameters
+    ----------
+    file : str, os.PathLike or binary file object
+        The safetensors file.
+    return_metadata : bool, optional
+        Also return the header's ``__metadata__``.
+
+    Returns
+    -------
+    dict of str to ndarray, or (dict, dict or None)
+        The tensors; with ``return_metadata=True`` ``(tensors, metadata)``,
+        metadata being the ``__metadata__`` dict or None.
+
+    Raises
+    ------
+    ValueError
+        If the file is not a valid safetensors file (the message says
+        where).
+
+    See Also
+    --------
+    save_safetensors
+
+    Examples
+    --------
+    >>> import io, numpy as np, minifloat as mf
+    >>> f = io.BytesIO()
+    >>> mf.save_safetensors(f, {"w": np.array([1.0, 3.0], dtype=mf.bfloat16)})
+    >>> _ = f.seek(0)
+    >>> mf.load_safetensors(f)["w"].dtype
+    bfloat16
     """
     where = repr(os.fspath(file)) if _is_path(file) else "the file"
     with _Opened(file, "rb", "mf.load_safetensors") as fp:

@@ -91,13 +91,42 @@ def _as_array(x, what, want):
 
 
 def to_ml_dtypes(x):
-    """The same memory as an ml_dtypes array (or scalar) of the same format.
+    """View a minifloat array (or scalar) as ml_dtypes' type of the same format.
 
     ``np.shares_memory(mf.to_ml_dtypes(a), a)`` is True; writes through
     either are seen by both. Use it to hand minifloat data to JAX
-    (``jnp.asarray``) or ONNX (``onnx.numpy_helper.from_array``).
-    Signed integer types (int1, int2, int4) are a converted copy instead:
-    ml_dtypes stores only their low bits.
+    (``jnp.asarray``) or ONNX (``onnx.numpy_helper.from_array``). Signed
+    integer types (int1, int2, int4) are a converted copy instead:
+    ml_dtypes stores only their low bits. Needs ml_dtypes.
+
+    Parameters
+    ----------
+    x : ndarray or minifloat scalar
+        Of a format ml_dtypes has.
+
+    Returns
+    -------
+    ndarray or scalar
+        ml_dtypes' array (or scalar) of the same format and values.
+
+    Raises
+    ------
+    ImportError
+        If ml_dtypes is not installed.
+    TypeError
+        If `x` is not minifloat's, or ml_dtypes has no such format.
+
+    See Also
+    --------
+    from_ml_dtypes
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> x = np.array([1.0, 2.5], dtype=mf.float8_e5m2)
+    >>> m = mf.to_ml_dtypes(x)
+    >>> type(m.dtype).__module__.startswith("minifloat"), np.shares_memory(m, x)
+    (False, True)
     """
     arr, scalar = _as_array(x, "mf.to_ml_dtypes", "a minifloat array or scalar")
     if isinstance(arr.dtype, IntegerDType):
@@ -119,11 +148,41 @@ def to_ml_dtypes(x):
 
 
 def from_ml_dtypes(x):
-    """The same memory as a minifloat array (or scalar) of the same format.
+    """View an ml_dtypes array (or scalar) as minifloat's type of the same format.
 
-    Takes ml_dtypes arrays and scalars, and anything NumPy reads as one
-    (a JAX array on the CPU, for instance). Signed integer types come back
-    as a copy, sign-extended to the byte as minifloat stores them.
+    Takes ml_dtypes arrays and scalars, and anything NumPy reads as one (a
+    JAX array on the CPU, for instance). Signed integer types come back as
+    a copy, sign-extended to the byte as minifloat stores them.
+
+    Parameters
+    ----------
+    x : array_like or ml_dtypes scalar
+        Of an ml_dtypes type minifloat has (``FORMAT_NAMES``,
+        ``INT_FORMAT_NAMES``).
+
+    Returns
+    -------
+    ndarray or scalar
+        minifloat's array (or scalar) of the same format, sharing memory
+        with `x` (signed integers: a copy).
+
+    Raises
+    ------
+    TypeError
+        If `x` is not of an ml_dtypes type minifloat has (or is already
+        minifloat's).
+
+    See Also
+    --------
+    to_ml_dtypes
+
+    Examples
+    --------
+    >>> import numpy as np, ml_dtypes, minifloat as mf
+    >>> m = np.array([1.0, 2.5], dtype=ml_dtypes.bfloat16)
+    >>> x = mf.from_ml_dtypes(m)
+    >>> x.dtype == np.dtype(mf.bfloat16), np.shares_memory(x, m)
+    (True, True)
     """
     arr, scalar = _as_array(x, "mf.from_ml_dtypes", "an ml_dtypes array or scalar")
     int_name = ml_dtypes_int_type(arr.dtype)

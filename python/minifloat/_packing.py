@@ -27,7 +27,26 @@ def _format_of(dtype, what):
 
 
 def packed_size(count, bits):
-    """Bytes that `count` values of `bits` bits take when packed."""
+    """The number of bytes `count` values of `bits` bits take when packed.
+
+    Parameters
+    ----------
+    count : int
+        The number of values.
+    bits : int
+        Each value's width.
+
+    Returns
+    -------
+    int
+        ``ceil(count * bits / 8)``: what ``mf.pack`` writes.
+
+    Examples
+    --------
+    >>> import minifloat as mf
+    >>> mf.mx.packed_size(33, 4), mf.mx.packed_size(4, 6)
+    (17, 3)
+    """
     return math.ceil(count * bits / 8)
 
 

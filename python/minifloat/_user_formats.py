@@ -241,35 +241,75 @@ def _builtin_with(description, name):
 
 def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infinities=True, nan=True,
                  negative_zero=True, subnormals=True, overflow=None, name=None):
-    """A floating-point format of 2 to 16 bits as a NumPy dtype.
+    """Make a floating-point format of 2 to 16 bits, as a NumPy dtype.
 
-    exponent_bits, mantissa_bits: field widths (a sign bit is added when
-      `signed`); bias: exponent bias (default IEEE's, 2**(exponent_bits-1) - 1).
-    infinities: False (none), True (IEEE: all-ones exponent, zero mantissa)
-      or "max" (the largest-magnitude codes that are not NaN, as P3109).
-    nan: False (none), True (IEEE: all-ones exponent, non-zero mantissa),
-      "all_ones" (the all-ones magnitude only, as the fn formats; the
-      all-ones code of an unsigned format) or "negative_zero" (the code of
-      -0 only, as the fnuz formats; then negative_zero=False), or a tuple
-      of codes: the largest magnitudes (both signs, when signed) and/or the
-      code of -0, e.g. (0x7E, 0x7F, 0xFE, 0xFF) or (0x7F, 0x80, 0xFF); a
-      list one of the named kinds spells is that kind.
-    negative_zero: whether the code of -0 is -0 (signed formats with zero).
-    subnormals: True (IEEE); False makes the zero exponent a normal binade,
-      leaving no zero (as float8_e8m0fnu; needs a NaN).
-    overflow: what a default cast writes beyond the largest value: "inf",
-      "nan" or "saturate" (default: inf where the format has one, else NaN
-      where it has one, else saturate).
-    name: the dtype's name (default: spelled from the parameters).
+    The format gets its own scalar type and DType class and works
+    everywhere a built-in format does (casts, ufuncs, ``cast``, ``pack``,
+    ``mx.quantize``, saving, Zarr). The same parameters return the same
+    dtype object; a built-in format's parameters (without another name)
+    return the built-in dtype.
 
-    Every value must be a float32 value. Parameters that do not fit
-    together raise ValueError saying why. The same parameters return the
-    same dtype object; a built-in format's parameters (without another
-    name) return the built-in dtype.
+    Parameters
+    ----------
+    exponent_bits, mantissa_bits : int
+        The field widths; a sign bit is added when `signed`.
+    bias : int, optional
+        The exponent bias (default IEEE's, ``2**(exponent_bits - 1) - 1``).
+    signed : bool, optional
+        Whether the format has a sign bit (default True).
+    infinities : bool or "max", optional
+        False (none), True (IEEE: all-ones exponent, zero mantissa) or
+        "max" (the largest-magnitude codes that are not NaN, as P3109).
+    nan : bool, "all_ones", "negative_zero" or tuple of int, optional
+        False (none), True (IEEE: all-ones exponent, non-zero mantissa),
+        "all_ones" (the all-ones magnitude only, as the fn formats; the
+        all-ones code of an unsigned format), "negative_zero" (the code of
+        -0 only, as the fnuz formats; then ``negative_zero=False``), or a
+        tuple of codes: the largest magnitudes (both signs, when signed)
+        and/or the code of -0, e.g. ``(0x7E, 0x7F, 0xFE, 0xFF)``.
+    negative_zero : bool, optional
+        Whether the code of -0 is -0 (signed formats with a zero).
+    subnormals : bool, optional
+        True (IEEE); False makes the zero exponent a normal binade, leaving
+        no zero (as float8_e8m0fnu; needs a NaN).
+    overflow : {"inf", "nan", "saturate"}, optional
+        What a default cast writes beyond the largest value (default: inf
+        where the format has one, else NaN where it has one, else
+        saturate).
+    name : str, optional
+        The dtype's name, an identifier (default: spelled from the
+        parameters).
 
+    Returns
+    -------
+    numpy.dtype
+        The format's dtype; ``dtype.type`` is its scalar type.
+
+    Raises
+    ------
+    TypeError
+        If a parameter has the wrong type (a float or bool for a width, a
+        non-bool flag, a non-str name).
+    ValueError
+        If the parameters do not fit together (the message says why), a
+        value is not a float32 value, or `name` is taken by another format.
+
+    See Also
+    --------
+    format_info : the parameters of any format.
+
+    Examples
+    --------
     >>> import numpy as np, minifloat as mf
-    >>> e4m3 = mf.float_format(exponent_bits=4, mantissa_bits=3, bias=8, infinities=False)
-    >>> np.array([1.0, 200.0, 1000.0], dtype=e4m3)
+    >>> fp7 = mf.float_format(exponent_bits=3, mantissa_bits=3, infinities=False, nan=False,
+    ...                       name="fp7_e3m3")
+    >>> fp7
+    float_format(exponent_bits=3, mantissa_bits=3, infinities=False, nan=False, name='fp7_e3m3')
+    >>> np.array([1.3, 20.0], dtype=fp7).tolist(), float(mf.finfo(fp7).max)
+    ([1.25, 20.0], 30.0)
+    >>> mf.float_format(exponent_bits=4, mantissa_bits=3, bias=8, infinities=False,
+    ...                 nan="negative_zero", negative_zero=False)
+    float8_e4m3fnuz
     """
     exponent_bits = _arguments.integer(exponent_bits, "exponent_bits")
     mantissa_bits = _arguments.integer(mantissa_bits, "mantissa_bits")

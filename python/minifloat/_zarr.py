@@ -629,9 +629,38 @@ def _ours(cls):
 
 
 def register(*, replace=False):
-    """Add minifloat's data types to zarr-python's data type registry
-    (idempotent). A name another package registered stays that package's
-    (with a warning) unless ``replace=True``. Returns the names registered."""
+    """Add minifloat's data types to zarr-python's data type registry.
+
+    Idempotent; importing ``minifloat.zarr`` calls it. A name another
+    package registered stays that package's (with a warning) unless
+    `replace` is True.
+
+    Parameters
+    ----------
+    replace : bool, optional
+        Take the names other packages hold too.
+
+    Returns
+    -------
+    list of str
+        The Zarr v3 data type names registered.
+
+    Warns
+    -----
+    UserWarning
+        Naming the names another package holds (not taken).
+
+    See Also
+    --------
+    unregister
+
+    Examples
+    --------
+    >>> import minifloat as mf
+    >>> names = mf.zarr.register()
+    >>> names[:3], len(names) == len(mf.zarr.DATA_TYPES)
+    (['float8_e4m3fn', 'float8_e5m2', 'float8_e4m3fnuz'], True)
+    """
     registered, held = [], []
     for cls in DATA_TYPES:
         holder = data_type_registry.contents.get(cls._zarr_v3_name)
@@ -647,16 +676,53 @@ def register(*, replace=False):
 
 
 def unregister():
-    """Remove minifloat's data types from zarr's registry (names other
-    packages hold are left alone)."""
+    """Remove minifloat's data types from zarr's data type registry.
+
+    Names other packages hold are left alone; ``register()`` adds them
+    back.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import minifloat as mf
+    >>> mf.zarr.unregister()
+    >>> _ = mf.zarr.register()
+    """
     for cls in DATA_TYPES:
         if _ours(data_type_registry.contents.get(cls._zarr_v3_name)):
             data_type_registry.unregister(cls._zarr_v3_name)
 
 
 def zarr_data_type(dtype):
-    """The zarr data type (a ZDType instance) of a minifloat dtype, scalar
-    type or name; ``.to_json(3)`` is its ``data_type`` metadata."""
+    """The zarr data type of a minifloat format.
+
+    Parameters
+    ----------
+    dtype : minifloat dtype, scalar type or name
+        Any minifloat format or integer type (formats of ``float_format``
+        too).
+
+    Returns
+    -------
+    zarr.dtype.ZDType
+        Its ``.to_json(3)`` is the ``data_type`` metadata zarr writes.
+
+    Raises
+    ------
+    TypeError
+        If `dtype` is not one of minifloat's dtypes.
+
+    Examples
+    --------
+    >>> import minifloat as mf
+    >>> mf.zarr.zarr_data_type(mf.float8_e4m3fn).to_json(3)
+    'float8_e4m3fn'
+    >>> mf.zarr.zarr_data_type("int1").to_json(3)
+    {'name': 'minifloat.int', 'configuration': {'bits': 1, 'signed': True}}
+    """
     from ._dtype_arguments import own_dtype_named
 
     own = own_dtype_named(dtype)
@@ -1126,31 +1192,69 @@ def _register_once():
 
 def to_zarr(source, store, dtype, *, chunks=None, path=None, fill_value=None, overwrite=False, resume=False,
             scheduler=None):
-    """Convert `source` to the minifloat `dtype` chunk by chunk and write it
-    to a new zarr array (``zarr.create_array(store, ...)``, or the array
-    `path` of the group at `store`); returns the zarr array.
+    """Convert an array to a minifloat format chunk by chunk into a new zarr array.
 
-    source: a .npy path, a NumPy array or memory map, a zarr array or a dask
-    array. A file (a .npy path, or a memory map of one) is read chunk by
-    chunk by each task, so only the chunks being converted are in memory.
-    chunks: the zarr chunks (default: the dask or zarr array's, else dask's
-    "auto"); each task reads one chunk of the source, converts it with
-    ``astype(dtype)`` (the default cast: the bits are those of converting
-    the whole array in memory) and writes it. Empty chunks are written too
-    (``write_empty_chunks``), so no NaN payload is replaced by the fill value.
-
-    scheduler: passed to ``dask.compute`` (None: dask's default, the
-    threaded scheduler or the dask.distributed client in use; a
-    ``distributed.Client``; "threads", "processes", "sync").
+    Each dask task reads one chunk of the source, converts it with
+    ``astype(dtype)`` (the bits of converting the whole array in memory)
+    and writes it as one zarr chunk, so only the chunks being converted are
+    in memory. Empty chunks are written too (``write_empty_chunks``), so no
+    NaN payload is replaced by the fill value. Needs dask.
 
     While it writes, the array has the attribute ``minifloat_incomplete``
-    (removed after the last chunk). Each chunk is put whole (zarr's
-    LocalStore writes a temporary file and renames it), so an interrupted
-    write leaves whole chunks and missing ones: ``resume=True`` completes it,
-    writing only the chunks the store lacks (the array must have this
-    shape, chunks, data type and fill value; it does not check that the
-    source is the same), or makes the array where there is none.
-    ``overwrite=True`` replaces an array in the store.
+    (removed after the last chunk). Each chunk is put whole, so an
+    interrupted write leaves whole chunks and missing ones: ``resume=True``
+    completes it.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, ndarray, zarr.Array or dask.array.Array
+        A .npy path (read chunk by chunk by each task), a NumPy array or
+        memory map, a zarr array or a dask array.
+    store : zarr store or path
+        Where to write (``zarr.create_array(store, ...)``).
+    dtype : minifloat dtype, scalar type or name
+        The target format.
+    chunks : tuple of ints, optional
+        The zarr chunks (default: the dask or zarr array's, else dask's
+        "auto").
+    path : str, optional
+        Write the array `path` of the group at `store`.
+    fill_value : scalar, optional
+        The array's fill value (default code 0).
+    overwrite : bool, optional
+        Replace an array in the store.
+    resume : bool, optional
+        Complete an interrupted write, writing only the chunks the store
+        lacks (the array must have this shape, chunks, data type and fill
+        value; the source is not checked), or make the array where there
+        is none.
+    scheduler : optional
+        Passed to ``dask.compute`` (None: dask's default; a
+        ``distributed.Client``; "threads", "processes", "sync").
+
+    Returns
+    -------
+    zarr.Array
+
+    Raises
+    ------
+    TypeError
+        If `dtype` is not a minifloat dtype, or a flag is not a bool.
+    ValueError
+        If the store holds an array and neither `overwrite` nor `resume` is
+        given, `resume` finds a different array, or both flags are given.
+
+    See Also
+    --------
+    mx_to_zarr
+
+    Examples
+    --------
+    >>> import numpy as np, zarr, minifloat as mf
+    >>> z = mf.zarr.to_zarr(np.linspace(0, 1, 10), zarr.storage.MemoryStore(), mf.float8_e4m3fn,
+    ...                     chunks=(5,), scheduler="sync")
+    >>> z.dtype, z[:3].tolist()
+    (float8_e4m3fn, [0.0, 0.109375, 0.21875])
     """
     from ._dtype_arguments import own_dtype_named
 
@@ -1178,29 +1282,62 @@ def _mx_layout(fmt, block_size):
 
 def mx_to_zarr(source, store, fmt=None, *, axis=-1, block_size=None, scale_mode="floor", tensor_scale=None,
                chunks=None, overwrite=False, resume=False, scheduler=None):
-    """Block-quantize `source` with ``mf.mx.quantize`` chunk by chunk into a
-    zarr group at `store`: the arrays ``elements`` (the element codes, one
-    per byte, in the element format's zarr data type; MXINT8: int8) and
-    ``scales`` (float8_e8m0fnu, NVFP4: float8_e4m3fn), and the group
-    attribute ``minifloat_mx`` = {format, axis, block_size, tensor_scale
-    (float32 in hex, or null), version}. Returns the zarr group; read it back
-    with ``mx_from_zarr``.
+    """Block-quantize an array with ``mf.mx.quantize`` chunk by chunk into a zarr group.
 
-    source: a .npy path (read chunk by chunk), a NumPy array or memory map, a
-    zarr or dask array, or an ``MXArray`` (written as it is; fmt and the
-    other options then come from it). The chunks along `axis` must hold whole
-    blocks (a multiple of the block size, the last chunk excepted): a
-    chunking that splits a block raises ValueError. The result is
-    bit-identical to quantizing the whole array in memory; NVFP4's
-    ``tensor_scale="auto"`` takes one more pass over the source for the
-    largest magnitude. scheduler: as for ``to_zarr``.
+    The group holds the arrays ``elements`` (the element codes, one per
+    byte, in the element format's zarr data type; MXINT8: int8) and
+    ``scales`` (float8_e8m0fnu, NVFP4: float8_e4m3fn), and the attribute
+    ``minifloat_mx`` = {format, axis, block_size, tensor_scale (float32 in
+    hex, or null), version}. The result is bit-identical to quantizing the
+    whole array in memory. Until every chunk is written the group holds the
+    attribute ``minifloat_mx_incomplete`` instead, so ``mx_from_zarr``
+    refuses a group whose writing was interrupted. Needs dask.
 
-    Until every chunk is written the group holds the attribute
-    ``minifloat_mx_incomplete`` (the same description, and the scale mode)
-    instead of ``minifloat_mx``, so ``mx_from_zarr`` refuses a group whose
-    writing was interrupted; ``resume=True`` completes it (the same format,
-    axis, block size, scale mode and tensor scale, else ValueError),
-    writing the chunks the store lacks. ``overwrite=True`` replaces the group.
+    Parameters
+    ----------
+    source : str, os.PathLike, ndarray, zarr.Array, dask.array.Array or MXArray
+        A .npy path (read chunk by chunk), a NumPy array or memory map, a
+        zarr or dask array, or an ``MXArray`` (written as it is; `fmt` and
+        the other options then come from it).
+    store : zarr store or path
+        Where the group goes.
+    fmt, axis, block_size, scale_mode, tensor_scale : optional
+        As for ``mf.mx.quantize`` (NVFP4's ``tensor_scale="auto"`` takes
+        one more pass over the source).
+    chunks : tuple of ints, optional
+        The chunks; along `axis` they must hold whole blocks (a multiple of
+        the block size, the last chunk excepted).
+    overwrite : bool, optional
+        Replace the group.
+    resume : bool, optional
+        Complete an interrupted write (the same format, axis, block size,
+        scale mode and tensor scale), writing the chunks the store lacks.
+    scheduler : optional
+        As for ``to_zarr``.
+
+    Returns
+    -------
+    zarr.Group
+
+    Raises
+    ------
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If a chunk splits a block, the store holds a group and neither
+        flag is given, or `resume` finds another description.
+
+    See Also
+    --------
+    mx_from_zarr, to_zarr
+
+    Examples
+    --------
+    >>> import numpy as np, zarr, minifloat as mf
+    >>> g = mf.zarr.mx_to_zarr(np.ones((4, 64)), zarr.storage.MemoryStore(), "mxfp4_e2m1",
+    ...                        chunks=(2, 32), scheduler="sync")
+    >>> sorted(g.keys()), g.attrs["minifloat_mx"]["block_size"]
+    (['elements', 'scales'], 32)
     """
     from . import mx
 
@@ -1345,9 +1482,36 @@ def _write_mx_array(q, store, chunks, overwrite, resume):
 
 
 def mx_from_zarr(group):
-    """The ``MXArray`` stored by ``mx_to_zarr`` in a zarr group (a group or
-    anything ``zarr.open_group`` opens), checked as ``MXArray.from_parts``
-    checks its parts. A group whose writing did not finish is refused."""
+    """Read the ``MXArray`` that ``mx_to_zarr`` stored in a zarr group.
+
+    Parameters
+    ----------
+    group : zarr.Group, store or path
+        The group, or anything ``zarr.open_group`` opens.
+
+    Returns
+    -------
+    MXArray
+        Checked as ``MXArray.from_parts`` checks its parts.
+
+    Raises
+    ------
+    ValueError
+        If the group holds no MX array, or one whose writing did not
+        finish.
+
+    See Also
+    --------
+    mx_to_zarr
+
+    Examples
+    --------
+    >>> import numpy as np, zarr, minifloat as mf
+    >>> store = zarr.storage.MemoryStore()
+    >>> _ = mf.zarr.mx_to_zarr(np.ones((4, 64)), store, "nvfp4", chunks=(2, 64), scheduler="sync")
+    >>> mf.zarr.mx_from_zarr(store)
+    MXArray(format='nvfp4', shape=(4, 64), block_size=16, axis=1, data=float4_e2m1fn, scales=float8_e4m3fn)
+    """
     import zarr
 
     from . import mx

@@ -64,8 +64,7 @@ from ._cast import cast
 from ._dtype_arguments import minifloat_dtype
 
 __all__ = ["AffineQuantizedArray", "GRANULARITIES", "Groups", "QuantizedArray", "ScaledScheme", "quantize",
-           "quantize_affine", "register_scheme",
-           "schemes"]
+           "quantize_affine", "register_scheme", "schemes", "unregister_scheme"]
 
 GRANULARITIES = ("tensor", "channel", "block")
 _DEFAULT_BLOCK_SIZE = (128, 128)
@@ -74,10 +73,47 @@ _F32_MAX = np.finfo(np.float32).max
 
 
 class QuantizedArray:
-    """``data`` (the elements, x's shape, in ``dtype``), float32 ``scales``
-    (see the module docstring for their shapes), ``zero_points`` (the same
-    shape as scales, or None for schemes without one), with the grouping,
-    the scheme's name and its options that made them."""
+    """A tensor quantized with one scale per group of elements.
+
+    What ``quantize`` returns; the constructor takes the parts as they are.
+
+    Parameters
+    ----------
+    data : ndarray
+        The elements, in x's shape and the target dtype.
+    scales : ndarray
+        float32, one per group (shape ``Groups(...).shape``: () for
+        "tensor", (x.shape[axis],) for "channel", the tile counts for
+        "block").
+    granularity : {"tensor", "channel", "block"}
+        The grouping.
+    axis : int, optional
+        The channel axis ("channel" only).
+    block_size : tuple of ints, optional
+        The tile ("block" only; ``block_shape``, its old name, still works
+        with a DeprecationWarning).
+    zero_points : ndarray, optional
+        The same shape as `scales`, for schemes with zero points.
+    scheme : str, optional
+        The name of the scheme that made it (default "scaled").
+    options : dict, optional
+        The scheme's options that made it.
+
+    Attributes
+    ----------
+    data, scales, zero_points, granularity, axis, block_size, scheme, options
+        As above.
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> q = mf.quant.quantize(np.array([[1.0, -2.0], [300.0, 0.5]]), mf.float8_e4m3fn,
+    ...                       granularity="channel")
+    >>> q
+    QuantizedArray(scheme='scaled', granularity='channel', axis=0, dtype=float8_e4m3fn, shape=(2, 2), scales=(2,), margin=0, pow2_scales=False)
+    >>> q.data.tolist()
+    [[224.0, -448.0], [448.0, 0.75]]
+    """
 
     __slots__ = ("data", "scales", "zero_points", "granularity", "axis", "block_size", "scheme", "options")
 
@@ -103,14 +139,17 @@ class QuantizedArray:
 
     @property
     def dtype(self):
+        """The elements' dtype."""
         return self.data.dtype
 
     @property
     def shape(self):
+        """The quantized tensor's shape."""
         return self.data.shape
 
     @property
     def nbytes(self):
+        """Bytes of the elements, scales and zero points together."""
         zero_bytes = 0 if self.zero_points is None else self.zero_points.nbytes
         return self.data.nbytes + self.scales.nbytes + zero_bytes
 
@@ -127,21 +166,86 @@ class QuantizedArray:
                 f"scales={self.scales.shape}{options})")
 
     def scale_per_element(self):
-        """The scales broadcast (tensor, channel) or repeated (block) to the
-        data's shape, as float32."""
+        """The scales spread over the data's shape.
+
+        Returns
+        -------
+        ndarray
+            float32, the data's shape: the scales broadcast (tensor,
+            channel; a read-only view) or repeated (block).
+
+        Examples
+        --------
+        >>> import numpy as np, minifloat as mf
+        >>> q = mf.quant.quantize(np.arange(6.0).reshape(2, 3), mf.float8_e4m3fn,
+        ...                       granularity="block", block_size=(1, 2))
+        >>> (q.scale_per_element() * 448).round(3).tolist()
+        [[1.0, 1.0, 2.0], [4.0, 4.0, 5.0]]
+        """
         return self.groups.expand(self.scales)
 
     def dequantize(self, dtype=np.float32):
-        """The represented values rounded once into `dtype` (float32 by
-        default; for the built-in scheme float64 holds them exactly). `dtype`
-        is a floating-point dtype (NumPy's or a minifloat format)."""
+        """The represented values, rounded once into `dtype`.
+
+        Parameters
+        ----------
+        dtype : floating-point dtype, optional
+            float32 (default) or another float dtype, NumPy's or a minifloat
+            format; for the built-in scheme float64 holds every value
+            exactly.
+
+        Returns
+        -------
+        ndarray
+            An array of `dtype` and the data's shape.
+
+        Raises
+        ------
+        TypeError
+            If `dtype` is not a floating-point dtype.
+        ValueError
+            If no registered scheme has this array's scheme name.
+
+        Examples
+        --------
+        >>> import numpy as np, minifloat as mf
+        >>> q = mf.quant.quantize(np.array([1.0, -2.0, 300.0]), mf.float8_e4m3fn)
+        >>> q.dequantize().tolist()
+        [1.0044642686843872, -2.0089285373687744, 300.0]
+        """
         return _scheme_named(self.scheme).dequantize(self, _arguments.float_dtype(dtype))
 
 
 class Groups:
-    """How a tensor of `shape` is cut into groups (see the module
-    docstring): ``shape`` (of the per-group parameters), ``reduce`` and
-    ``expand``."""
+    """How a tensor is cut into groups: what a scheme needs of the grouping.
+
+    Parameters
+    ----------
+    shape : tuple of ints
+        The data's shape.
+    granularity : {"tensor", "channel", "block"}
+        The grouping (see the module docstring).
+    axis : int, optional
+        The channel axis, non-negative ("channel").
+    block_size : tuple of ints, optional
+        The tile, as many entries as trailing axes it covers ("block").
+
+    Attributes
+    ----------
+    data_shape, granularity, axis, block_size
+        As given.
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> g = mf.quant.Groups((2, 3), "block", block_size=(1, 2))
+    >>> g.shape
+    (2, 2)
+    >>> g.reduce(np.arange(6.0).reshape(2, 3), np.maximum, 0.0).tolist()
+    [[1.0, 2.0], [4.0, 5.0]]
+    >>> g.expand(np.array([[1.0, 2.0], [3.0, 4.0]])).tolist()
+    [[1.0, 1.0, 2.0], [3.0, 3.0, 4.0]]
+    """
 
     def __init__(self, shape, granularity, axis=None, block_size=None, **keywords):
         block_size, _ = _arguments.renamed(keywords, "block_shape", "block_size", block_size, None, "Groups")
@@ -171,9 +275,31 @@ class Groups:
         return self.counts
 
     def reduce(self, values, ufunc, fill):
-        """``ufunc.reduce`` over each group of `values` (the data's shape),
-        shaped as ``shape``; `fill` is the ufunc's identity (pads partial
-        tiles, stands for empty groups)."""
+        """Reduce each group of `values` with a ufunc.
+
+        Parameters
+        ----------
+        values : array_like
+            In the data's shape.
+        ufunc : numpy.ufunc
+            A binary ufunc with a ``reduce`` (``np.maximum``,
+            ``np.logical_or``...).
+        fill : scalar
+            The ufunc's identity: pads partial tiles, stands for empty
+            groups.
+
+        Returns
+        -------
+        ndarray
+            One value per group, shaped as ``shape``.
+
+        Examples
+        --------
+        >>> import numpy as np, minifloat as mf
+        >>> g = mf.quant.Groups((2, 3), "channel", axis=0)
+        >>> g.reduce(np.array([[1, 5, 2], [7, 0, 3]]), np.maximum, 0).tolist()
+        [5, 7]
+        """
         values = np.asarray(values)
         if self.granularity == "tensor":
             return ufunc.reduce(values, axis=None, initial=fill) if values.size else np.asarray(fill, values.dtype)
@@ -187,8 +313,25 @@ class Groups:
         return ufunc.reduce(np.pad(values, pad, constant_values=fill).reshape(tiled), axis=inside, initial=fill)
 
     def expand(self, params):
-        """Per-group `params` (shaped as ``shape``) spread over the data's
-        shape (a broadcast view for tensor and channel)."""
+        """Spread per-group parameters over the data's shape.
+
+        Parameters
+        ----------
+        params : array_like
+            One value per group, shaped as ``shape``.
+
+        Returns
+        -------
+        ndarray
+            In the data's shape (a read-only broadcast view for "tensor"
+            and "channel").
+
+        Examples
+        --------
+        >>> import numpy as np, minifloat as mf
+        >>> mf.quant.Groups((2, 3), "channel", axis=0).expand([10, 20]).tolist()
+        [[10, 10, 10], [20, 20, 20]]
+        """
         params = np.asarray(params)
         if self.granularity == "tensor":
             return np.broadcast_to(params, self.data_shape)
@@ -204,15 +347,70 @@ class Groups:
 
 
 class ScaledScheme:
-    """The built-in scheme: minifloat elements, float32 scales, saturating
-    casts (the rules in the module docstring)."""
+    """The built-in scheme "scaled": minifloat elements, float32 scales.
+
+    Takes every minifloat float format (signed ones for the data); options
+    ``margin`` (an integer in [-128, 128]: scales times 2**margin) and
+    ``pow2_scales`` (scales rounded up to powers of two). Its exact rules
+    are in the module docstring. A custom scheme has the same attributes
+    (see ``register_scheme``).
+
+    Attributes
+    ----------
+    name : str
+        "scaled".
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> scheme = mf.quant.ScaledScheme()
+    >>> scheme.name, scheme.accepts(np.dtype(mf.float8_e5m2)), scheme.accepts(np.dtype(np.int8))
+    ('scaled', True, False)
+    """
 
     name = "scaled"
 
     def accepts(self, dtype):
+        """Whether this scheme quantizes into `dtype` (a minifloat format).
+
+        Parameters
+        ----------
+        dtype : numpy.dtype
+
+        Returns
+        -------
+        bool
+        """
         return isinstance(dtype, _core.MinifloatDType)
 
     def quantize(self, x32, dtype, groups, *, margin=0, pow2_scales=False, **unknown):
+        """Quantize float32 values group by group (``quantize`` calls it).
+
+        Parameters
+        ----------
+        x32 : ndarray
+            The input as float32.
+        dtype : numpy.dtype
+            The target minifloat format (signed).
+        groups : Groups
+            The grouping.
+        margin : int, optional
+            Scales times 2**margin, in [-128, 128] (default 0).
+        pow2_scales : bool, optional
+            Scales rounded up to powers of two (default False).
+
+        Returns
+        -------
+        tuple
+            ``(data, scales, None, options)``.
+
+        Raises
+        ------
+        TypeError
+            If an unknown option is given, or an option has the wrong type.
+        ValueError
+            If `dtype` is unsigned or `margin` is out of range.
+        """
         if unknown:
             raise TypeError(f"mf.quant.quantize into {dtype.name} takes the options margin and pow2_scales, "
                             f"not {', '.join(unknown)} (its own parameters: granularity, axis, block_size)")
@@ -243,6 +441,18 @@ class ScaledScheme:
         return data, scales, None, {"margin": margin, "pow2_scales": pow2_scales}
 
     def dequantize(self, q, dtype):
+        """Element times scale, rounded once into `dtype` (``QuantizedArray.dequantize`` calls it).
+
+        Parameters
+        ----------
+        q : QuantizedArray
+        dtype : numpy.dtype
+            A floating-point dtype.
+
+        Returns
+        -------
+        ndarray
+        """
         scales = q.scale_per_element()
         if dtype == np.float32:
             return q.data.astype(np.float32) * scales  # an element times a float32, rounded once
@@ -277,8 +487,45 @@ _SCHEMES = [ScaledScheme()]
 
 
 def register_scheme(scheme):
-    """Adds a quantization scheme (see the module docstring), tried before
-    the ones registered earlier; replaces one of the same name."""
+    """Add a quantization scheme, tried before the ones registered earlier.
+
+    A scheme is an object with ``name``, ``accepts(dtype) -> bool``,
+    ``quantize(x32, dtype, groups, **options) -> (data, scales,
+    zero_points, options)`` and ``dequantize(q, dtype) -> array`` (see the
+    module docstring and ``ScaledScheme``); it replaces a scheme of the
+    same name.
+
+    Parameters
+    ----------
+    scheme : object
+        The scheme.
+
+    Returns
+    -------
+    object
+        `scheme` (so that it can decorate a class's instance).
+
+    Raises
+    ------
+    TypeError
+        If `scheme` lacks one of the four attributes.
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> class Pow2(mf.quant.ScaledScheme):  # "scaled" with power-of-two scales
+    ...     name = "pow2"
+    ...     def quantize(self, x32, dtype, groups, **options):
+    ...         return super().quantize(x32, dtype, groups, pow2_scales=True)
+    >>> _ = mf.quant.register_scheme(Pow2())
+    >>> mf.quant.schemes()
+    ['pow2', 'scaled']
+    >>> float(mf.quant.quantize(np.array([3.0, -1.0]), mf.float8_e4m3fn).scales)
+    0.0078125
+    >>> _ = mf.quant.unregister_scheme("pow2")
+    >>> mf.quant.schemes()
+    ['scaled']
+    """
     for attribute in ("name", "accepts", "quantize", "dequantize"):
         if not hasattr(scheme, attribute):
             raise TypeError(f"a quantization scheme needs a {attribute!r} attribute")
@@ -287,8 +534,49 @@ def register_scheme(scheme):
     return scheme
 
 
+def unregister_scheme(name):
+    """Remove the quantization scheme named `name`.
+
+    Parameters
+    ----------
+    name : str
+        A name ``schemes()`` lists.
+
+    Returns
+    -------
+    object
+        The removed scheme.
+
+    Raises
+    ------
+    ValueError
+        If no registered scheme has that name.
+
+    Examples
+    --------
+    >>> import minifloat as mf
+    >>> scheme = mf.quant.register_scheme(type("Copy", (mf.quant.ScaledScheme,), {"name": "copy"})())
+    >>> mf.quant.unregister_scheme("copy") is scheme
+    True
+    """
+    scheme = _scheme_named(name)
+    _SCHEMES.remove(scheme)
+    return scheme
+
+
 def schemes():
-    """The registered schemes' names, in the order they are tried."""
+    """The registered schemes' names, in the order they are tried.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import minifloat as mf
+    >>> mf.quant.schemes()
+    ['scaled']
+    """
     return [s.name for s in _SCHEMES]
 
 
@@ -315,15 +603,63 @@ def _scheme_for(dtype):
 
 
 def quantize(x, dtype, *, granularity="tensor", axis=0, block_size=_DEFAULT_BLOCK_SIZE, **options):
-    """Quantize `x` into `dtype` with one scale per tensor, per channel
-    along `axis`, or per tile of `block_size`, by the scheme that takes
-    `dtype` (built in, for minifloat formats: options ``margin=0`` and
-    ``pow2_scales=False``; see the module docstring for the rules). Returns
-    a QuantizedArray.
+    """Quantize `x` into a float format with one float32 scale per group.
 
-    axis: an integer (the channel axis; None is allowed where granularity
-    is not "channel"). block_size: a tuple of positive integers, or one
-    for the last axis (old name: block_shape, deprecated)."""
+    One scale per tensor, per channel along `axis`, or per tile of
+    `block_size`, by the first registered scheme that takes `dtype` (built
+    in, for minifloat formats: "scaled"; its exact rules are in the module
+    docstring).
+
+    Parameters
+    ----------
+    x : array_like
+        Real numbers.
+    dtype : minifloat dtype, scalar type or name
+        The elements' format (signed).
+    granularity : {"tensor", "channel", "block"}, optional
+        The grouping (default "tensor").
+    axis : int or None, optional
+        The channel axis (default 0; None is allowed where granularity is
+        not "channel").
+    block_size : int or tuple of ints, optional
+        The tile over the trailing axes, or one integer for the last axis
+        (default (128, 128), DeepSeek-V3's weight recipe). ``block_shape``,
+        its old name, still works with a DeprecationWarning.
+    **options
+        The scheme's options; the built-in scheme takes ``margin=0`` (an
+        integer in [-128, 128]: scales times 2**margin) and
+        ``pow2_scales=False`` (scales rounded up to powers of two).
+
+    Returns
+    -------
+    QuantizedArray
+
+    Raises
+    ------
+    TypeError
+        If no scheme takes `dtype` (integer types: ``quantize_affine``), `x`
+        holds no real numbers, or an argument has the wrong type or is an
+        unknown option.
+    ValueError
+        If `granularity` is unknown, `axis` is out of range, `block_size`
+        has more entries than `x` has axes, or `dtype` is unsigned.
+
+    See Also
+    --------
+    minifloat.mx.quantize : MX and NVFP4 block formats.
+    minifloat.quantize_affine : integers with scales and zero points.
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> w = np.array([[1.0, -2.0], [300.0, 0.5]])
+    >>> q = mf.quant.quantize(w, mf.float8_e4m3fn)  # one scale: 300 / 448
+    >>> q.scales.tolist(), q.data.tolist()
+    (0.6696428656578064, [[1.5, -3.0], [448.0, 0.75]])
+    >>> q = mf.quant.quantize(w, mf.float8_e4m3fn, granularity="channel", pow2_scales=True)
+    >>> q.scales.tolist(), q.dequantize().tolist()
+    ([0.0078125, 1.0], [[1.0, -2.0], [288.0, 0.5]])
+    """
     block_size, block_name = _arguments.renamed(options, "block_shape", "block_size", block_size,
                                                 _DEFAULT_BLOCK_SIZE, "mf.quant.quantize")
     scheme, target = _scheme_for(dtype)
