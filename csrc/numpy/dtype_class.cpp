@@ -9,13 +9,13 @@
 #include "cast_specs.h"
 #include "codec.h"
 #include "decode_blocks.h"
+#include "format_types.h"
 #include "legacy_copyswap.h"
-#include "text_scanning.h"
 #include "promotion.h"
-#include "registry.h"
 #include "scalar_convert.h"
 #include "scalar_elements.h"
 #include "scalar_type.h"
+#include "text_scanning.h"
 
 namespace minifloat {
 
@@ -27,7 +27,7 @@ namespace {
 
 PyArray_Descr* singleton_of(PyArray_DTypeMeta* cls) {
     const int index = format_index_of_dtype_class(cls);
-    PyArray_Descr* descr = &runtime(index).descr->base;
+    PyArray_Descr* descr = &format_types(index).descr->base;
     Py_INCREF(descr);
     return descr;
 }
@@ -39,7 +39,7 @@ PyArray_Descr* discover_descr_from_pyobject(PyArray_DTypeMeta* cls, PyObject*) {
 }
 
 PyArray_Descr* ensure_canonical(PyArray_Descr* descr) {
-    PyArray_Descr* canonical = &runtime_of(descr).descr->base;
+    PyArray_Descr* canonical = &format_types_of(descr).descr->base;
     Py_INCREF(canonical);
     return canonical;
 }
@@ -142,8 +142,9 @@ PyObject* dtype_repr(PyObject* self) {
     // Arrays print `dtype=float8_e4m3fn` (formats made at run time:
     // `dtype=float_format(...)`), which evaluates back to this dtype after
     // `from minifloat import *`.
-    const FormatRuntime& rt = runtime_of(reinterpret_cast<PyArray_Descr*>(self));
-    return PyUnicode_FromString(rt.repr_text.empty() ? rt.name.c_str() : rt.repr_text.c_str());
+    const auto* descr = reinterpret_cast<PyArray_Descr*>(self);
+    const std::string& repr_text = format_types_of(descr).repr_text;
+    return PyUnicode_FromString(repr_text.empty() ? runtime_of(descr).name.c_str() : repr_text.c_str());
 }
 
 PyObject* dtype_name(PyObject* self, void*) {
@@ -163,18 +164,17 @@ PyObject* dtype_typestr(PyObject* self, void*) {
 }
 
 PyObject* dtype_reduce(PyObject* self, PyObject*) {
-    const FormatRuntime& rt = runtime_of(reinterpret_cast<PyArray_Descr*>(self));
-    if (rt.reduce_value != nullptr) {  // made at run time: by its parameters
-        Py_INCREF(rt.reduce_value);
-        return rt.reduce_value;
+    FormatTypes& types = format_types_of(reinterpret_cast<PyArray_Descr*>(self));
+    if (types.reduce_value != nullptr) {  // made at run time: by its parameters
+        Py_INCREF(types.reduce_value);
+        return types.reduce_value;
     }
     PyObject* numpy = PyImport_ImportModule("numpy");
     if (numpy == nullptr) return nullptr;
     PyObject* dtype_type = PyObject_GetAttrString(numpy, "dtype");
     Py_DECREF(numpy);
     if (dtype_type == nullptr) return nullptr;
-    PyObject* scalar_type =
-        reinterpret_cast<PyObject*>(&runtime_of(reinterpret_cast<PyArray_Descr*>(self)).scalar_type);
+    PyObject* scalar_type = reinterpret_cast<PyObject*>(&types.scalar_type);
     return Py_BuildValue("(N(O))", dtype_type, scalar_type);
 }
 
@@ -292,11 +292,14 @@ int init_abstract_dtype() {
 }  // namespace
 
 int init_format_dtype(int index) {
-    FormatRuntime& rt = runtime(index);
-    PyTypeObject* t = reinterpret_cast<PyTypeObject*>(&rt.dtype_class);
+    const FormatRuntime& rt = runtime(index);
+    FormatTypes& types = format_types(index);
+    types.dtype_name = "minifloat." + rt.dtype_class_name;
+    types.dtype_class.format_index = index;
+    PyTypeObject* t = reinterpret_cast<PyTypeObject*>(&types.dtype_class);
     Py_SET_TYPE(t, &PyArrayDTypeMeta_Type);
     Py_SET_REFCNT(t, 1);
-    t->tp_name = rt.dtype_name.c_str();
+    t->tp_name = types.dtype_name.c_str();
     t->tp_doc = "NumPy DType class of a minifloat format.";
     t->tp_basicsize = sizeof(MinifloatDescr);
     t->tp_flags = Py_TPFLAGS_DEFAULT;
@@ -313,7 +316,7 @@ int init_format_dtype(int index) {
     append_numeric_cast_specs(index, casts);
     append_text_cast_specs(index, casts);
     append_void_cast_specs(index, casts);
-    if (append_ml_dtypes_cast_specs(index, casts) < 0) return -1;
+    if (append_added_cast_specs(CastFamily::floats, index, casts) < 0) return -1;
     casts.push_back(nullptr);
 
     std::vector<PyType_Slot> slots = {
@@ -330,11 +333,11 @@ int init_format_dtype(int index) {
     slots.push_back({0, nullptr});
 
     PyArrayDTypeMeta_Spec spec{};
-    spec.typeobj = &rt.scalar_type;
+    spec.typeobj = &types.scalar_type;
     spec.flags = NPY_DT_NUMERIC;
     spec.casts = casts.data();
     spec.slots = slots.data();
-    if (PyArrayInitDTypeMeta_FromSpec(&rt.dtype_class, &spec) < 0) return -1;
+    if (PyArrayInitDTypeMeta_FromSpec(&types.dtype_class, &spec) < 0) return -1;
 
     PyArray_Descr* descr = reinterpret_cast<PyArray_Descr*>(
         PyArrayDescr_Type.tp_new(t, nullptr, nullptr));
@@ -346,7 +349,7 @@ int init_format_dtype(int index) {
     descr->type = row.type_char;
     descr->byteorder = rt.format.storage_bytes == 1 ? '|' : '=';
     reinterpret_cast<MinifloatDescr*>(descr)->format_index = index;
-    rt.descr = reinterpret_cast<MinifloatDescr*>(descr);
+    types.descr = reinterpret_cast<MinifloatDescr*>(descr);
     // copyswap first: once getitem no longer builds scalars, indexing does it
     // with copyswap (scalar_elements.h)
     if (install_copyswap(descr, rt.format.storage_bytes) < 0 || build_scalars_by_copy(index) < 0 ||

@@ -3,9 +3,9 @@
 #include <set>
 #include <string>
 
+#include "format_types.h"
 #include "numpy_api.h"
 #include "promoter_registration.h"
-#include "registry.h"
 #include "ufunc_linalg.h"
 #include "ufunc_loops.h"
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "cast_specs.h"
+#include "format_types.h"
 #include "promoter_registration.h"
 #include "python_number_comparisons.h"
-#include "registry.h"
 #include "ufunc_accumulate.h"
 #include "ufunc_linalg.h"
 #include "ufunc_loops.h"
@@ -144,7 +144,7 @@ const NPY_ARRAYMETHOD_FLAGS kNoFlags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
 int add_elementwise_loop(PyObject* ufunc, const UfuncLoop& entry, int index) {
     const NPY_ARRAYMETHOD_FLAGS flags = entry.reorderable ? NPY_METH_IS_REORDERABLE : kNoFlags;
     const std::string name = runtime(index).name + "_" + entry.ufunc;
-    return add_loop(ufunc, name, operand_dtypes(entry.kind, &runtime(index).dtype_class), entry.loop, flags,
+    return add_loop(ufunc, name, operand_dtypes(entry.kind, &format_types(index).dtype_class), entry.loop, flags,
                     entry.accumulates ? accumulation_slots(entry.ufunc == std::string("add") ? BinaryOp::add
                                                                                                : BinaryOp::multiply)
                                       : std::vector<PyType_Slot>{});
@@ -152,7 +152,7 @@ int add_elementwise_loop(PyObject* ufunc, const UfuncLoop& entry, int index) {
 
 int add_linalg_loop(PyObject* ufunc, const LinalgLoop& entry, int index) {
     const NPY_ARRAYMETHOD_FLAGS flags = entry.needs_python ? NPY_METH_REQUIRES_PYAPI : kNoFlags;
-    PyArray_DTypeMeta* t = &runtime(index).dtype_class;
+    PyArray_DTypeMeta* t = &format_types(index).dtype_class;
     return add_loop(ufunc, runtime(index).name + "_" + entry.ufunc, {t, t, t}, entry.loop, flags);
 }
 

@@ -365,7 +365,7 @@ int init_concrete(int index) {
     std::vector<PyArrayMethod_Spec*> casts;
     append_int_cast_specs(index, casts);
     if (install_int_float_format_casts(index, casts) < 0) return -1;
-    append_int_ml_dtypes_cast_specs(index, casts);
+    if (append_added_cast_specs(CastFamily::integers, index, casts) < 0) return -1;
     casts.push_back(nullptr);
 
     std::vector<PyType_Slot> slots = {

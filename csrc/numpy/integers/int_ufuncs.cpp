@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "cast_specs.h"
+#include "format_types.h"
 #include "fp_status.h"
 #include "int_types.h"
 #include "promoter_registration.h"
-#include "registry.h"
 
 namespace minifloat {
 
