@@ -349,3 +349,20 @@ def test_complex_casts(name):
         expected = [math.trunc(x.real) if lo <= math.trunc(x.real) <= hi else 0 for x in xs]
         assert [int(v) for v in back] == expected
     assert (arr + 1j).dtype == np.complex128
+
+
+@pytest.mark.parametrize("name", sorted(TYPES))
+def test_newbyteorder_like_int8(name):
+    # One byte has no byte order: every order is this dtype, as for np.int8;
+    # an order that is none raises ValueError, as np.int8's does.
+    dt = np.dtype(getattr(mf, name))
+    for order in ("S", "=", "|", "<", ">", "N", "I", "L", "B", "little", "big"):
+        assert dt.newbyteorder(order) is dt
+        assert np.dtype(np.int8).newbyteorder(order).itemsize == 1
+    assert dt.newbyteorder() is dt
+    with pytest.raises(ValueError):
+        np.dtype(np.int8).newbyteorder("Q")
+    with pytest.raises(ValueError):
+        dt.newbyteorder("Q")
+    with pytest.raises(TypeError):
+        dt.newbyteorder("<", ">")
