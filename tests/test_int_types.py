@@ -447,3 +447,20 @@ def test_iinfo_of_arrays_scalars_and_names(name):
     for arg in (t, np.dtype(t), np.zeros(3, dtype=t), t(0), f"minifloat.{name}"):
         info = mf.iinfo(arg)
         assert (info.min, info.max, info.bits, info.dtype) == (lo, hi, TYPES[name][0], np.dtype(t))
+
+
+@pytest.mark.parametrize("name", sorted(TYPES))
+def test_newbyteorder_like_int8(name):
+    # One byte has no byte order: every order is this dtype, as for np.int8;
+    # an order that is none raises ValueError, as np.int8's does.
+    dt = np.dtype(getattr(mf, name))
+    for order in ("S", "=", "|", "<", ">", "N", "I", "L", "B", "little", "big"):
+        assert dt.newbyteorder(order) is dt
+        assert np.dtype(np.int8).newbyteorder(order).itemsize == 1
+    assert dt.newbyteorder() is dt
+    with pytest.raises(ValueError):
+        np.dtype(np.int8).newbyteorder("Q")
+    with pytest.raises(ValueError):
+        dt.newbyteorder("Q")
+    with pytest.raises(TypeError):
+        dt.newbyteorder("<", ">")

@@ -17,20 +17,6 @@ namespace minifloat {
 namespace {
 
 constexpr uint32_t kInfBits = 0x7F800000u;
-constexpr uint32_t kFractionMask = 0x007FFFFFu;
-
-// exponent and 23-bit normalized fraction of a positive finite float32
-struct Binade {
-    int exponent;
-    uint32_t fraction;
-};
-
-Binade binade_of(uint32_t bits) {
-    const uint32_t field = bits >> 23;
-    if (field != 0) return {static_cast<int>(field) - 127, bits & kFractionMask};
-    const int top = highest_set_bit(bits);  // subnormal: bits * 2^-149
-    return {top - 149, (bits << (23 - top)) & kFractionMask};
-}
 
 MINIFLOAT_KERNEL_INLINE uint32_t largest_magnitude(const float* v, size_t n) {
     const uint32_t* bits = reinterpret_cast<const uint32_t*>(v);
@@ -76,46 +62,6 @@ MINIFLOAT_KERNEL_INLINE void for_each_pass(size_t cols, size_t block, PassFn&& p
         pass_fn(Pass{first, pass_blocks, start, std::min(cols, (first + pass_blocks) * block) - start});
     }
 }
-
-}  // namespace
-
-MINIFLOAT_KERNEL_INLINE int shared_exponent_inline(uint32_t amax_bits, const MxElement& e, ScaleMode mode) {
-    const Binade a = binade_of(amax_bits);
-    int exponent = a.exponent - e.emax;
-    switch (mode) {
-        case ScaleMode::floor:
-            break;
-        case ScaleMode::ceil:
-            exponent += a.fraction != 0;
-            break;
-        case ScaleMode::even: {
-            // amax rounded (nearest even) to the element's significand may
-            // carry into the next binade
-            const int dropped = 23 - (e.significand_bits - 1);
-            const uint32_t kept = a.fraction >> dropped;
-            const uint32_t rest = a.fraction & ((1u << dropped) - 1u);
-            const uint32_t half = 1u << (dropped - 1);
-            // bitwise, not && / ||: the data decide these block by block, so
-            // branches would be mispredicted about half the time
-            const uint32_t up = static_cast<uint32_t>(rest > half) | (static_cast<uint32_t>(rest == half) & kept);
-            exponent += static_cast<int>(up & static_cast<uint32_t>(kept == (1u << (e.significand_bits - 1)) - 1u));
-            break;
-        }
-        case ScaleMode::rceil: {
-            // smallest E with amax <= max_element * 2^E
-            const Binade m = binade_of(e.max_bits);
-            exponent = a.exponent - m.exponent + (a.fraction > m.fraction);
-            break;
-        }
-    }
-    return std::clamp(exponent, -127, 127);
-}
-
-int shared_exponent(uint32_t amax_bits, const MxElement& e, ScaleMode mode) {
-    return shared_exponent_inline(amax_bits, e, mode);
-}
-
-namespace {
 
 // One pass of blocks: scales, and the scaled values ready for the encoder.
 // Block is the block size when known at compile time (0: `block`).

@@ -13,9 +13,9 @@
 #include "numpy_api.h"
 
 #include "dequantize_kernels.h"
+#include "format_types.h"
 #include "mx_kernels.h"
 #include "mx_matmul.h"
-#include "registry.h"
 
 namespace py = pybind11;
 
@@ -55,7 +55,7 @@ py::object new_array(PyArray_Descr* descr, npy_intp rows, npy_intp cols) {
 }
 
 py::object new_format_array(int index, npy_intp rows, npy_intp cols) {
-    PyArray_Descr* descr = &runtime(index).descr->base;
+    PyArray_Descr* descr = &format_types(index).descr->base;
     Py_INCREF(descr);
     return new_array(descr, rows, cols);
 }

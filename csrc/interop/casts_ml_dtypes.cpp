@@ -23,8 +23,8 @@
 
 #include "cast_specs.h"
 #include "format_translation.h"
+#include "format_types.h"
 #include "promotion.h"
-#include "registry.h"
 
 namespace minifloat {
 
@@ -176,6 +176,12 @@ int format_index_of_ml_dtypes_class(const PyArray_DTypeMeta* cls) {
         if (g_ml_dtypes.by_format[i] == cls) return i;
     }
     return -1;
+}
+
+void register_ml_dtypes_interop() {
+    add_cast_spec_source(CastFamily::floats, append_ml_dtypes_cast_specs);
+    add_cast_spec_source(CastFamily::integers, append_int_ml_dtypes_cast_specs);
+    set_foreign_format_lookup(format_index_of_ml_dtypes_class);
 }
 
 int append_ml_dtypes_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out) {

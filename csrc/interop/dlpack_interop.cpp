@@ -11,7 +11,7 @@
 
 #include "numpy_api.h"
 
-#include "registry.h"
+#include "format_types.h"
 
 namespace py = pybind11;
 
@@ -304,7 +304,7 @@ py::object import_capsule(py::handle capsule) {
         strides[static_cast<size_t>(d)] = tensor->strides ? static_cast<npy_intp>(tensor->strides[d]) * itemsize : running;
         running *= shape[static_cast<size_t>(d)];
     }
-    PyArray_Descr* descr = &runtime(index).descr->base;
+    PyArray_Descr* descr = &format_types(index).descr->base;
     Py_INCREF(descr);
     const int flags = read_only ? 0 : NPY_ARRAY_WRITEABLE;
     PyObject* array = PyArray_NewFromDescr(&PyArray_Type, descr, ndim, shape.data(), strides.data(), data,

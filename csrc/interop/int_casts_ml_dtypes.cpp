@@ -18,6 +18,7 @@
 #include <string>
 
 #include "cast_specs.h"
+#include "casts_ml_dtypes.h"
 #include "int_types.h"
 
 namespace minifloat {
@@ -163,7 +164,7 @@ NPY_CASTING casting_between(int from, int to) {
 
 }  // namespace
 
-void append_int_ml_dtypes_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out) {
+int append_int_ml_dtypes_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out) {
     look_up_ml_int_classes();
     const std::string name = kIntFormatTable[index].name;
     const NPY_ARRAYMETHOD_FLAGS flags =
@@ -177,6 +178,7 @@ void append_int_ml_dtypes_cast_specs(int index, std::vector<PyArrayMethod_Spec*>
         out.push_back(make_method_spec((name + "_to_" + ml_name).c_str(), 1, 1, casting_between(index, other), flags,
                                        {nullptr, ml_class}, loop_slots()));
     }
+    return 0;
 }
 
 }  // namespace minifloat

@@ -6,46 +6,46 @@
 
 namespace minifloat {
 
-MINIFLOAT_SIMD_CLONES void int_codes_to_int32(const int8_t* src, int32_t* dst, npy_intp n) {
-    for (npy_intp i = 0; i < n; i++) dst[i] = src[i];
+MINIFLOAT_SIMD_CLONES void int_codes_to_int32(const int8_t* src, int32_t* dst, std::ptrdiff_t n) {
+    for (std::ptrdiff_t i = 0; i < n; i++) dst[i] = src[i];
 }
 
-MINIFLOAT_SIMD_CLONES void uint_codes_to_int32(const uint8_t* src, int32_t* dst, npy_intp n) {
-    for (npy_intp i = 0; i < n; i++) dst[i] = src[i];
+MINIFLOAT_SIMD_CLONES void uint_codes_to_int32(const uint8_t* src, int32_t* dst, std::ptrdiff_t n) {
+    for (std::ptrdiff_t i = 0; i < n; i++) dst[i] = src[i];
 }
 
-MINIFLOAT_SIMD_CLONES void int_codes_to_int64(const int8_t* src, int64_t* dst, npy_intp n) {
-    for (npy_intp i = 0; i < n; i++) dst[i] = src[i];
+MINIFLOAT_SIMD_CLONES void int_codes_to_int64(const int8_t* src, int64_t* dst, std::ptrdiff_t n) {
+    for (std::ptrdiff_t i = 0; i < n; i++) dst[i] = src[i];
 }
 
-MINIFLOAT_SIMD_CLONES void uint_codes_to_int64(const uint8_t* src, int64_t* dst, npy_intp n) {
-    for (npy_intp i = 0; i < n; i++) dst[i] = src[i];
+MINIFLOAT_SIMD_CLONES void uint_codes_to_int64(const uint8_t* src, int64_t* dst, std::ptrdiff_t n) {
+    for (std::ptrdiff_t i = 0; i < n; i++) dst[i] = src[i];
 }
 
-MINIFLOAT_SIMD_CLONES void int_codes_to_float32(const int8_t* src, float* dst, npy_intp n) {
-    for (npy_intp i = 0; i < n; i++) dst[i] = static_cast<float>(src[i]);
+MINIFLOAT_SIMD_CLONES void int_codes_to_float32(const int8_t* src, float* dst, std::ptrdiff_t n) {
+    for (std::ptrdiff_t i = 0; i < n; i++) dst[i] = static_cast<float>(src[i]);
 }
 
-MINIFLOAT_SIMD_CLONES void uint_codes_to_float32(const uint8_t* src, float* dst, npy_intp n) {
-    for (npy_intp i = 0; i < n; i++) dst[i] = static_cast<float>(src[i]);
+MINIFLOAT_SIMD_CLONES void uint_codes_to_float32(const uint8_t* src, float* dst, std::ptrdiff_t n) {
+    for (std::ptrdiff_t i = 0; i < n; i++) dst[i] = static_cast<float>(src[i]);
 }
 
-MINIFLOAT_SIMD_CLONES void int32_to_codes(const int32_t* src, uint8_t* dst, npy_intp n, unsigned sign,
+MINIFLOAT_SIMD_CLONES void int32_to_codes(const int32_t* src, uint8_t* dst, std::ptrdiff_t n, unsigned sign,
                                           unsigned mask) {
-    for (npy_intp i = 0; i < n; i++) dst[i] = static_cast<uint8_t>(((static_cast<unsigned>(src[i]) + sign) & mask) - sign);
+    for (std::ptrdiff_t i = 0; i < n; i++) dst[i] = static_cast<uint8_t>(((static_cast<unsigned>(src[i]) + sign) & mask) - sign);
 }
 
-MINIFLOAT_SIMD_CLONES void int64_to_codes(const int64_t* src, uint8_t* dst, npy_intp n, unsigned sign,
+MINIFLOAT_SIMD_CLONES void int64_to_codes(const int64_t* src, uint8_t* dst, std::ptrdiff_t n, unsigned sign,
                                           unsigned mask) {
-    for (npy_intp i = 0; i < n; i++) dst[i] = static_cast<uint8_t>(((static_cast<unsigned>(src[i]) + sign) & mask) - sign);
+    for (std::ptrdiff_t i = 0; i < n; i++) dst[i] = static_cast<uint8_t>(((static_cast<unsigned>(src[i]) + sign) & mask) - sign);
 }
 
 // Out-of-range lanes are zeroed before the conversion, so it never sees a
 // value it cannot convert.
-MINIFLOAT_SIMD_CLONES uint8_t float32_to_codes(const float* src, uint8_t* dst, npy_intp n, float below,
+MINIFLOAT_SIMD_CLONES uint8_t float32_to_codes(const float* src, uint8_t* dst, std::ptrdiff_t n, float below,
                                                float above) {
     uint8_t bad = 0;
-    for (npy_intp i = 0; i < n; i++) {
+    for (std::ptrdiff_t i = 0; i < n; i++) {
         const float x = src[i];
         const bool ok = (x > below) & (x < above);  // NaN: false
         bad |= static_cast<uint8_t>(!ok);
@@ -54,10 +54,10 @@ MINIFLOAT_SIMD_CLONES uint8_t float32_to_codes(const float* src, uint8_t* dst, n
     return bad;
 }
 
-MINIFLOAT_SIMD_CLONES uint8_t float64_to_codes(const double* src, uint8_t* dst, npy_intp n, double below,
+MINIFLOAT_SIMD_CLONES uint8_t float64_to_codes(const double* src, uint8_t* dst, std::ptrdiff_t n, double below,
                                                double above) {
     uint8_t bad = 0;
-    for (npy_intp i = 0; i < n; i++) {
+    for (std::ptrdiff_t i = 0; i < n; i++) {
         const double x = src[i];
         const bool ok = (x > below) & (x < above);
         bad |= static_cast<uint8_t>(!ok);

@@ -1,33 +1,33 @@
 // Contiguous bulk conversions of the sub-byte integers' bytes, compiled for
 // several instruction sets (simd_dispatch.h): the loops NumPy's int8 runs
-// with AVX2/AVX-512, which the baseline build alone cannot match.
+// with AVX2/AVX-512, which the baseline build alone cannot match. Counts
+// are std::ptrdiff_t (NumPy's npy_intp is Py_ssize_t, the same width).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-
-#include "numpy_api.h"
 
 namespace minifloat {
 
 // Stored bytes (int8 for signed types, uint8 for unsigned) to wider numbers.
-void int_codes_to_int32(const int8_t* src, int32_t* dst, npy_intp n);
-void uint_codes_to_int32(const uint8_t* src, int32_t* dst, npy_intp n);
-void int_codes_to_float32(const int8_t* src, float* dst, npy_intp n);
-void uint_codes_to_float32(const uint8_t* src, float* dst, npy_intp n);
+void int_codes_to_int32(const int8_t* src, int32_t* dst, std::ptrdiff_t n);
+void uint_codes_to_int32(const uint8_t* src, int32_t* dst, std::ptrdiff_t n);
+void int_codes_to_float32(const int8_t* src, float* dst, std::ptrdiff_t n);
+void uint_codes_to_float32(const uint8_t* src, float* dst, std::ptrdiff_t n);
 // (64-bit: sum and prod's accumulator; the bits serve int64 and uint64 alike)
-void int_codes_to_int64(const int8_t* src, int64_t* dst, npy_intp n);
-void uint_codes_to_int64(const uint8_t* src, int64_t* dst, npy_intp n);
+void int_codes_to_int64(const int8_t* src, int64_t* dst, std::ptrdiff_t n);
+void uint_codes_to_int64(const uint8_t* src, int64_t* dst, std::ptrdiff_t n);
 
 // Integers to the codes of a type: the low byte wrapped to the width
 // (two's complement: bias by `sign`, keep `mask`, unbias; unsigned types
 // have sign 0), as NumPy's int32 -> int8 wraps.
-void int32_to_codes(const int32_t* src, uint8_t* dst, npy_intp n, unsigned sign, unsigned mask);
-void int64_to_codes(const int64_t* src, uint8_t* dst, npy_intp n, unsigned sign, unsigned mask);
+void int32_to_codes(const int32_t* src, uint8_t* dst, std::ptrdiff_t n, unsigned sign, unsigned mask);
+void int64_to_codes(const int64_t* src, uint8_t* dst, std::ptrdiff_t n, unsigned sign, unsigned mask);
 
 // Floats to codes, truncating: a value is in range when below < x < above
 // (min - 1 and max + 1); others (NaN too) give 0. Returns 1 when any was
 // out of range (NumPy's "invalid value" warning), else 0.
-uint8_t float32_to_codes(const float* src, uint8_t* dst, npy_intp n, float below, float above);
-uint8_t float64_to_codes(const double* src, uint8_t* dst, npy_intp n, double below, double above);
+uint8_t float32_to_codes(const float* src, uint8_t* dst, std::ptrdiff_t n, float below, float above);
+uint8_t float64_to_codes(const double* src, uint8_t* dst, std::ptrdiff_t n, double below, double above);
 
 }  // namespace minifloat

@@ -1,16 +1,16 @@
 // The extension module minifloat._core: imports NumPy's C API, builds every
 // format's runtime state, scalar type and DType class from the format table,
 // registers casts and ufunc loops, and exposes the helper functions.
-#define MINIFLOAT_IMPORT_NUMPY
 #include "numpy_api.h"
 
 #include <pybind11/pybind11.h>
 
 #include "bindings.h"
+#include "casts_ml_dtypes.h"
 #include "dtype_class.h"
+#include "format_types.h"
 #include "int_types.h"
 #include "promotion.h"
-#include "registry.h"
 #include "scalar_type.h"
 #include "ufuncs.h"
 
@@ -30,9 +30,10 @@ void throw_if_failed(int status) {
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
-    throw_if_failed(_import_array());
-    throw_if_failed(_import_umath());
+    throw_if_failed(import_numpy_api());
 
+    // ml_dtypes' casts and promotion before any DType is made
+    register_ml_dtypes_interop();
     init_format_runtimes();
     throw_if_failed(init_scalar_types());
     throw_if_failed(init_dtype_classes());
@@ -44,11 +45,12 @@ PYBIND11_MODULE(_core, m) {
 
     py::list names;
     for (int i = 0; i < kBuiltinFormatCount; i++) {
-        FormatRuntime& rt = runtime(i);
+        const FormatRuntime& rt = runtime(i);
+        FormatTypes& types = format_types(i);
         m.add_object(rt.name.c_str(),
-                     py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&rt.scalar_type)));
+                     py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&types.scalar_type)));
         m.add_object(rt.dtype_class_name.c_str(),
-                     py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&rt.dtype_class)));
+                     py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&types.dtype_class)));
         names.append(rt.name);
     }
     m.add_object("FORMAT_NAMES", py::tuple(names));

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "dtype_class.h"
-#include "registry.h"
+#include "format_types.h"
 #include "scalar_type.h"
 #include "ufuncs.h"
 
@@ -151,13 +151,13 @@ py::object make_user_format(int exponent_bits, int mantissa_bits, int bias, bool
     } catch (const std::length_error& full) {
         throw py::value_error(full.what());
     }
-    FormatRuntime& rt = runtime(index);
-    rt.repr_text = repr_text;
-    rt.reduce_value = reduce_value.release().ptr();  // kept for the life of the process
+    FormatTypes& types = format_types(index);
+    types.repr_text = repr_text;
+    types.reduce_value = reduce_value.release().ptr();  // kept for the life of the process
     if (init_format_scalar_type(index) < 0 || init_format_dtype(index) < 0 || add_format_ufunc_loops(index) < 0) {
         throw py::error_already_set();
     }
-    return py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&rt.descr->base));
+    return py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&types.descr->base));
 }
 
 }  // namespace
@@ -179,7 +179,7 @@ void register_user_format_bindings(py::module_& m) {
         [](const std::string& name) -> py::object {
             const int index = format_index_of_name(name.c_str());
             if (index < 0) return py::none();
-            return py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&runtime(index).descr->base));
+            return py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(&format_types(index).descr->base));
         },
         py::arg("name"), "The dtype of the format of this name (built-in or made so far), or None.");
 }

@@ -11,9 +11,9 @@
 #include "byte_broadcast.h"
 #include "codec.h"
 #include "decode_blocks.h"
+#include "format_types.h"
 #include "op_tables.h"
 #include "per_format.h"
-#include "registry.h"
 
 namespace minifloat {
 
@@ -270,7 +270,7 @@ const std::vector<uint16_t>& order_keys(int index) { return g_order_keys[index];
 
 void dot_through_slot(int index, const void* a, npy_intp stride_a, const void* b, npy_intp stride_b, void* out,
                       npy_intp n) {
-    PyArray_DotFunc* dot = PyDataType_GetArrFuncs(&runtime(index).descr->base)->dotfunc;
+    PyArray_DotFunc* dot = PyDataType_GetArrFuncs(&format_types(index).descr->base)->dotfunc;
     dot(const_cast<void*>(a), stride_a, const_cast<void*>(b), stride_b, out, n, nullptr);
 }
 

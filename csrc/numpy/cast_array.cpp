@@ -8,7 +8,7 @@
 #include "codec.h"
 #include "convert_kernels.h"
 #include "decode_blocks.h"
-#include "registry.h"
+#include "format_types.h"
 #include "scalar_convert.h"
 #include "scalar_type.h"
 
@@ -83,8 +83,9 @@ CastJob prepare_cast(py::handle source, const std::string& format_name, const st
         job.random = static_cast<const uint64_t*>(PyArray_DATA(draws));
     }
     job.rt = &runtime(index);
-    Py_INCREF(&job.rt->descr->base);
-    PyObject* result = PyArray_NewFromDescr(&PyArray_Type, &job.rt->descr->base, PyArray_NDIM(job.src),
+    PyArray_Descr* descr = &format_types(index).descr->base;
+    Py_INCREF(descr);
+    PyObject* result = PyArray_NewFromDescr(&PyArray_Type, descr, PyArray_NDIM(job.src),
                                             PyArray_DIMS(job.src), nullptr, nullptr, 0, nullptr);
     if (result == nullptr) throw py::error_already_set();
     job.out = py::reinterpret_steal<py::object>(result);

@@ -11,8 +11,8 @@
 #include "cast_array.h"
 #include "convert_kernels.h"
 #include "counter_random.h"
+#include "format_types.h"
 #include "pack_kernels.h"
-#include "registry.h"
 #include "scalar_type.h"
 #include "stochastic_rounding.h"
 
@@ -67,8 +67,9 @@ uint32_t encode_range(const EncodePlan& plan, Rounding mode, uint64_t key, uint6
 py::object encode_stochastic(py::handle source, const std::string& format_name, bool saturate, uint64_t key) {
     PyArrayObject* src = float_source(source);
     const FormatRuntime& rt = runtime_named(format_name);
-    Py_INCREF(&rt.descr->base);
-    PyObject* result = PyArray_NewFromDescr(&PyArray_Type, &rt.descr->base, PyArray_NDIM(src), PyArray_DIMS(src),
+    PyArray_Descr* descr = &format_types(rt.format.index).descr->base;
+    Py_INCREF(descr);
+    PyObject* result = PyArray_NewFromDescr(&PyArray_Type, descr, PyArray_NDIM(src), PyArray_DIMS(src),
                                             nullptr, nullptr, 0, nullptr);
     if (result == nullptr) throw py::error_already_set();
     py::object out = py::reinterpret_steal<py::object>(result);

@@ -17,9 +17,16 @@ void append_text_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
 void append_void_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
 // format -> itself, and both directions with every format registered before it
 void append_minifloat_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
-// format <-> every ml_dtypes float DType (imports ml_dtypes on the first
-// call unless MINIFLOAT_NO_ML_DTYPES is set); -1 with a Python error set
-int append_ml_dtypes_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
+
+// The DType families whose casts a later layer extends.
+enum class CastFamily { floats, integers };
+// Casts with another library's DTypes (interop/: ml_dtypes'), added at
+// import before the DTypes are made (module.cpp) and appended for every
+// DType of `family` made from then on, in the order added. A source returns
+// -1 with a Python error set.
+using CastSpecSource = int (*)(int index, std::vector<PyArrayMethod_Spec*>& out);
+void add_cast_spec_source(CastFamily family, CastSpecSource source);
+int append_added_cast_specs(CastFamily family, int index, std::vector<PyArrayMethod_Spec*>& out);
 
 // Owns a spec with its DType list and slots.
 PyArrayMethod_Spec* make_method_spec(const char* name, int nin, int nout, NPY_CASTING casting,

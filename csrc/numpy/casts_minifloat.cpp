@@ -7,15 +7,15 @@
 #include <string>
 
 #include "cast_specs.h"
-#include "format_translation.h"
 #include "codec.h"
 #include "decode_blocks.h"
+#include "format_translation.h"
+#include "format_types.h"
 #include "fp_status.h"
 #include "lookup_kernels.h"
 #include "once_value.h"
 #include "per_format.h"
 #include "promotion.h"
-#include "registry.h"
 #include "strided_driver.h"
 
 namespace minifloat {
@@ -142,7 +142,7 @@ void append_minifloat_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& ou
                                    NPY_METH_SUPPORTS_UNALIGNED, {nullptr, nullptr},
                                    std::move(self_slots)));
     for (int other = 0; other < index; other++) {
-        PyArray_DTypeMeta* other_dtype = &runtime(other).dtype_class;
+        PyArray_DTypeMeta* other_dtype = &format_types(other).dtype_class;
         const std::string other_name = runtime(other).name;
         out.push_back(make_method_spec((name + "_to_" + other_name).c_str(), 1, 1,
                                        format_to_format_casting(index, other),

@@ -15,13 +15,13 @@
 #include "codec.h"
 #include "decode_blocks.h"
 #include "float_to_integer.h"
+#include "format_types.h"
 #include "fp_status.h"
-#include "lookup_kernels.h"
 #include "half_float.h"
+#include "lookup_kernels.h"
 #include "once_value.h"
 #include "per_format.h"
 #include "promotion.h"
-#include "registry.h"
 #include "strided_driver.h"
 
 namespace minifloat {

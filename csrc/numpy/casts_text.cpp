@@ -7,8 +7,8 @@
 
 #include "cast_specs.h"
 #include "decode_blocks.h"
+#include "format_types.h"
 #include "fp_status.h"
-#include "registry.h"
 #include "scalar_convert.h"
 #include "scalar_type.h"
 
@@ -57,7 +57,7 @@ NPY_CASTING text_to_format_resolve(PyArrayMethodObject*, PyArray_DTypeMeta* cons
     loop[0] = native_copy(given[0]);
     if (loop[0] == nullptr) return static_cast<NPY_CASTING>(-1);
     const int index = format_index_of_dtype_class(dtypes[1]);
-    loop[1] = &runtime(index).descr->base;
+    loop[1] = &format_types(index).descr->base;
     Py_INCREF(loop[1]);
     return NPY_UNSAFE_CASTING;
 }

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "cast_specs.h"
-#include "registry.h"
+#include "format_types.h"
 
 namespace minifloat {
 
@@ -72,7 +72,7 @@ int copy_between(PyObject* destination, PyObject* source) {
 
 NPY_CASTING void_to_format_resolve(PyArrayMethodObject*, PyArray_DTypeMeta* const dtypes[],
                                    PyArray_Descr* const given[], PyArray_Descr* loop[], npy_intp*) {
-    PyArray_Descr* format = &runtime(format_index_of_dtype_class(dtypes[1])).descr->base;
+    PyArray_Descr* format = &format_types(format_index_of_dtype_class(dtypes[1])).descr->base;
     if (!is_structured(given[0])) return static_cast<NPY_CASTING>(refuse_raw_bytes(given[0], format, true));
     const Py_ssize_t fields = PyTuple_GET_SIZE(PyDataType_NAMES(given[0]));
     if (fields != 1) {

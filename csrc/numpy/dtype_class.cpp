@@ -9,13 +9,14 @@
 #include "cast_specs.h"
 #include "codec.h"
 #include "decode_blocks.h"
+#include "dtype_core.h"
+#include "format_types.h"
 #include "legacy_copyswap.h"
-#include "text_scanning.h"
 #include "promotion.h"
-#include "registry.h"
 #include "scalar_convert.h"
 #include "scalar_elements.h"
 #include "scalar_type.h"
+#include "text_scanning.h"
 
 namespace minifloat {
 
@@ -25,30 +26,7 @@ namespace {
 
 // ---- DType slots -------------------------------------------------------
 
-PyArray_Descr* singleton_of(PyArray_DTypeMeta* cls) {
-    const int index = format_index_of_dtype_class(cls);
-    PyArray_Descr* descr = &runtime(index).descr->base;
-    Py_INCREF(descr);
-    return descr;
-}
-
-PyArray_Descr* default_descr(PyArray_DTypeMeta* cls) { return singleton_of(cls); }
-
-PyArray_Descr* discover_descr_from_pyobject(PyArray_DTypeMeta* cls, PyObject*) {
-    return singleton_of(cls);
-}
-
-PyArray_Descr* ensure_canonical(PyArray_Descr* descr) {
-    PyArray_Descr* canonical = &runtime_of(descr).descr->base;
-    Py_INCREF(canonical);
-    return canonical;
-}
-
-PyArray_DTypeMeta* common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other) {
-    return common_dtype_with(format_index_of_dtype_class(cls), other);
-}
-
-int setitem(PyArray_Descr* descr, PyObject* value, char* data) {
+int format_setitem(PyArray_Descr* descr, PyObject* value, char* data) {
     const FormatRuntime& rt = runtime_of(descr);
     uint32_t code = 0, flags = 0;
     if (!code_from_object(rt, rt.default_specials, value, &code, &flags)) return -1;
@@ -123,241 +101,81 @@ int get_constant(PyArray_Descr* descr, int id, void* data) {
     return 1;
 }
 
-// ---- the DType class as a Python type -------------------------------------
+// The float formats as a family of the DType core (dtype_core.h).
+struct FloatFamily {
+    static constexpr const char* kAbstractName = "minifloat.MinifloatDType";
+    static constexpr const char* kAbstractDoc = "Abstract parent of every minifloat DType class (used for promotion).";
+    static PyArray_DTypeMeta& abstract_dtype() { return g_abstract_dtype; }
+    static PyTypeObject& abstract_scalar_type() { return g_abstract_scalar_type; }
+    static constexpr const char* kMemberDoc = "NumPy DType class of a minifloat format.";
+    static constexpr const char* kNameDoc = "The format's name.";
+    static constexpr Py_ssize_t kDescrSize = sizeof(MinifloatDescr);
+    static constexpr CastFamily kCasts = CastFamily::floats;
 
-PyObject* dtype_new(PyTypeObject* cls, PyObject* args, PyObject* kwds) {
-    if (PyTuple_GET_SIZE(args) != 0 || (kwds != nullptr && PyDict_Size(kwds) != 0)) {
-        PyErr_Format(PyExc_TypeError, "%s() takes no arguments", cls->tp_name);
-        return nullptr;
+    static int index_of_class(const PyArray_DTypeMeta* cls) { return format_index_of_dtype_class(cls); }
+    static int index_of_descr(const PyArray_Descr* descr) {
+        return reinterpret_cast<const MinifloatDescr*>(descr)->format_index;
     }
-    const int index = format_index_of_dtype_class(reinterpret_cast<PyArray_DTypeMeta*>(cls));
-    if (index < 0) {
-        PyErr_SetString(PyExc_TypeError, "minifloat.MinifloatDType is abstract");
-        return nullptr;
-    }
-    return reinterpret_cast<PyObject*>(singleton_of(reinterpret_cast<PyArray_DTypeMeta*>(cls)));
-}
-
-PyObject* dtype_repr(PyObject* self) {
+    static PyArray_DTypeMeta& dtype_class(int index) { return format_types(index).dtype_class; }
+    static PyTypeObject& scalar_type(int index) { return format_types(index).scalar_type; }
+    static const char* dtype_name(int index) { return format_types(index).dtype_name.c_str(); }
+    static const char* name(int index) { return runtime(index).name.c_str(); }
     // Arrays print `dtype=float8_e4m3fn` (formats made at run time:
     // `dtype=float_format(...)`), which evaluates back to this dtype after
     // `from minifloat import *`.
-    const FormatRuntime& rt = runtime_of(reinterpret_cast<PyArray_Descr*>(self));
-    return PyUnicode_FromString(rt.repr_text.empty() ? rt.name.c_str() : rt.repr_text.c_str());
-}
-
-PyObject* dtype_name(PyObject* self, void*) {
-    return PyUnicode_FromString(runtime_of(reinterpret_cast<PyArray_Descr*>(self)).name.c_str());
-}
-
-PyObject* dtype_typestr(PyObject* self, void*) {
-    // Code that rebuilds a dtype from `.str` (structured dtypes' `.descr`,
-    // np.save headers of structured arrays, dask.distributed's array frames)
-    // must get this format back, not NumPy's raw-bytes reading of a "|V1".
-    // The package registers this spelling with np.dtype() on import, under a
-    // key ml_dtypes (which owns "float8_e4m3fn" once imported after us)
-    // cannot take; without minifloat imported, np.dtype() raises instead of
-    // silently returning bytes.
-    const Format& f = runtime_of(reinterpret_cast<PyArray_Descr*>(self)).format;
-    return PyUnicode_FromFormat("minifloat.%s", f.row->name);
-}
-
-PyObject* dtype_reduce(PyObject* self, PyObject*) {
-    const FormatRuntime& rt = runtime_of(reinterpret_cast<PyArray_Descr*>(self));
-    if (rt.reduce_value != nullptr) {  // made at run time: by its parameters
-        Py_INCREF(rt.reduce_value);
-        return rt.reduce_value;
+    static PyObject* repr(int index) {
+        const std::string& text = format_types(index).repr_text;
+        return PyUnicode_FromString(text.empty() ? name(index) : text.c_str());
     }
-    PyObject* numpy = PyImport_ImportModule("numpy");
-    if (numpy == nullptr) return nullptr;
-    PyObject* dtype_type = PyObject_GetAttrString(numpy, "dtype");
-    Py_DECREF(numpy);
-    if (dtype_type == nullptr) return nullptr;
-    PyObject* scalar_type =
-        reinterpret_cast<PyObject*>(&runtime_of(reinterpret_cast<PyArray_Descr*>(self)).scalar_type);
-    return Py_BuildValue("(N(O))", dtype_type, scalar_type);
-}
+    static PyObject* reduce_value(int index) { return format_types(index).reduce_value; }
 
-// dtype.newbyteorder: NumPy's own refuses new-style DTypes outright. A
-// one-byte format has no byte order ('|'), so every order is this dtype, as
-// for np.uint8. bfloat16 arrays exist in native order only: asking for the
-// native order is fine, the other one raises (the codes can be swapped with
-// ndarray.byteswap()).
-PyObject* dtype_newbyteorder(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    if (nargs > 1) {
-        PyErr_SetString(PyExc_TypeError, "newbyteorder() takes at most 1 argument");
-        return nullptr;
+    static char kind(int) { return 'f'; }
+    static char type_char(int index) { return runtime(index).row.type_char; }
+    static int itemsize(int index) { return runtime(index).format.storage_bytes; }
+    static void keep_singleton(int index, PyArray_Descr* descr) {
+        reinterpret_cast<MinifloatDescr*>(descr)->format_index = index;
+        format_types(index).descr = reinterpret_cast<MinifloatDescr*>(descr);
     }
-    char order = 'S';
-    if (nargs == 1) {
-        Py_ssize_t length = 0;
-        const char* text = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8AndSize(args[0], &length) : nullptr;
-        if (text == nullptr || length < 1) {
-            PyErr_Clear();
-            PyErr_SetString(PyExc_ValueError, "newbyteorder: expected one of 'S', '<', '>', '=', '|', "
-                                              "'L', 'B', 'N', 'I' (or a word starting with one)");
-            return nullptr;
+    static PyArray_Descr* singleton(int index) { return &format_types(index).descr->base; }
+
+    static PyArray_DTypeMeta* common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other) {
+        return common_dtype_with(format_index_of_dtype_class(cls), other);
+    }
+    static int setitem(PyArray_Descr* descr, PyObject* value, char* data) { return format_setitem(descr, value, data); }
+    static PyObject* getitem(PyArray_Descr* descr, char* data) { return element_as_python_float(descr, data); }
+    static int append_casts(int index, std::vector<PyArrayMethod_Spec*>& out) {
+        append_minifloat_cast_specs(index, out);
+        append_numeric_cast_specs(index, out);
+        append_text_cast_specs(index, out);
+        append_void_cast_specs(index, out);
+        return 0;
+    }
+    static void append_slots(int index, std::vector<PyType_Slot>& out) {
+        out.push_back({NPY_DT_get_constant, reinterpret_cast<void*>(get_constant)});
+        append_array_function_slots(index, out);
+        append_text_scanning_slots(out);
+    }
+    // copyswap first: once getitem no longer builds scalars, indexing does it
+    // with copyswap (scalar_elements.h)
+    static int finish(int index, PyArray_Descr* descr) {
+        if (install_copyswap(descr, runtime(index).format.storage_bytes) < 0 || build_scalars_by_copy(index) < 0) {
+            return -1;
         }
-        order = text[0];
+        return attach_dtype_to_scalar_type(index);
     }
-    const bool little = PY_LITTLE_ENDIAN != 0;
-    bool native;
-    switch (order) {
-        case 'S': case 's': native = false; break;
-        case '=': case '|': case 'N': case 'n': case 'I': case 'i': native = true; break;
-        case '<': case 'L': case 'l': native = little; break;
-        case '>': case 'B': case 'b': native = !little; break;
-        default:
-            PyErr_Format(PyExc_ValueError, "newbyteorder: %c is an unrecognized byte order", order);
-            return nullptr;
-    }
-    const Format& f = runtime_of(reinterpret_cast<PyArray_Descr*>(self)).format;
-    if (f.storage_bytes > 1 && !native) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s exists in native byte order only; to swap the bytes of the codes use "
-                     "arr.byteswap() (or arr.view(np.uint16).byteswap())",
-                     f.row->name);
-        return nullptr;
-    }
-    Py_INCREF(self);
-    return self;
-}
-
-PyMethodDef g_dtype_methods[] = {
-    {"__reduce__", dtype_reduce, METH_NOARGS, nullptr},
-    {"newbyteorder", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(dtype_newbyteorder)),
-     METH_FASTCALL, "This dtype for every byte order a one-byte format allows; see the docs."},
-    {nullptr, nullptr, 0, nullptr},
 };
-
-PyGetSetDef g_dtype_getset[] = {
-    {"name", dtype_name, nullptr, "The format's name.", nullptr},
-    {"str", dtype_typestr, nullptr, "\"minifloat.<format>\": np.dtype() of it is this dtype.", nullptr},
-    {nullptr, nullptr, nullptr, nullptr, nullptr},
-};
-
-// ---- the abstract parent ---------------------------------------------------
-
-PyArray_Descr* abstract_ensure_canonical(PyArray_Descr* descr) {
-    Py_INCREF(descr);
-    return descr;
-}
-int abstract_setitem(PyArray_Descr*, PyObject*, char*) {
-    PyErr_SetString(PyExc_TypeError, "minifloat.MinifloatDType is abstract");
-    return -1;
-}
-PyObject* abstract_getitem(PyArray_Descr*, char*) {
-    PyErr_SetString(PyExc_TypeError, "minifloat.MinifloatDType is abstract");
-    return nullptr;
-}
-int abstract_copy(PyArrayMethod_Context*, char* const*, const npy_intp*, const npy_intp*,
-                  NpyAuxData*) {
-    PyErr_SetString(PyExc_TypeError, "minifloat.MinifloatDType is abstract");
-    return -1;
-}
-
-int init_abstract_dtype() {
-    PyTypeObject* t = reinterpret_cast<PyTypeObject*>(&g_abstract_dtype);
-    Py_SET_TYPE(t, &PyArrayDTypeMeta_Type);
-    Py_SET_REFCNT(t, 1);
-    t->tp_name = "minifloat.MinifloatDType";
-    t->tp_doc = "Abstract parent of every minifloat DType class (used for promotion).";
-    t->tp_basicsize = sizeof(MinifloatDescr);
-    t->tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
-    t->tp_base = &PyArrayDescr_Type;
-    t->tp_new = dtype_new;
-    t->tp_repr = dtype_repr;
-    t->tp_str = dtype_repr;
-    if (PyType_Ready(t) < 0) return -1;
-    PyArrayMethod_Spec* casts[] = {
-        make_method_spec("abstract_copy", 1, 1, NPY_NO_CASTING, NPY_METH_SUPPORTS_UNALIGNED,
-                         {nullptr, nullptr},
-                         {{NPY_METH_strided_loop, reinterpret_cast<void*>(abstract_copy)},
-                          {NPY_METH_unaligned_strided_loop, reinterpret_cast<void*>(abstract_copy)}}),
-        nullptr};
-    PyType_Slot slots[] = {
-        {NPY_DT_ensure_canonical, reinterpret_cast<void*>(abstract_ensure_canonical)},
-        {NPY_DT_setitem, reinterpret_cast<void*>(abstract_setitem)},
-        {NPY_DT_getitem, reinterpret_cast<void*>(abstract_getitem)},
-        {0, nullptr},
-    };
-    PyArrayDTypeMeta_Spec spec{};
-    spec.typeobj = &g_abstract_scalar_type;
-    spec.flags = NPY_DT_ABSTRACT | NPY_DT_NUMERIC;
-    spec.casts = casts;
-    spec.slots = slots;
-    return PyArrayInitDTypeMeta_FromSpec(&g_abstract_dtype, &spec);
-}
 
 }  // namespace
 
 int init_format_dtype(int index) {
-    FormatRuntime& rt = runtime(index);
-    PyTypeObject* t = reinterpret_cast<PyTypeObject*>(&rt.dtype_class);
-    Py_SET_TYPE(t, &PyArrayDTypeMeta_Type);
-    Py_SET_REFCNT(t, 1);
-    t->tp_name = rt.dtype_name.c_str();
-    t->tp_doc = "NumPy DType class of a minifloat format.";
-    t->tp_basicsize = sizeof(MinifloatDescr);
-    t->tp_flags = Py_TPFLAGS_DEFAULT;
-    t->tp_base = reinterpret_cast<PyTypeObject*>(&g_abstract_dtype);
-    t->tp_new = dtype_new;
-    t->tp_repr = dtype_repr;
-    t->tp_str = dtype_repr;
-    t->tp_methods = g_dtype_methods;
-    t->tp_getset = g_dtype_getset;
-    if (PyType_Ready(t) < 0) return -1;
-
-    std::vector<PyArrayMethod_Spec*> casts;
-    append_minifloat_cast_specs(index, casts);
-    append_numeric_cast_specs(index, casts);
-    append_text_cast_specs(index, casts);
-    append_void_cast_specs(index, casts);
-    if (append_ml_dtypes_cast_specs(index, casts) < 0) return -1;
-    casts.push_back(nullptr);
-
-    std::vector<PyType_Slot> slots = {
-        {NPY_DT_discover_descr_from_pyobject, reinterpret_cast<void*>(discover_descr_from_pyobject)},
-        {NPY_DT_default_descr, reinterpret_cast<void*>(default_descr)},
-        {NPY_DT_common_dtype, reinterpret_cast<void*>(common_dtype)},
-        {NPY_DT_ensure_canonical, reinterpret_cast<void*>(ensure_canonical)},
-        {NPY_DT_setitem, reinterpret_cast<void*>(setitem)},
-        {NPY_DT_getitem, reinterpret_cast<void*>(element_as_python_float)},
-        {NPY_DT_get_constant, reinterpret_cast<void*>(get_constant)},
-    };
-    append_array_function_slots(index, slots);
-    append_text_scanning_slots(slots);
-    slots.push_back({0, nullptr});
-
-    PyArrayDTypeMeta_Spec spec{};
-    spec.typeobj = &rt.scalar_type;
-    spec.flags = NPY_DT_NUMERIC;
-    spec.casts = casts.data();
-    spec.slots = slots.data();
-    if (PyArrayInitDTypeMeta_FromSpec(&rt.dtype_class, &spec) < 0) return -1;
-
-    PyArray_Descr* descr = reinterpret_cast<PyArray_Descr*>(
-        PyArrayDescr_Type.tp_new(t, nullptr, nullptr));
-    if (descr == nullptr) return -1;
-    const FormatRow& row = *rt.format.row;
-    descr->elsize = rt.format.storage_bytes;
-    descr->alignment = rt.format.storage_bytes;
-    descr->kind = 'f';
-    descr->type = row.type_char;
-    descr->byteorder = rt.format.storage_bytes == 1 ? '|' : '=';
-    reinterpret_cast<MinifloatDescr*>(descr)->format_index = index;
-    rt.descr = reinterpret_cast<MinifloatDescr*>(descr);
-    // copyswap first: once getitem no longer builds scalars, indexing does it
-    // with copyswap (scalar_elements.h)
-    if (install_copyswap(descr, rt.format.storage_bytes) < 0 || build_scalars_by_copy(index) < 0 ||
-        attach_dtype_to_scalar_type(index) < 0) {
-        return -1;
-    }
-    return 0;
+    FormatTypes& types = format_types(index);
+    types.dtype_name = "minifloat." + runtime(index).dtype_class_name;
+    types.dtype_class.format_index = index;
+    return DTypeCore<FloatFamily>::init_member(index);
 }
 
 int init_dtype_classes() {
-    if (init_abstract_dtype() < 0) return -1;
+    if (DTypeCore<FloatFamily>::init_abstract() < 0) return -1;
     for (int i = 0; i < kBuiltinFormatCount; i++) {
         if (init_format_dtype(i) < 0) return -1;
     }

@@ -2,9 +2,9 @@
 
 #include <vector>
 
-#include "numpy_api.h"
+#include "format_types.h"
 #include "int_types.h"
-#include "registry.h"
+#include "numpy_api.h"
 
 namespace py = pybind11;
 

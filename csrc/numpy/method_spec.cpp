@@ -14,7 +14,27 @@ struct OwnedSpec {
     PyArrayMethod_Spec spec{};
 };
 std::deque<OwnedSpec> g_specs;  // deque: elements never move
+
+// by family, added at import under the GIL
+std::vector<CastSpecSource> g_float_sources, g_int_sources;
+
+std::vector<CastSpecSource>& sources_of(CastFamily family) {
+    switch (family) {
+        case CastFamily::floats: return g_float_sources;
+        case CastFamily::integers: return g_int_sources;
+    }
+    return g_float_sources;  // not reached: every family is a case above
+}
 }  // namespace
+
+void add_cast_spec_source(CastFamily family, CastSpecSource source) { sources_of(family).push_back(source); }
+
+int append_added_cast_specs(CastFamily family, int index, std::vector<PyArrayMethod_Spec*>& out) {
+    for (CastSpecSource source : sources_of(family)) {
+        if (source(index, out) < 0) return -1;
+    }
+    return 0;
+}
 
 PyArrayMethod_Spec* make_method_spec(const char* name, int nin, int nout, NPY_CASTING casting,
                                      NPY_ARRAYMETHOD_FLAGS flags,

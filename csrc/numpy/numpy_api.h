@@ -1,4 +1,4 @@
-// NumPy C API includes shared by every translation unit. The module file
+// NumPy C API includes shared by every translation unit. numpy_api.cpp
 // defines MINIFLOAT_IMPORT_NUMPY before including this to own the API tables.
 #pragma once
 
@@ -22,3 +22,9 @@
 
 // The ArrayMethod object is opaque in the public API.
 using PyArrayMethodObject = struct PyArrayMethodObject_tag;
+
+namespace minifloat {
+// Imports NumPy's array and ufunc C APIs (once, at module import); -1 with
+// a Python error set.
+int import_numpy_api();
+}  // namespace minifloat

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <bitset>
 
-#include "registry.h"
+#include "format_types.h"
 
 namespace minifloat {
 

@@ -3,10 +3,9 @@
 #include <atomic>
 #include <cmath>
 
-#include "casts_ml_dtypes.h"
 #include "codec.h"
+#include "format_types.h"
 #include "per_format.h"
-#include "registry.h"
 
 namespace minifloat {
 
@@ -86,15 +85,21 @@ bool format_is_subset(int a, int b) {
     return subset == 2;
 }
 
+namespace {
+ForeignFormatLookup g_foreign_format_lookup = nullptr;  // set at import, under the GIL
+}  // namespace
+
+void set_foreign_format_lookup(ForeignFormatLookup lookup) { g_foreign_format_lookup = lookup; }
+
 PyArray_DTypeMeta* common_dtype_with(int index, PyArray_DTypeMeta* other) {
     const FormatRuntime& rt = runtime(index);
-    PyArray_DTypeMeta* self = &runtime(index).dtype_class;
+    PyArray_DTypeMeta* self = &format_types(index).dtype_class;
     if (other == self) return new_ref(self);
     int other_index = format_index_of_dtype_class(other);
     // ml_dtypes' DType of a format promotes as minifloat's DType of it
-    if (other_index < 0) other_index = format_index_of_ml_dtypes_class(other);
+    if (other_index < 0 && g_foreign_format_lookup != nullptr) other_index = g_foreign_format_lookup(other);
     if (other_index >= 0) {
-        PyArray_DTypeMeta* other_minifloat = &runtime(other_index).dtype_class;  // (for ml_dtypes' class too)
+        PyArray_DTypeMeta* other_minifloat = &format_types(other_index).dtype_class;  // (for ml_dtypes' class too)
         const bool other_in_self = format_is_subset(other_index, index);
         const bool self_in_other = format_is_subset(index, other_index);
         if (other_in_self && self_in_other) {

@@ -20,4 +20,11 @@ NPY_CASTING builtin_to_format_casting(int index, PyArray_DTypeMeta* builtin);
 NPY_CASTING format_to_builtin_casting(int index, PyArray_DTypeMeta* builtin);
 NPY_CASTING format_to_format_casting(int from, int to);
 
+// Another library's DType class that holds a format's own codes (ml_dtypes'
+// float8_e4m3fn): it promotes as minifloat's DType of that format. Set once
+// at import by the layer that knows the library (interop/casts_ml_dtypes);
+// returns the format's index, or -1 for any other class.
+using ForeignFormatLookup = int (*)(const PyArray_DTypeMeta* cls);
+void set_foreign_format_lookup(ForeignFormatLookup lookup);
+
 }  // namespace minifloat

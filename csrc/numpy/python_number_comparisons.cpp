@@ -18,9 +18,9 @@
 #include "cast_specs.h"
 #include "codec.h"
 #include "format_table.h"
+#include "format_types.h"
 #include "fp_status.h"
 #include "op_tables.h"
-#include "registry.h"
 #include "ufunc_loops.h"
 
 namespace minifloat {
@@ -140,7 +140,7 @@ PyArrayMethod_StridedLoop* format_comparison_loop(CompareOp op) {
 
 template <CompareOp Op, int NumberSide>
 int add_one(PyObject* ufunc, const char* ufunc_name, int index, PyArray_DTypeMeta* number_dtype) {
-    PyArray_DTypeMeta* format = &runtime(index).dtype_class;
+    PyArray_DTypeMeta* format = &format_types(index).dtype_class;
     std::vector<PyArray_DTypeMeta*> dtypes = NumberSide == 1
                                                  ? std::vector<PyArray_DTypeMeta*>{format, number_dtype, &PyArray_BoolDType}
                                                  : std::vector<PyArray_DTypeMeta*>{number_dtype, format, &PyArray_BoolDType};

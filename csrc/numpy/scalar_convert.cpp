@@ -8,6 +8,7 @@
 #include <string>
 
 #include "codec.h"
+#include "format_types.h"
 #include "fp_status.h"
 #include "scalar_type.h"
 

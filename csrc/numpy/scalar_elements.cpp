@@ -3,7 +3,7 @@
 #include <cstddef>
 
 #include "decode_blocks.h"
-#include "registry.h"
+#include "format_types.h"
 
 namespace minifloat {
 
@@ -16,7 +16,7 @@ PyObject* element_as_python_float(PyArray_Descr* descr, char* data) {
 }
 
 int build_scalars_by_copy(int index) {
-    PyArray_Descr* descr = &runtime(index).descr->base;
+    PyArray_Descr* descr = &format_types(index).descr->base;
     if (PyDataType_GetArrFuncs(descr)->copyswap == nullptr) {
         PyErr_SetString(PyExc_RuntimeError, "minifloat: scalars need the copyswap function first");
         return -1;

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "format_types.h"
 #include "op_eval.h"
 #include "op_tables.h"
-#include "registry.h"
 #include "scalar_convert.h"
 
 namespace minifloat {
@@ -229,8 +229,9 @@ PyObject* scalar_richcompare(PyObject* self, PyObject* other, int op) {
                PyBytes_Check(other)) {
         // As NumPy's own scalars do: compare as a 0-d array (broadcasting;
         // == and != of types without a loop are False/True, not errors).
-        Py_INCREF(rt.descr);
-        PyObject* array = PyArray_FromAny(self, &rt.descr->base, 0, 0, 0, nullptr);
+        MinifloatDescr* descr = format_types(index).descr;
+        Py_INCREF(descr);
+        PyObject* array = PyArray_FromAny(self, &descr->base, 0, 0, 0, nullptr);
         if (array == nullptr) return nullptr;
         PyObject* result = PyObject_RichCompare(array, other, op);
         Py_DECREF(array);
@@ -277,8 +278,9 @@ PyObject* scalar_new(PyTypeObject* type, PyObject* args, PyObject* kwds) {
     if (PyList_Check(value) || PyTuple_Check(value) ||
         (PyArray_Check(value) && PyArray_NDIM(reinterpret_cast<PyArrayObject*>(value)) > 0)) {
         // Like np.float32([1, 2]): an array of this format.
-        Py_INCREF(rt.descr);
-        return PyArray_FromAny(value, &rt.descr->base, 0, 0, NPY_ARRAY_FORCECAST, nullptr);
+        MinifloatDescr* descr = format_types(index).descr;
+        Py_INCREF(descr);
+        return PyArray_FromAny(value, &descr->base, 0, 0, NPY_ARRAY_FORCECAST, nullptr);
     }
     uint32_t code = 0, flags = 0;
     if (!code_from_object(rt, rt.default_specials, value, &code, &flags)) return nullptr;
@@ -294,7 +296,7 @@ PyObject* method_reduce(PyObject* self, PyObject*) {
     }
     // a format made at run time: by its dtype, which pickles by its
     // parameters (a fresh interpreter makes the format again)
-    return Py_BuildValue("O(OI)", g_scalar_from_code_function, &runtime(index).descr->base, code);
+    return Py_BuildValue("O(OI)", g_scalar_from_code_function, &format_types(index).descr->base, code);
 }
 
 PyObject* method_item(PyObject* self, PyObject* args) {
@@ -370,9 +372,9 @@ uint32_t scalar_code(PyObject* scalar) {
 int attach_dtype_to_scalar_type(int index) {
     // mf.float8_e4m3fn.dtype is the dtype (as ml_dtypes' types have it); a
     // plain class attribute, so instances find it too.
-    FormatRuntime& rt = runtime(index);
-    PyTypeObject* type = &rt.scalar_type;
-    if (PyDict_SetItemString(type->tp_dict, "dtype", reinterpret_cast<PyObject*>(rt.descr)) < 0) return -1;
+    FormatTypes& types = format_types(index);
+    PyTypeObject* type = &types.scalar_type;
+    if (PyDict_SetItemString(type->tp_dict, "dtype", reinterpret_cast<PyObject*>(types.descr)) < 0) return -1;
     PyType_Modified(type);
     return 0;
 }
@@ -388,7 +390,7 @@ int report_scalar_fp_flags(const char* operation, uint32_t flags) {
 }
 
 PyObject* new_scalar(int index, uint32_t code) {
-    PyTypeObject* type = &runtime(index).scalar_type;
+    PyTypeObject* type = &format_types(index).scalar_type;
     PyObject* obj = type->tp_alloc(type, 0);
     if (obj == nullptr) return nullptr;
     code &= runtime(index).format.code_mask;
@@ -445,11 +447,13 @@ int init_scalar_types() {
 }
 
 int init_format_scalar_type(int index) {
-    FormatRuntime& rt = runtime(index);
+    FormatTypes& types = format_types(index);
+    types.scalar_name = "minifloat." + runtime(index).name;
+    types.scalar_type.format_index = index;
     {
-        PyTypeObject& t = rt.scalar_type;
+        PyTypeObject& t = types.scalar_type;
         t.ob_base.ob_base.ob_refcnt = 1;
-        t.tp_name = rt.scalar_name.c_str();
+        t.tp_name = types.scalar_name.c_str();
         t.tp_doc = "A minifloat scalar; see minifloat.format_info for the format.";
         t.tp_basicsize = sizeof(MinifloatScalar);
         t.tp_flags = Py_TPFLAGS_DEFAULT;

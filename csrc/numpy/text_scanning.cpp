@@ -5,7 +5,7 @@
 #include <string>
 
 #include "decode_blocks.h"
-#include "registry.h"
+#include "format_types.h"
 #include "scalar_convert.h"
 
 namespace minifloat {

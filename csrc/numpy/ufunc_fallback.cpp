@@ -3,9 +3,10 @@
 #include <set>
 #include <string>
 
+#include "format_types.h"
 #include "numpy_api.h"
+#include "promote_by_resolution.h"
 #include "promoter_registration.h"
-#include "registry.h"
 #include "ufunc_linalg.h"
 #include "ufunc_loops.h"
 
@@ -37,15 +38,7 @@ PyArray_Descr* target_descr(Widening widening) {
 // Python type itself for NumPy's "weak" Python scalars.
 PyObject* resolvable_operand(PyArray_DTypeMeta* dtype, Widening widening) {
     if (is_minifloat(dtype)) return reinterpret_cast<PyObject*>(target_descr(widening));
-    PyObject* python_type = nullptr;
-    if (dtype == &PyArray_PyFloatDType) python_type = reinterpret_cast<PyObject*>(&PyFloat_Type);
-    if (dtype == &PyArray_PyLongDType) python_type = reinterpret_cast<PyObject*>(&PyLong_Type);
-    if (dtype == &PyArray_PyComplexDType) python_type = reinterpret_cast<PyObject*>(&PyComplex_Type);
-    if (python_type != nullptr) {
-        Py_INCREF(python_type);
-        return python_type;
-    }
-    return reinterpret_cast<PyObject*>(PyArray_GetDefaultDescr(dtype));
+    return numpy_stand_in(dtype);
 }
 
 // Minifloat inputs become float32 (or object); NumPy's own resolution for
@@ -57,35 +50,8 @@ PyObject* resolvable_operand(PyArray_DTypeMeta* dtype, Widening widening) {
 template <Widening To>
 int widening_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[],
                       PyArray_DTypeMeta* const signature[], PyArray_DTypeMeta* new_op_dtypes[]) {
-    const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
-    PyObject* operands = PyTuple_New(u->nargs);
-    if (operands == nullptr) return -1;
-    for (int i = 0; i < u->nargs; i++) {
-        PyArray_DTypeMeta* chosen = signature[i] != nullptr ? signature[i] : op_dtypes[i];
-        PyObject* operand;
-        if (chosen == nullptr || (i >= u->nin && signature[i] == nullptr)) {
-            Py_INCREF(Py_None);
-            operand = Py_None;  // outputs: NumPy decides
-        } else {
-            operand = resolvable_operand(chosen, To);
-        }
-        if (operand == nullptr) {
-            Py_DECREF(operands);
-            return -1;
-        }
-        PyTuple_SET_ITEM(operands, i, operand);
-    }
-    PyObject* resolved = PyObject_CallMethod(ufunc, "resolve_dtypes", "(O)", operands);
-    Py_DECREF(operands);
-    if (resolved == nullptr) return -1;
-    for (int i = 0; i < u->nargs; i++) {
-        PyArray_DTypeMeta* dtype =
-            NPY_DTYPE(reinterpret_cast<PyArray_Descr*>(PyTuple_GET_ITEM(resolved, i)));
-        Py_INCREF(dtype);
-        new_op_dtypes[i] = dtype;
-    }
-    Py_DECREF(resolved);
-    return 0;
+    return promote_by_resolution(ufunc, op_dtypes, signature, new_op_dtypes, false,
+                                 [](PyArray_DTypeMeta* dtype) { return resolvable_operand(dtype, To); });
 }
 
 void add_fallback_promoters(py::handle ufunc, py::handle target) {

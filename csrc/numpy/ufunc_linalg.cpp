@@ -8,8 +8,8 @@
 
 #include "codec.h"
 #include "decode_blocks.h"
+#include "format_types.h"
 #include "fp_status.h"
-#include "registry.h"
 
 namespace minifloat {
 

@@ -9,9 +9,10 @@
 #include <vector>
 
 #include "cast_specs.h"
+#include "format_types.h"
+#include "promote_by_resolution.h"
 #include "promoter_registration.h"
 #include "python_number_comparisons.h"
-#include "registry.h"
 #include "ufunc_accumulate.h"
 #include "ufunc_linalg.h"
 #include "ufunc_loops.h"
@@ -20,19 +21,6 @@ namespace minifloat {
 
 namespace {
 
-// The ufunc objects themselves (np.clip, for one, is a Python wrapper).
-PyObject* numpy_attr(const char* name) {
-    PyObject* numpy = PyImport_ImportModule("numpy._core.umath");
-    if (numpy == nullptr) return nullptr;
-    PyObject* attr = PyObject_GetAttrString(numpy, name);
-    Py_DECREF(numpy);
-    return attr;
-}
-
-PyArray_DTypeMeta* new_ref(PyArray_DTypeMeta* d) {
-    Py_XINCREF(d);
-    return d;
-}
 
 // The common DType of the given (non-NULL) DTypes; new reference.
 PyArray_DTypeMeta* common_of(PyArray_DTypeMeta* const dtypes[], int count) {
@@ -59,7 +47,7 @@ int homogeneous_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[],
     PyArray_DTypeMeta* common =
         has_signature ? common_of(signature, u->nargs) : common_of(op_dtypes, u->nin);
     if (common == nullptr) return -1;
-    for (int i = 0; i < u->nargs; i++) new_op_dtypes[i] = new_ref(common);
+    for (int i = 0; i < u->nargs; i++) new_op_dtypes[i] = new_dtype_ref(common);
     Py_DECREF(common);
     return 0;
 }
@@ -88,13 +76,13 @@ int comparison_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[],
     for (int i = 0; i < u->nin; i++) has_input_signature |= signature[i] != nullptr;
     PyArray_DTypeMeta* common;
     if (!has_input_signature && compares_e8m0_with_python_number(u, op_dtypes)) {
-        common = new_ref(&PyArray_DoubleDType);
+        common = new_dtype_ref(&PyArray_DoubleDType);
     } else {
         common = has_input_signature ? common_of(signature, u->nin) : common_of(op_dtypes, u->nin);
     }
     if (common == nullptr) return -1;
-    for (int i = 0; i < u->nin; i++) new_op_dtypes[i] = new_ref(common);
-    for (int i = u->nin; i < u->nargs; i++) new_op_dtypes[i] = new_ref(signature[i]);
+    for (int i = 0; i < u->nin; i++) new_op_dtypes[i] = new_dtype_ref(common);
+    for (int i = u->nin; i < u->nargs; i++) new_op_dtypes[i] = new_dtype_ref(signature[i]);
     Py_DECREF(common);
     return 0;
 }
@@ -105,9 +93,9 @@ int ldexp_promoter(PyObject*, PyArray_DTypeMeta* const op_dtypes[],
     PyArray_DTypeMeta* mantissa = signature[0] != nullptr ? signature[0] : op_dtypes[0];
     PyArray_DTypeMeta* exponent = op_dtypes[1] == &PyArray_IntDType ? &PyArray_IntDType
                                                                      : &PyArray_LongDType;
-    new_op_dtypes[0] = new_ref(mantissa);
-    new_op_dtypes[1] = new_ref(exponent);
-    new_op_dtypes[2] = new_ref(signature[2] != nullptr ? signature[2] : mantissa);
+    new_op_dtypes[0] = new_dtype_ref(mantissa);
+    new_op_dtypes[1] = new_dtype_ref(exponent);
+    new_op_dtypes[2] = new_dtype_ref(signature[2] != nullptr ? signature[2] : mantissa);
     return 0;
 }
 
@@ -144,7 +132,7 @@ const NPY_ARRAYMETHOD_FLAGS kNoFlags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
 int add_elementwise_loop(PyObject* ufunc, const UfuncLoop& entry, int index) {
     const NPY_ARRAYMETHOD_FLAGS flags = entry.reorderable ? NPY_METH_IS_REORDERABLE : kNoFlags;
     const std::string name = runtime(index).name + "_" + entry.ufunc;
-    return add_loop(ufunc, name, operand_dtypes(entry.kind, &runtime(index).dtype_class), entry.loop, flags,
+    return add_loop(ufunc, name, operand_dtypes(entry.kind, &format_types(index).dtype_class), entry.loop, flags,
                     entry.accumulates ? accumulation_slots(entry.ufunc == std::string("add") ? BinaryOp::add
                                                                                                : BinaryOp::multiply)
                                       : std::vector<PyType_Slot>{});
@@ -152,7 +140,7 @@ int add_elementwise_loop(PyObject* ufunc, const UfuncLoop& entry, int index) {
 
 int add_linalg_loop(PyObject* ufunc, const LinalgLoop& entry, int index) {
     const NPY_ARRAYMETHOD_FLAGS flags = entry.needs_python ? NPY_METH_REQUIRES_PYAPI : kNoFlags;
-    PyArray_DTypeMeta* t = &runtime(index).dtype_class;
+    PyArray_DTypeMeta* t = &format_types(index).dtype_class;
     return add_loop(ufunc, runtime(index).name + "_" + entry.ufunc, {t, t, t}, entry.loop, flags);
 }
 
@@ -189,14 +177,14 @@ int add_elementwise_promoters(PyObject* ufunc, const UfuncLoop& entry) {
 template <class Elementwise, class Linalg>
 int for_each_ufunc(Elementwise&& elementwise, Linalg&& linalg) {
     for (const UfuncLoop& entry : elementwise_loops()) {
-        PyObject* ufunc = numpy_attr(entry.ufunc);
+        PyObject* ufunc = numpy_ufunc_named(entry.ufunc);
         if (ufunc == nullptr) return -1;
         const int status = elementwise(ufunc, entry);
         Py_DECREF(ufunc);
         if (status < 0) return -1;
     }
     for (const LinalgLoop& entry : linalg_loops()) {
-        PyObject* ufunc = numpy_attr(entry.ufunc);
+        PyObject* ufunc = numpy_ufunc_named(entry.ufunc);
         if (ufunc == nullptr) return -1;  // vecdot/matvec/vecmat need NumPy >= 2.2 (always true for >= 2.4)
         const int status = linalg(ufunc, entry);
         Py_DECREF(ufunc);

@@ -46,7 +46,6 @@ Beside NumPy
     ``claim_dtype_names`` / ``claim_int_dtype_names`` make the bare names
     ("float8_e4m3fn") minifloat's where ml_dtypes holds them.
 """
-import math as _math
 import sys as _sys
 
 import numpy as _np
@@ -71,7 +70,7 @@ from . import dtypes
 # NumPy prints and pickle uses, still resolves: __getattr__ below).
 globals().update((_name, getattr(_core, _name)) for _name in FORMAT_NAMES)
 
-from . import _guards
+from . import _format_registration, _guards
 from ._cast import cast
 from ._dtype_arguments import own_dtype_named as _own_dtype_named
 from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
@@ -363,81 +362,10 @@ def claim_dtype_names():
         _np.sctypeDict[name] = getattr(_core, name)
 
 
-def _register_name(name, scalar_type):
-    """Put `name` in NumPy's name table unless someone else holds it."""
-    _np.sctypeDict.setdefault(name, scalar_type)
-
-
-def _register_unambiguous_names(scalar_type):
-    """Spellings of a format that only minifloat registers (each only where
-    no one else holds it).
-
-    ``dtype.str`` is ``"minifloat.<name>"`` so that anything rebuilding a dtype
-    from ``.str``/``.descr`` (structured dtypes, ``np.save`` headers of
-    structured arrays, dask.distributed) gets the format back; NumPy prints a
-    structured dtype's minifloat field as ``'<DType class name><bits>'``,
-    registered too so that ``eval(repr(structured_dtype))`` works.
-    ``dtype.char`` is registered too (np.vectorize calls
-    np.dtype(x.dtype.char)), except "_", which every format of
-    mf.float_format shares.
-    """
-    dtype = _np.dtype(scalar_type)
-    _register_name(dtype.str, scalar_type)
-    if dtype.char != "_":
-        _register_name(dtype.char, scalar_type)
-    structured_spelling = f"{type(dtype).__name__}{dtype.itemsize * 8}"
-    _register_name(structured_spelling, scalar_type)
-    if dtype.itemsize > 1:  # NumPy writes the native byte order before it
-        _register_name(("<" if _sys.byteorder == "little" else ">") + structured_spelling, scalar_type)
-
-
-def _register_format(scalar_type):
-    """The package's part of a format's registration (built-in formats at
-    import, formats of mf.float_format when they are made)."""
-    _register_unambiguous_names(scalar_type)
-    # np.finfo caches one object per dtype; some fields need the format
-    # itself: the real width (storage is a whole byte for FP6/FP4), the
-    # exponent width (NumPy infers it from the exponent range, which
-    # formats without inf stretch by one), epsneg (NumPy derives it as
-    # eps/2, which FP4 cannot hold) and resolution (NumPy computes
-    # 10**-precision in the format, where float8_e8m0fnu has no zero
-    # for the exponent 0).
-    info = _np.finfo(scalar_type)
-    row = _core.format_info(_np.dtype(scalar_type).name)
-    info.bits = row["bits"]
-    info.nexp = info.iexp = row["exponent_bits"]
-    with _np.errstate(all="ignore"):  # formats made at run time may lack 1 or 10**-precision
-        # In Python floats (exact here), not in the format: arithmetic on a
-        # format's scalars builds its operation tables, which import would
-        # then pay for every format.
-        # the value below 1 is the code below 1's (positive values are
-        # ordered by code); without a 1, as formats of mf.float_format may
-        # be: the first positive one of eps and the smallest value, so that
-        # NumPy's log2(epsneg) holds
-        dtype = _np.dtype(scalar_type)
-        one = _np.array([1.0], dtype)
-        codes = one.view(f"u{dtype.itemsize}")
-        below_one = float((codes - 1).view(dtype)[0]) if float(one[0]) == 1.0 and codes[0] > 0 else _math.nan
-        candidates = (1.0 - below_one, float(info.eps), float(info.smallest_subnormal), float(info.smallest_normal))
-        info.epsneg = scalar_type(next(c for c in candidates if 0.0 < c < _math.inf))
-        info.resolution = scalar_type(10.0 ** -info.precision)
-        # machep and negep are the exponents of eps and epsneg, 2^-M and
-        # below: NumPy takes log2 of the values, which a format whose values
-        # all lie below 1 (or above) cannot hold (inf or 0)
-        info.machep = -row["mantissa_bits"]
-        info.negep = int(_math.log2(float(info.epsneg)))
-        if not row["signed"]:
-            # str(info) checks whether min is -max by negating min, which
-            # for a format without negatives (float8_e8m0fnu) is NaN with an
-            # "invalid" warning; the text is made once and kept by finfo, so
-            # make it quietly now.
-            str(info)
-
-
 def _register():
     for name in FORMAT_NAMES:
-        _register_name(name, getattr(_core, name))  # unless ml_dtypes holds it
-        _register_format(getattr(_core, name))
+        _format_registration.register_name(name, getattr(_core, name))  # unless ml_dtypes holds it
+        _format_registration.register_format(getattr(_core, name))
 
 
 _register()

@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from . import _arguments, _core
+from . import _arguments, _core, _format_registration
 
 __all__ = ["float_format"]
 
@@ -361,9 +361,7 @@ def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infini
             name=final_name, dtype_class_name=class_name,
             repr_text=_repr_text(description, final_name, generated),
             reduce_value=(_restore, (params,)))
-        from . import _register_format  # the package's per-format registration (finfo, names)
-
-        _register_format(dtype.type)
+        _format_registration.register_format(dtype.type)
         _made[key] = dtype
         return dtype
 

@@ -1,6 +1,6 @@
 #include "mx_avx2.h"
 
-#include "mx_kernels.h"
+#include "mx_scaling.h"
 
 #include "simd_dispatch.h"
 

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "mx_kernels.h"
+#include "mx_scaling.h"
 
 namespace minifloat {
 

@@ -492,6 +492,11 @@ MINIFLOAT_AVX512_DQ void e8m0_kernel(const EncodePlan& plan, CounterLanes counte
 
 // float64 sources: 8 values per vector, two vectors per draw vector (its
 // low 8 draws, then its high 8), the same rules in 64-bit lanes.
+// The float64 kernels below repeat the float32 ones' structure on purpose:
+// 64-bit lanes take other instructions (_epi64, the upper halves as 32-bit
+// lanes in run_group64), so one template over the lane width would wrap
+// every intrinsic and hide which instruction each step of these hottest
+// loops is; the shared rules live once in make_constants.
 struct Lanes64 {
     __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_shift, sign_bit;
     __m512i exponent_mask, scale_base, two_pow_32;

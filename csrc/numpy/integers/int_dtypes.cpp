@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cast_specs.h"
+#include "dtype_core.h"
 #include "int_types.h"
 #include "legacy_copyswap.h"
 
@@ -16,17 +17,6 @@ namespace minifloat {
 PyArray_DTypeMeta g_int_abstract_dtype{};
 
 namespace {
-
-PyArray_Descr* singleton_of(PyArray_DTypeMeta* cls) {
-    PyArray_Descr* d = int_runtime(int_index_of_dtype_class(cls)).descr;
-    Py_INCREF(d);
-    return d;
-}
-PyArray_Descr* default_descr(PyArray_DTypeMeta* cls) { return singleton_of(cls); }
-PyArray_Descr* discover_descr(PyArray_DTypeMeta* cls, PyObject*) { return singleton_of(cls); }
-PyArray_Descr* ensure_canonical(PyArray_Descr* d) {
-    return singleton_of(reinterpret_cast<PyArray_DTypeMeta*>(Py_TYPE(d)));
-}
 
 // ---- promotion by exact range ------------------------------------------
 
@@ -102,7 +92,7 @@ bool is_text_or_time(const PyArray_DTypeMeta* d) {
     }
 }
 
-PyArray_DTypeMeta* common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other) {
+PyArray_DTypeMeta* int_common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other) {
     const IntTypeRuntime& rt = int_runtime(int_index_of_dtype_class(cls));
     if (other == &PyArray_PyLongDType) {  // Python ints are weak (NEP 50)
         Py_INCREF(cls);
@@ -137,14 +127,14 @@ PyArray_DTypeMeta* common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other
 
 // ---- items -------------------------------------------------------------------
 
-int setitem(PyArray_Descr* descr, PyObject* value, char* data) {
+int int_setitem(PyArray_Descr* descr, PyObject* value, char* data) {
     int v = 0;
     if (int_value_from_object(int_runtime(int_index_of_descr(descr)), value, &v) < 0) return -1;
     *data = static_cast<char>(int_code_of(v));
     return 0;
 }
 
-PyObject* getitem(PyArray_Descr* descr, char* data) {
+PyObject* int_getitem(PyArray_Descr* descr, char* data) {
     const int index = int_index_of_descr(descr);
     return new_int_scalar(index, int_value_of(int_runtime(index), static_cast<uint8_t>(*data)));
 }
@@ -251,185 +241,68 @@ void append_array_functions(std::vector<PyType_Slot>& slots, int bits) {
     slots.push_back({NPY_DT_PyArray_ArrFuncs_dotfunc, dot_of_width<T>(bits)});
 }
 
-// ---- the DType class as a Python type -----------------------------------------
+// The sub-byte integers as a family of the DType core (dtype_core.h).
+struct IntFamily {
+    static constexpr const char* kAbstractName = "minifloat.IntegerDType";
+    static constexpr const char* kAbstractDoc = "Abstract parent of minifloat's sub-byte integer DType classes.";
+    static PyArray_DTypeMeta& abstract_dtype() { return g_int_abstract_dtype; }
+    static PyTypeObject& abstract_scalar_type() { return g_int_abstract_signed_scalar; }
+    static constexpr const char* kMemberDoc = "NumPy DType class of a sub-byte integer type.";
+    static constexpr const char* kNameDoc = "The type's name.";
+    static constexpr Py_ssize_t kDescrSize = sizeof(IntDescr);
+    static constexpr CastFamily kCasts = CastFamily::integers;
 
-PyObject* dtype_new(PyTypeObject* cls, PyObject* args, PyObject* kwds) {
-    if (PyTuple_GET_SIZE(args) != 0 || (kwds != nullptr && PyDict_Size(kwds) != 0)) {
-        PyErr_Format(PyExc_TypeError, "%s() takes no arguments", cls->tp_name);
-        return nullptr;
+    static int index_of_class(const PyArray_DTypeMeta* cls) { return int_index_of_dtype_class(cls); }
+    static int index_of_descr(const PyArray_Descr* descr) { return reinterpret_cast<const IntDescr*>(descr)->int_index; }
+    static PyArray_DTypeMeta& dtype_class(int index) { return int_runtime(index).dtype_class; }
+    static PyTypeObject& scalar_type(int index) { return int_runtime(index).scalar_type; }
+    static const char* dtype_name(int index) { return int_runtime(index).dtype_name.c_str(); }
+    static const char* name(int index) { return int_runtime(index).row->name; }
+    static PyObject* repr(int index) { return PyUnicode_FromString(name(index)); }
+    static PyObject* reduce_value(int) { return nullptr; }
+
+    static char kind(int index) { return int_runtime(index).row->is_signed ? 'i' : 'u'; }
+    static char type_char(int index) { return int_runtime(index).row->type_char; }
+    static int itemsize(int) { return 1; }
+    static void keep_singleton(int index, PyArray_Descr* descr) {
+        reinterpret_cast<IntDescr*>(descr)->int_index = index;
+        int_runtime(index).descr = descr;
     }
-    if (int_index_of_dtype_class(reinterpret_cast<PyArray_DTypeMeta*>(cls)) < 0) {
-        PyErr_SetString(PyExc_TypeError, "minifloat.IntegerDType is abstract");
-        return nullptr;
+    static PyArray_Descr* singleton(int index) { return int_runtime(index).descr; }
+
+    static PyArray_DTypeMeta* common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other) {
+        return int_common_dtype(cls, other);
     }
-    return reinterpret_cast<PyObject*>(singleton_of(reinterpret_cast<PyArray_DTypeMeta*>(cls)));
-}
-
-PyObject* dtype_repr(PyObject* self) {
-    return PyUnicode_FromString(int_runtime(int_index_of_descr(reinterpret_cast<PyArray_Descr*>(self))).row->name);
-}
-PyObject* dtype_name(PyObject* self, void*) { return dtype_repr(self); }
-PyObject* dtype_typestr(PyObject* self, void*) {
-    // np.dtype("minifloat.int4") is registered by the package: code that
-    // rebuilds a dtype from .str gets this type back, never raw bytes.
-    return PyUnicode_FromFormat("minifloat.%s",
-                                int_runtime(int_index_of_descr(reinterpret_cast<PyArray_Descr*>(self))).row->name);
-}
-
-PyObject* dtype_reduce(PyObject* self, PyObject*) {
-    PyObject* numpy = PyImport_ImportModule("numpy");
-    if (numpy == nullptr) return nullptr;
-    PyObject* dtype_type = PyObject_GetAttrString(numpy, "dtype");
-    Py_DECREF(numpy);
-    if (dtype_type == nullptr) return nullptr;
-    PyObject* scalar_type = reinterpret_cast<PyObject*>(
-        &int_runtime(int_index_of_descr(reinterpret_cast<PyArray_Descr*>(self))).scalar_type);
-    return Py_BuildValue("(N(O))", dtype_type, scalar_type);
-}
-
-// One byte has no byte order ('|'): every order is this dtype, as for np.int8.
-PyObject* dtype_newbyteorder(PyObject* self, PyObject* const*, Py_ssize_t nargs) {
-    if (nargs > 1) {
-        PyErr_SetString(PyExc_TypeError, "newbyteorder() takes at most 1 argument");
-        return nullptr;
+    static int setitem(PyArray_Descr* descr, PyObject* value, char* data) { return int_setitem(descr, value, data); }
+    static PyObject* getitem(PyArray_Descr* descr, char* data) { return int_getitem(descr, data); }
+    static int append_casts(int index, std::vector<PyArrayMethod_Spec*>& out) {
+        append_int_cast_specs(index, out);
+        return install_int_float_format_casts(index, out);
     }
-    Py_INCREF(self);
-    return self;
-}
-
-PyMethodDef g_dtype_methods[] = {
-    {"__reduce__", dtype_reduce, METH_NOARGS, nullptr},
-    {"newbyteorder", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(dtype_newbyteorder)),
-     METH_FASTCALL, "This dtype (one byte has no byte order)."},
-    {nullptr, nullptr, 0, nullptr},
+    static void append_slots(int index, std::vector<PyType_Slot>& out) {
+        const IntFormatRow& row = *int_runtime(index).row;
+        if (row.is_signed) {
+            append_array_functions<int8_t>(out, row.bits);
+        } else {
+            append_array_functions<uint8_t>(out, row.bits);
+        }
+    }
+    static int finish(int index, PyArray_Descr* descr) {
+        // mf.int4.dtype is the dtype, as for the float formats and ml_dtypes'
+        // types (a class attribute: instances find it too)
+        PyTypeObject& type = int_runtime(index).scalar_type;
+        if (PyDict_SetItemString(type.tp_dict, "dtype", reinterpret_cast<PyObject*>(descr)) < 0) return -1;
+        PyType_Modified(&type);
+        return install_copyswap(descr, 1);
+    }
 };
-
-PyGetSetDef g_dtype_getset[] = {
-    {"name", dtype_name, nullptr, "The type's name.", nullptr},
-    {"str", dtype_typestr, nullptr, "\"minifloat.<type>\": np.dtype() of it is this dtype.", nullptr},
-    {nullptr, nullptr, nullptr, nullptr, nullptr},
-};
-
-PyArray_Descr* abstract_ensure_canonical(PyArray_Descr* d) {
-    Py_INCREF(d);
-    return d;
-}
-int abstract_setitem(PyArray_Descr*, PyObject*, char*) {
-    PyErr_SetString(PyExc_TypeError, "minifloat.IntegerDType is abstract");
-    return -1;
-}
-PyObject* abstract_getitem(PyArray_Descr*, char*) {
-    PyErr_SetString(PyExc_TypeError, "minifloat.IntegerDType is abstract");
-    return nullptr;
-}
-
-int abstract_copy(PyArrayMethod_Context*, char* const*, const npy_intp*, const npy_intp*, NpyAuxData*) {
-    PyErr_SetString(PyExc_TypeError, "minifloat.IntegerDType is abstract");
-    return -1;
-}
-
-PyObject* abstract_repr(PyObject*) { return PyUnicode_FromString("IntegerDType"); }
-
-int init_abstract() {
-    PyTypeObject* t = reinterpret_cast<PyTypeObject*>(&g_int_abstract_dtype);
-    Py_SET_TYPE(t, &PyArrayDTypeMeta_Type);
-    Py_SET_REFCNT(t, 1);
-    t->tp_name = "minifloat.IntegerDType";
-    t->tp_doc = "Abstract parent of minifloat's sub-byte integer DType classes.";
-    t->tp_basicsize = sizeof(IntDescr);
-    t->tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
-    t->tp_base = &PyArrayDescr_Type;
-    t->tp_new = dtype_new;
-    t->tp_repr = abstract_repr;
-    t->tp_str = abstract_repr;
-    if (PyType_Ready(t) < 0) return -1;
-    PyType_Slot slots[] = {
-        {NPY_DT_ensure_canonical, reinterpret_cast<void*>(abstract_ensure_canonical)},
-        {NPY_DT_setitem, reinterpret_cast<void*>(abstract_setitem)},
-        {NPY_DT_getitem, reinterpret_cast<void*>(abstract_getitem)},
-        {0, nullptr},
-    };
-    PyArrayMethod_Spec* casts[] = {
-        make_method_spec("abstract_int_copy", 1, 1, NPY_NO_CASTING, NPY_METH_SUPPORTS_UNALIGNED,
-                         {nullptr, nullptr},
-                         {{NPY_METH_strided_loop, reinterpret_cast<void*>(abstract_copy)},
-                          {NPY_METH_unaligned_strided_loop, reinterpret_cast<void*>(abstract_copy)}}),
-        nullptr};
-    PyArrayDTypeMeta_Spec spec{};
-    spec.typeobj = &g_int_abstract_signed_scalar;
-    spec.flags = NPY_DT_ABSTRACT | NPY_DT_NUMERIC;
-    spec.casts = casts;
-    spec.slots = slots;
-    return PyArrayInitDTypeMeta_FromSpec(&g_int_abstract_dtype, &spec);
-}
-
-int init_concrete(int index) {
-    IntTypeRuntime& rt = int_runtime(index);
-    PyTypeObject* t = reinterpret_cast<PyTypeObject*>(&rt.dtype_class);
-    Py_SET_TYPE(t, &PyArrayDTypeMeta_Type);
-    Py_SET_REFCNT(t, 1);
-    t->tp_name = rt.dtype_name.c_str();
-    t->tp_doc = "NumPy DType class of a sub-byte integer type.";
-    t->tp_basicsize = sizeof(IntDescr);
-    t->tp_flags = Py_TPFLAGS_DEFAULT;
-    t->tp_base = reinterpret_cast<PyTypeObject*>(&g_int_abstract_dtype);
-    t->tp_new = dtype_new;
-    t->tp_repr = dtype_repr;
-    t->tp_str = dtype_repr;
-    t->tp_methods = g_dtype_methods;
-    t->tp_getset = g_dtype_getset;
-    if (PyType_Ready(t) < 0) return -1;
-
-    std::vector<PyArrayMethod_Spec*> casts;
-    append_int_cast_specs(index, casts);
-    if (install_int_float_format_casts(index, casts) < 0) return -1;
-    append_int_ml_dtypes_cast_specs(index, casts);
-    casts.push_back(nullptr);
-
-    std::vector<PyType_Slot> slots = {
-        {NPY_DT_discover_descr_from_pyobject, reinterpret_cast<void*>(discover_descr)},
-        {NPY_DT_default_descr, reinterpret_cast<void*>(default_descr)},
-        {NPY_DT_common_dtype, reinterpret_cast<void*>(common_dtype)},
-        {NPY_DT_ensure_canonical, reinterpret_cast<void*>(ensure_canonical)},
-        {NPY_DT_setitem, reinterpret_cast<void*>(setitem)},
-        {NPY_DT_getitem, reinterpret_cast<void*>(getitem)},
-    };
-    if (rt.row->is_signed) {
-        append_array_functions<int8_t>(slots, rt.row->bits);
-    } else {
-        append_array_functions<uint8_t>(slots, rt.row->bits);
-    }
-    slots.push_back({0, nullptr});
-
-    PyArrayDTypeMeta_Spec spec{};
-    spec.typeobj = &rt.scalar_type;
-    spec.flags = NPY_DT_NUMERIC;
-    spec.casts = casts.data();
-    spec.slots = slots.data();
-    if (PyArrayInitDTypeMeta_FromSpec(&rt.dtype_class, &spec) < 0) return -1;
-
-    PyArray_Descr* descr = reinterpret_cast<PyArray_Descr*>(PyArrayDescr_Type.tp_new(t, nullptr, nullptr));
-    if (descr == nullptr) return -1;
-    descr->elsize = 1;
-    descr->alignment = 1;
-    descr->kind = rt.row->is_signed ? 'i' : 'u';
-    descr->type = rt.row->type_char;
-    descr->byteorder = '|';
-    reinterpret_cast<IntDescr*>(descr)->int_index = index;
-    rt.descr = descr;
-    // mf.int4.dtype is the dtype, as for the float formats and ml_dtypes'
-    // types (a class attribute: instances find it too).
-    if (PyDict_SetItemString(rt.scalar_type.tp_dict, "dtype", reinterpret_cast<PyObject*>(descr)) < 0) return -1;
-    PyType_Modified(&rt.scalar_type);
-    return install_copyswap(descr, 1);
-}
 
 }  // namespace
 
 int init_int_dtype_classes() {
-    if (init_abstract() < 0) return -1;
+    if (DTypeCore<IntFamily>::init_abstract() < 0) return -1;
     for (int i = 0; i < kIntFormatCount; i++) {
-        if (init_concrete(i) < 0) return -1;
+        if (DTypeCore<IntFamily>::init_member(i) < 0) return -1;
     }
     return 0;
 }

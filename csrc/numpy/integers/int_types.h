@@ -81,8 +81,6 @@ int init_int_dtype_classes();
 int init_int_ufuncs();
 void append_int_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
 int install_int_float_format_casts(int index, std::vector<PyArrayMethod_Spec*>& out);
-// both directions with ml_dtypes' integer DTypes, when ml_dtypes is installed
-void append_int_ml_dtypes_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
 int init_int_types(PyObject* module);
 
 }  // namespace minifloat

@@ -11,10 +11,11 @@
 #include <vector>
 
 #include "cast_specs.h"
+#include "format_types.h"
 #include "fp_status.h"
 #include "int_types.h"
+#include "promote_by_resolution.h"
 #include "promoter_registration.h"
-#include "registry.h"
 
 namespace minifloat {
 
@@ -111,35 +112,42 @@ struct DivisionEntry {
 constexpr int kDivisionOps = 3;
 DivisionEntry g_division[kIntFormatCount][kDivisionOps][256];
 
-void fill_division_tables() {
+// Calls fn(t, row, index, a, b) for every pair of values (a, b) of every
+// integer type t, `index` the pair's entry in a table of 2^(2 bits).
+template <class Fn>
+void for_each_value_pair(Fn&& fn) {
     for (int t = 0; t < kIntFormatCount; t++) {
         const IntFormatRow& row = kIntFormatTable[t];
         const int count = 1 << row.bits;
         for (int i = 0; i < count; i++) {
             for (int j = 0; j < count; j++) {
-                const int a = wrap_to_int_type(i, row.bits, row.is_signed);
-                const int b = wrap_to_int_type(j, row.bits, row.is_signed);
-                const int index = (i << row.bits) | j;
-                for (int op = 0; op < kDivisionOps; op++) {
-                    DivisionEntry e{0, 0};
-                    if (b == 0) {
-                        e.flags = kFlagDivideByZero;
-                    } else {
-                        int q = a / b, r = a % b;
-                        if (op != static_cast<int>(Division::fmod) && r != 0 && ((r < 0) != (b < 0))) {
-                            q -= 1;  // floor the quotient, give the remainder the divisor's sign
-                            r += b;
-                        }
-                        const int value = op == static_cast<int>(Division::floor_divide) ? q : r;
-                        e.result = int_code_of(wrap_to_int_type(value, row.bits, row.is_signed));
-                        const bool quotient_overflows = q > int_format_max(row);
-                        if (op == static_cast<int>(Division::floor_divide) && quotient_overflows) e.flags = kFlagOverflow;
-                    }
-                    g_division[t][op][index] = e;
-                }
+                fn(t, row, (i << row.bits) | j, wrap_to_int_type(i, row.bits, row.is_signed),
+                   wrap_to_int_type(j, row.bits, row.is_signed));
             }
         }
     }
+}
+
+void fill_division_tables() {
+    for_each_value_pair([](int t, const IntFormatRow& row, int index, int a, int b) {
+        for (int op = 0; op < kDivisionOps; op++) {
+            DivisionEntry e{0, 0};
+            if (b == 0) {
+                e.flags = kFlagDivideByZero;
+            } else {
+                int q = a / b, r = a % b;
+                if (op != static_cast<int>(Division::fmod) && r != 0 && ((r < 0) != (b < 0))) {
+                    q -= 1;  // floor the quotient, give the remainder the divisor's sign
+                    r += b;
+                }
+                const int value = op == static_cast<int>(Division::floor_divide) ? q : r;
+                e.result = int_code_of(wrap_to_int_type(value, row.bits, row.is_signed));
+                const bool quotient_overflows = q > int_format_max(row);
+                if (op == static_cast<int>(Division::floor_divide) && quotient_overflows) e.flags = kFlagOverflow;
+            }
+            g_division[t][op][index] = e;
+        }
+    });
     static_assert((kFlagDivideByZero | kFlagOverflow) <= 0xff, "division flags are stored in a byte");
 }
 
@@ -183,20 +191,12 @@ struct PowerEntry {
 PowerEntry g_power[kIntFormatCount][256];
 
 void fill_power_tables() {
-    for (int t = 0; t < kIntFormatCount; t++) {
-        const IntFormatRow& row = kIntFormatTable[t];
-        const int count = 1 << row.bits;
-        for (int i = 0; i < count; i++) {
-            for (int j = 0; j < count; j++) {
-                const int a = wrap_to_int_type(i, row.bits, row.is_signed);
-                const int b = wrap_to_int_type(j, row.bits, row.is_signed);
-                int64_t value = 1;  // 0 ** 0 == 1, as NumPy's
-                for (int k = 0; k < b; k++) value = wrap_to_int_type(value * a, row.bits, row.is_signed);
-                // wrapped once more for b == 0: int1 holds no 1, so 1 wraps to -1
-                g_power[t][(i << row.bits) | j] = {int_code_of(wrap_to_int_type(value, row.bits, row.is_signed)), b < 0};
-            }
-        }
-    }
+    for_each_value_pair([](int t, const IntFormatRow& row, int index, int a, int b) {
+        int64_t value = 1;  // 0 ** 0 == 1, as NumPy's
+        for (int k = 0; k < b; k++) value = wrap_to_int_type(value * a, row.bits, row.is_signed);
+        // wrapped once more for b == 0: int1 holds no 1, so 1 wraps to -1
+        g_power[t][index] = {int_code_of(wrap_to_int_type(value, row.bits, row.is_signed)), b < 0};
+    });
 }
 
 template <int Index>
@@ -350,18 +350,6 @@ int matmul_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[
 
 // ---- registration ---------------------------------------------------------------
 
-PyObject* ufunc_named(const char* name) {
-    PyObject* umath = PyImport_ImportModule("numpy._core.umath");
-    if (umath == nullptr) return nullptr;
-    PyObject* u = PyObject_GetAttrString(umath, name);
-    Py_DECREF(umath);
-    return u;
-}
-
-PyArray_DTypeMeta* new_ref(PyArray_DTypeMeta* d) {
-    Py_XINCREF(d);
-    return d;
-}
 
 // How a promoter picks the DTypes of a ufunc's operands.
 enum class OutputRule {
@@ -402,7 +390,7 @@ int promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[], PyArray_DTyp
         everything = reduction_accumulator(op_dtypes);
     }
     if (everything != nullptr) {
-        for (int i = 0; i < u->nargs; i++) new_op_dtypes[i] = new_ref(everything);
+        for (int i = 0; i < u->nargs; i++) new_op_dtypes[i] = new_dtype_ref(everything);
         Py_DECREF(everything);
         return 0;
     }
@@ -418,11 +406,11 @@ int promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[], PyArray_DTyp
     }
     PyArray_DTypeMeta* common = PyArray_PromoteDTypeSequence(count, present);
     if (common == nullptr) return -1;
-    for (int i = 0; i < u->nin; i++) new_op_dtypes[i] = new_ref(common);
+    for (int i = 0; i < u->nin; i++) new_op_dtypes[i] = new_dtype_ref(common);
     for (int i = u->nin; i < u->nargs; i++) {
         PyArray_DTypeMeta* out = signature[i];
         if (out == nullptr && Rule != OutputRule::fixed_by_loop) out = common;
-        new_op_dtypes[i] = new_ref(out);
+        new_op_dtypes[i] = new_dtype_ref(out);
     }
     Py_DECREF(common);
     return 0;
@@ -461,7 +449,7 @@ std::set<const PyObject*>& ufuncs_with_int_loops() {
 struct Registrar {
     PyArray_DTypeMeta* type;
     int add(const char* ufunc_name, std::vector<PyArray_DTypeMeta*> dtypes, void* loop, NPY_ARRAYMETHOD_FLAGS flags) {
-        PyObject* ufunc = ufunc_named(ufunc_name);
+        PyObject* ufunc = numpy_ufunc_named(ufunc_name);
         if (ufunc == nullptr) return -1;
         const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
         PyArrayMethod_Spec* spec = make_method_spec((std::string("int_") + ufunc_name).c_str(), u->nin, u->nout,
@@ -547,46 +535,12 @@ int register_type() {
 PyObject* stand_in_operand(PyArray_DTypeMeta* dtype) {
     const int own = int_index_of_dtype_class(dtype);
     if (own >= 0) return reinterpret_cast<PyObject*>(PyArray_DescrFromType(int_runtime(own).row->is_signed ? NPY_BYTE : NPY_UBYTE));
-    PyObject* python_type = nullptr;  // NumPy's "weak" Python scalars resolve as their Python type
-    if (dtype == &PyArray_PyFloatDType) python_type = reinterpret_cast<PyObject*>(&PyFloat_Type);
-    if (dtype == &PyArray_PyLongDType) python_type = reinterpret_cast<PyObject*>(&PyLong_Type);
-    if (dtype == &PyArray_PyComplexDType) python_type = reinterpret_cast<PyObject*>(&PyComplex_Type);
-    if (python_type != nullptr) {
-        Py_INCREF(python_type);
-        return python_type;
-    }
-    return reinterpret_cast<PyObject*>(PyArray_GetDefaultDescr(dtype));
+    return numpy_stand_in(dtype);
 }
 
 int stand_in_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dtypes[], PyArray_DTypeMeta* const signature[],
                       PyArray_DTypeMeta* new_op_dtypes[]) {
-    const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
-    PyObject* operands = PyTuple_New(u->nargs);
-    if (operands == nullptr) return -1;
-    for (int i = 0; i < u->nargs; i++) {
-        PyArray_DTypeMeta* chosen = signature[i] != nullptr ? signature[i] : op_dtypes[i];
-        if (chosen == nullptr && i == 0 && u->nin > 1) chosen = op_dtypes[1];  // a reduction
-        PyObject* operand;
-        if (chosen == nullptr || (i >= u->nin && signature[i] == nullptr)) {
-            Py_INCREF(Py_None);
-            operand = Py_None;  // outputs: NumPy decides
-        } else {
-            operand = stand_in_operand(chosen);
-        }
-        if (operand == nullptr) {
-            Py_DECREF(operands);
-            return -1;
-        }
-        PyTuple_SET_ITEM(operands, i, operand);
-    }
-    PyObject* resolved = PyObject_CallMethod(ufunc, "resolve_dtypes", "(O)", operands);
-    Py_DECREF(operands);
-    if (resolved == nullptr) return -1;
-    for (int i = 0; i < u->nargs; i++) {
-        new_op_dtypes[i] = new_ref(NPY_DTYPE(reinterpret_cast<PyArray_Descr*>(PyTuple_GET_ITEM(resolved, i))));
-    }
-    Py_DECREF(resolved);
-    return 0;
+    return promote_by_resolution(ufunc, op_dtypes, signature, new_op_dtypes, true, stand_in_operand);
 }
 
 // An integer of ours with a float format (int4 + float8_e4m3fn): the float
@@ -601,9 +555,9 @@ int mixed_with_formats_promoter(PyObject* ufunc, PyArray_DTypeMeta* const op_dty
                                     signature[1] != nullptr ? signature[1] : op_dtypes[1]};
     PyArray_DTypeMeta* common = PyArray_PromoteDTypeSequence(2, inputs);
     if (common == nullptr) return -1;
-    new_op_dtypes[0] = new_ref(common);
-    new_op_dtypes[1] = new_ref(common);
-    for (int i = 2; i < u->nargs; i++) new_op_dtypes[i] = new_ref(signature[i]);
+    new_op_dtypes[0] = new_dtype_ref(common);
+    new_op_dtypes[1] = new_dtype_ref(common);
+    for (int i = 2; i < u->nargs; i++) new_op_dtypes[i] = new_dtype_ref(signature[i]);
     Py_DECREF(common);
     return 0;
 }
@@ -690,7 +644,7 @@ int init_int_ufuncs() {
     if (add_stand_in_promoters() < 0) return -1;
     for (const Family& family : families) {
         for (size_t k = 0; k < family.count; k++) {
-            PyObject* u = ufunc_named(family.names[k]);
+            PyObject* u = numpy_ufunc_named(family.names[k]);
             if (u == nullptr) return -1;
             const int status = add_promoters(u, family.promoter);
             Py_DECREF(u);

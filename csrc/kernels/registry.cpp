@@ -57,8 +57,6 @@ void fill_runtime(FormatRuntime& rt, int index) {
     rt.row.name = rt.name.c_str();
     rt.row.dtype_class = rt.dtype_class_name.c_str();
     rt.format = make_format(rt.row, index);
-    rt.dtype_class.format_index = index;
-    rt.scalar_type.format_index = index;
     rt.default_specials = make_special_codes(rt.format, false);
     rt.saturating_specials = make_special_codes(rt.format, true);
     rt.default_plan = make_encode_plan(rt.format, rt.default_specials);
@@ -91,8 +89,6 @@ void fill_runtime(FormatRuntime& rt, int index) {
         if (code <= rt.format.code_mask && !ieee_holds(rt.decode_f64[code], 11, -14, 15)) fits16 = false;
     }
     rt.fits_float16 = fits16;
-    rt.scalar_name = std::string("minifloat.") + rt.name;
-    rt.dtype_name = std::string("minifloat.") + rt.dtype_class_name;
     rt.holds_zero_and_one = format_holds(rt, 0.0) && format_holds(rt, 1.0);
     rt.holds_int8 = holds_integer_range(rt, -128, 127);
     rt.holds_uint8 = holds_integer_range(rt, 0, 255);
@@ -136,32 +132,12 @@ int add_format_runtime(const FormatRow& row, const std::string& name, const std:
     return publish(rt);
 }
 
-int format_index_of_descr(const PyArray_Descr* descr) {
-    if (descr == nullptr) return -1;
-    return format_index_of_dtype_class(reinterpret_cast<const PyArray_DTypeMeta*>(Py_TYPE(descr)));
-}
-
-int format_index_of_dtype_class(const PyArray_DTypeMeta* cls) {
-    if (cls == nullptr) return -1;
-    // every format's DType class subclasses the abstract one directly (and
-    // cannot be subclassed)
-    if (reinterpret_cast<const PyTypeObject*>(cls)->tp_base != reinterpret_cast<PyTypeObject*>(&g_abstract_dtype)) {
-        return -1;
-    }
-    return static_cast<const FormatDTypeClass*>(cls)->format_index;
-}
-
 int format_index_of_name(const char* name) {
     const int count = format_count();
     for (int i = 0; i < count; i++) {
         if (runtime(i).name == name) return i;
     }
     return -1;
-}
-
-int format_index_of_scalar_type(const PyTypeObject* type) {
-    if (type == nullptr || type->tp_base != &g_abstract_scalar_type) return -1;
-    return static_cast<const FormatScalarType*>(type)->format_index;
 }
 
 }  // namespace minifloat
