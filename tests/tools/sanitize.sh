@@ -99,11 +99,29 @@ fi
 # module could miss sources that were added or moved since it was linked.
 rm -f "$SRC"/python/minifloat/_core*.so "$WORK"/lib/minifloat/_core*.so
 
+# ---- build tools: setup.py imports pybind11 (and setuptools); where the
+# calling environment lacks them, they are installed into a folder of the
+# sanitizer's own, put on the build's path only ----
+BUILD_PATH=""
+if ! "$PYTHON" -c "import pybind11, setuptools" > /dev/null 2>&1; then
+    TOOLS=$WORK/build-tools
+    if ! PYTHONPATH=$TOOLS "$PYTHON" -c "import pybind11, setuptools" > /dev/null 2>&1; then
+        echo "sanitize: installing the build requirements (pybind11, setuptools) into $TOOLS"
+        if ! "$PYTHON" -m pip install --quiet --target "$TOOLS" "pybind11>=2.12" "setuptools>=77" > "$WORK/build-tools.log" 2>&1; then
+            tail -5 "$WORK/build-tools.log"
+            echo "sanitize: could not install pybind11 and setuptools for the build (log: $WORK/build-tools.log);" \
+                 "install them into this environment, or set PYTHON to an interpreter that has them" >&2
+            exit 2
+        fi
+    fi
+    BUILD_PATH=$TOOLS
+fi
+
 # ---- build ----
 start=$(date +%s)
 echo "sanitize: building in $SRC ($SAN_FLAGS $OPT)"
 if ! (cd "$SRC" && CC=gcc CXX=g++ CPPFLAGS="$SAN_FLAGS" MINIFLOAT_EXTRA_COMPILE_ARGS="$OPT" \
-        NPY_NUM_BUILD_JOBS=$JOBS "$PYTHON" setup.py build_ext --inplace --build-temp "$WORK/temp" --build-lib "$WORK/lib" \
+        PYTHONPATH="$BUILD_PATH" NPY_NUM_BUILD_JOBS=$JOBS "$PYTHON" setup.py build_ext --inplace --build-temp "$WORK/temp" --build-lib "$WORK/lib" \
         > "$WORK/build.log" 2>&1); then
     tail -30 "$WORK/build.log"
     echo "sanitize: build failed (log: $WORK/build.log)"
@@ -145,8 +163,21 @@ if [ $RUN_SUITE = 1 ]; then
             portable) env_set=(MINIFLOAT_DISABLE_AVX512=1 MINIFLOAT_DISABLE_AVX2=1) ;;
             *) echo "sanitize: unknown kernel set $set" >&2; exit 2 ;;
         esac
-        active=$(env "${env_set[@]}" ASAN_OPTIONS="detect_leaks=0:$ASAN_COMMON" "LD_PRELOAD=$ASAN_RT" \
-                 "$PYTHON" -c "import minifloat._core as c; print(c._active_kernels())" 2>&1 | tail -1)
+        # which set the module picks under these variables; a probe that
+        # fails (a sanitizer report at import) is a failure, not a CPU
+        # without the set
+        probe=$(cd "$SRC" && env "${env_set[@]}" ASAN_OPTIONS="detect_leaks=0:$ASAN_COMMON" "LD_PRELOAD=$ASAN_RT" \
+                "$PYTHON" -c "import minifloat._core as c; print('active kernels:', c._active_kernels())" 2>&1)
+        prc=$?
+        active=$(echo "$probe" | sed -n 's/^active kernels: //p' | tail -1)
+        if [ $prc != 0 ] || [ -z "$active" ]; then
+            echo "sanitize: kernel set $set: importing minifloat failed (exit $prc):"
+            echo "$probe" | tail -5
+            echo "$probe" > "$WORK/tests-$set.log"
+            status=1
+            failures+=("import with kernel set $set (exit $prc, log $WORK/tests-$set.log)")
+            continue
+        fi
         if [ "$active" != "$set" ]; then
             echo "sanitize: kernel set $set: not available on this CPU (active: $active), skipped"
             continue
