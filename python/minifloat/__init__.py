@@ -65,6 +65,7 @@ from ._cast import cast
 from ._dtype_arguments import own_dtype_named as _own_dtype_named
 from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._packing import pack, unpack
+from ._threads import get_num_threads, num_threads, set_num_threads
 from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, int1, int2, int4, pack, uint1, uint2, uint4, unpack  # noqa: F401,F811  (issue 19: pack/unpack take the integer types too)
 
 __version__ = "0.1.0"
@@ -84,12 +85,14 @@ __all__ = [
     "format_info",
     "from_dlpack",
     "from_ml_dtypes",
+    "get_num_threads",
     "iinfo",
     "patch_numpy",
     "unpatch_numpy",
     "load",
     "load_safetensors",
     "mx",
+    "num_threads",
     "pack",
     "quant",
     "quantize_affine",
@@ -97,6 +100,7 @@ __all__ = [
     "save_safetensors",
     "savez",
     "savez_compressed",
+    "set_num_threads",
     "to_dlpack",
     "to_ml_dtypes",
     "unpack",

@@ -2,7 +2,8 @@
 # Builds minifloat with AddressSanitizer and UndefinedBehaviorSanitizer into a
 # directory of its own (the normal build and install are not touched), runs
 # the tests under it with each kernel set the CPU has (avx512, avx2,
-# portable), then a LeakSanitizer pass over every public entry point
+# portable) and the thread pool splitting arrays from 256 values on, then a
+# LeakSanitizer pass over every public entry point
 # (tests/tools/leak_driver.py). Exits non-zero on any sanitizer report, test
 # failure or leak through minifloat's code.
 #
@@ -143,6 +144,10 @@ ASAN_RT="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so)
 export PYTHONPATH=$SRC/python
 export PYTHONMALLOC=malloc
 export MINIFLOAT_BAD_INPUT_TIMEOUT=${MINIFLOAT_BAD_INPUT_TIMEOUT:-600}
+# Threads on: arrays from 256 values on are split over the worker pool
+# (python/minifloat/_threads.py), so the suite's small arrays run on it too.
+export MINIFLOAT_NUM_THREADS=${MINIFLOAT_NUM_THREADS:-2}
+export MINIFLOAT_THREAD_MIN_CHUNK=${MINIFLOAT_THREAD_MIN_CHUNK:-256}
 ASAN_BASE="halt_on_error=1:abort_on_error=0:allocator_may_return_null=1:detect_odr_violation=0"
 ASAN_COMMON="$ASAN_BASE:log_path=$LOGS/asan"
 # UBSan (with ASan, GCC 12) writes to stderr whatever log_path says: pytest
