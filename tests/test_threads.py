@@ -256,11 +256,10 @@ def test_pool_bits_match_one_thread_for_every_op_kind(split):
         single = {label: op() for label, op in ops.items()}
         for threads in POOL_SIZES[1:]:
             mf.set_num_threads(threads)
-            used = set()
             for label, op in ops.items():
                 assert op() == single[label], (threads, label)
-                used.add(mf._core._last_parallel_threads())
-            assert max(used) > 1, "no operation ran on more than one thread"
+                # (the last split call of the operation)
+                assert mf._core._last_parallel_threads() > 1, (threads, label)
 
 
 def test_pool_split_calls_use_threads(split):

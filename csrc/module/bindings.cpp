@@ -11,6 +11,7 @@
 #include "mx_quantize.h"
 #include "op_tables.h"
 #include "registry.h"
+#include "scaled_quantize.h"
 #include "simd_dispatch.h"
 #include "thread_bindings.h"
 #include "ufunc_fallback.h"
@@ -29,6 +30,7 @@ void register_bindings(py::module_& m) {
     register_function_guard_bindings(m);
     register_user_format_bindings(m);
     register_thread_bindings(m);
+    register_scaled_quantize_bindings(m);
     // For tests: the portable kernels must give the same bits as the
     // hand-written AVX-512 ones. Returns the previous setting.
     m.def("_set_avx512_kernels", [](bool enabled) {

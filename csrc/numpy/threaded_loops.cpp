@@ -98,6 +98,13 @@ bool computed_exactly(const char* ufunc) {
 
 }  // namespace
 
+int run_split_loop(PyArrayMethod_StridedLoop* inner, int nin, int nout, PyArrayMethod_Context* context,
+                   char* const data[], const npy_intp dimensions[], const npy_intp strides[], NpyAuxData* aux) {
+    if (nin + nout > kMaxOperands) return inner(context, data, dimensions, strides, aux);
+    const LoopSlot slot{inner, nin, nout, WorkKind::elementwise};
+    return run_split(slot, context, data, dimensions, strides, aux);
+}
+
 PyArrayMethod_StridedLoop* threaded_loop(PyArrayMethod_StridedLoop* inner, int nin, int nout, const char* ufunc) {
     static const auto trampolines = make_trampolines(std::make_integer_sequence<int, kSlots>{});
     if (nin + nout > kMaxOperands) return inner;

@@ -13,4 +13,9 @@ namespace minifloat {
 // GIL. Made at import (the GIL held); the same inner loop gets the same one.
 PyArrayMethod_StridedLoop* threaded_loop(PyArrayMethod_StridedLoop* inner, int nin, int nout, const char* ufunc);
 
+// Runs `inner` (as above) on one call's operands, split the same way; for
+// loops that pick their inner loop per call (add and multiply's get_loop).
+int run_split_loop(PyArrayMethod_StridedLoop* inner, int nin, int nout, PyArrayMethod_Context* context,
+                   char* const data[], const npy_intp dimensions[], const npy_intp strides[], NpyAuxData* aux);
+
 }  // namespace minifloat
