@@ -207,20 +207,23 @@ void set_min_chunk_override(size_t elements) { g_min_chunk_override.store(elemen
 
 size_t min_chunk_override() { return g_min_chunk_override.load(std::memory_order_relaxed); }
 
-// Measured with benchmarks/thread_chunks.py on an AMD EPYC (Zen 4, 2 cores):
-// handing a chunk to a sleeping worker and waiting for it costs about
-// 20-40 us; each minimum is the size whose single-thread time is several
-// times that, so a split never runs slower than one thread.
+// One thread's cost per value, measured at 1M values on an AMD EPYC (Zen 4,
+// AVX-512): casts 0.1-0.3 ns, stochastic rounding 0.2 ns, 8-bit add 0.3 ns,
+// bfloat16 exp/sin 0.7 ns (64K tables), MX quantize 0.5 ns, packing 0.02 ns.
+// Each minimum is 20-50 us of one thread's work, a few times what waking a
+// sleeping worker and waiting for it costs (10-20 us on an idle machine);
+// benchmarks/thread_chunks.py measures the crossover where a machine is
+// quiet enough for it.
 size_t min_chunk(WorkKind kind) {
     const size_t forced = g_min_chunk_override.load(std::memory_order_relaxed);
     if (forced != 0) return forced;
     switch (kind) {
         case WorkKind::cast: return size_t{1} << 17;
-        case WorkKind::stochastic: return size_t{1} << 15;
+        case WorkKind::stochastic: return size_t{1} << 17;
         case WorkKind::elementwise: return size_t{1} << 17;
-        case WorkKind::exact_math: return size_t{1} << 11;
-        case WorkKind::blocks: return size_t{1} << 15;
-        case WorkKind::packing: return size_t{1} << 18;
+        case WorkKind::exact_math: return size_t{1} << 16;
+        case WorkKind::blocks: return size_t{1} << 16;
+        case WorkKind::packing: return size_t{1} << 20;
         case WorkKind::matmul: return size_t{1} << 18;
     }
     return size_t{1} << 17;

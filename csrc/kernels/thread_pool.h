@@ -33,12 +33,12 @@
 namespace minifloat {
 
 // Kinds of bulk work; each has the smallest chunk worth handing to another
-// thread, measured on an AMD EPYC Zen 4 (thread_pool.cpp).
+// thread (thread_pool.cpp says how they were chosen).
 enum class WorkKind {
     cast,          // astype and mf.cast of float32/float64 <-> 8/16-bit codes (~0.2-1 ns per value)
     stochastic,    // stochastic rounding (a counter-based draw per value)
     elementwise,   // ufuncs served by tables or fused SIMD kernels
-    exact_math,    // ufuncs evaluated exactly in binary64 per value (exp, sin, power, ...)
+    exact_math,    // ufuncs evaluated exactly per value (exp, sin, power, ...; tables where they exist)
     blocks,        // MX/NVFP4 quantize and dequantize, counted in values
     packing,       // pack/unpack of sub-byte codes
     matmul,        // counted in multiply-adds
