@@ -566,9 +566,17 @@ def _user_format_cases():
     return user_format_cases
 
 
+def _thread_cases():
+    """benchmarks/thread_cases.py (issue 28), importable however run.py was loaded."""
+    sys.path.insert(0, HERE) if HERE not in sys.path else None
+    import thread_cases
+    return thread_cases
+
+
 GROUPS += _quant_cases().groups(Group, Ref)
 GROUPS.append(Group(17, "a format made by mf.float_format", "the built-in of the same shape / minifloat >= 0.67x "
                     "(at most 1.5x)", lambda add, data, torch: _user_format_cases().user_format_cases(add, Ref, data)))
+GROUPS += _thread_cases().groups(Group, Ref, None)
 
 
 def build_cases(data, torch, groups=None):
@@ -1066,7 +1074,9 @@ def machine_facts(n, repeat, torch, load_start, floor_note):
     return [
         ("date", datetime.datetime.now().strftime("%Y-%m-%d %H:%M")),
         ("CPU", cpu_name()),
-        ("cores", f"{os.cpu_count()} logical ({usable} usable); the benchmark is single-threaded"),
+        ("cores", f"{os.cpu_count()} logical ({usable} usable, {_thread_cases().usable_cores()} after the cgroup "
+                  "quota); minifloat on 1 thread except group 18 (1 thread and every usable core)"),
+        ("caches", _thread_cases().cache_sizes()),
         ("SIMD flags", " ".join(simd_flags()) or "—"),
         ("Python", platform.python_version()),
         ("numpy", np.__version__),
@@ -1352,6 +1362,9 @@ def main(argv=None):
                    help="run only cases whose label contains SUBSTRING (case-insensitive), "
                         "e.g. 'e4m3fn', '[6]', 'matmul', 'torch'")
     p.add_argument("--no-torch", action="store_true", help="skip torch even if importable")
+    p.add_argument("--no-large", action="store_true",
+                   help=f"skip the threads group's large size ({_thread_cases().LARGE_N:,} values, "
+                        "about 1.5 GB of arrays)")
     p.add_argument("--no-floor", action="store_true",
                    help="do not compile and run benchmarks/memory_floor.c")
     args = p.parse_args(argv)
@@ -1374,6 +1387,18 @@ def main(argv=None):
 
 
 def run(args, torch):
+    # every group but the threads group (18) times minifloat on one thread,
+    # as its baselines run; group 18 sets the count per call
+    threads_before = mf.get_num_threads()
+    mf.set_num_threads(1)
+    try:
+        return _run(args, torch)
+    finally:
+        mf.set_num_threads(threads_before)
+
+
+def _run(args, torch):
+    _thread_cases().LARGE = not getattr(args, "no_large", False)
     data = Data(args.n)
     cases = build_cases(data, torch)
     if args.only:
@@ -1406,6 +1431,8 @@ def run(args, torch):
         c.memory_floor_ms = floors.get(c.traffic)
 
     facts = machine_facts(args.n, args.repeat, torch, load_start, floor_note)
+    if any(c.group == 19 for c in cases):
+        facts += _thread_cases().first_call_facts()
     notes = []
     rows = case_rows(cases, notes)
     fails = failures(cases)

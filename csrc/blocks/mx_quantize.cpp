@@ -16,6 +16,7 @@
 #include "format_types.h"
 #include "mx_kernels.h"
 #include "mx_matmul.h"
+#include "thread_pool.h"
 
 namespace py = pybind11;
 
@@ -68,6 +69,24 @@ char* data_of(const py::object& a) {
 // (or -1 for int8), a largest element that is a positive float32, a
 // significand of 1..24 bits and an emax the shared exponent cannot
 // overflow with.
+// body(row, first, last) over every row's blocks [first, last), the runs
+// of whole blocks split over the threads (a block is quantized on its own).
+template <class Body>
+void for_block_runs(npy_intp rows, npy_intp cols, npy_intp block, const Body& body) {
+    const npy_intp blocks = block_count(cols, block);
+    if (blocks == 0) return;
+    parallel_for_items(static_cast<size_t>(rows * blocks), static_cast<size_t>(block), WorkKind::blocks,
+                       [&](size_t begin, size_t end) {
+                           for (size_t u = begin; u < end;) {
+                               const npy_intp r = static_cast<npy_intp>(u) / blocks;
+                               const npy_intp first = static_cast<npy_intp>(u) % blocks;
+                               const npy_intp last = std::min<npy_intp>(blocks, first + static_cast<npy_intp>(end - u));
+                               body(r, first, last);
+                               u += static_cast<size_t>(last - first);
+                           }
+                       });
+}
+
 void check_mx_element(int element_index, int emax, double max_element, int significand_bits) {
     if (element_index < -1 || element_index >= format_count()) {
         throw py::value_error("element_index must be -1 (int8) or a format index below " +
@@ -113,10 +132,12 @@ py::tuple mx_quantize(py::handle values, int element_index, int emax, double max
     uint8_t* scale_codes = reinterpret_cast<uint8_t*>(data_of(scales));
     {
         py::gil_scoped_release release;
-        for (npy_intp r = 0; r < rows; r++) {
-            mx_quantize_row(in + r * cols, static_cast<size_t>(cols), static_cast<size_t>(block), element, mode,
-                            out + r * cols, scale_codes + r * blocks);
-        }
+        // every block on its own: runs of whole blocks split over the threads
+        for_block_runs(rows, cols, block, [&](npy_intp r, npy_intp first, npy_intp last) {
+            const npy_intp start = r * cols + first * block, end = r * cols + std::min(cols, last * block);
+            mx_quantize_row(in + start, static_cast<size_t>(end - start), static_cast<size_t>(block), element, mode,
+                            out + start, scale_codes + r * blocks + first);
+        });
     }
     return py::make_tuple(data, scales);
 }
@@ -144,10 +165,11 @@ py::tuple nvfp4_quantize(py::handle values, npy_intp block_size, double tensor_s
         py::gil_scoped_release release;
         const FormatRuntime& scale = runtime(scale_index);
         const Nvfp4Scales scaling = nvfp4_scales(scale, tensor_scale);
-        for (npy_intp r = 0; r < rows; r++) {
-            nvfp4_quantize_row(in + r * cols, static_cast<size_t>(cols), static_cast<size_t>(block), scaling,
-                               scale, out + r * cols, scale_codes + r * blocks);
-        }
+        for_block_runs(rows, cols, block, [&](npy_intp r, npy_intp first, npy_intp last) {
+            const npy_intp start = r * cols + first * block, end = r * cols + std::min(cols, last * block);
+            nvfp4_quantize_row(in + start, static_cast<size_t>(end - start), static_cast<size_t>(block), scaling,
+                               scale, out + start, scale_codes + r * blocks + first);
+        });
     }
     return py::make_tuple(data, scales);
 }
@@ -215,17 +237,40 @@ py::object mx_dequantize(py::handle data_obj, py::handle scales_obj, int element
     void* out_data = PyArray_DATA(reinterpret_cast<PyArrayObject*>(result));
     {
         py::gil_scoped_release release;
+        // split into runs of whole blocks, each dequantized as a layout of its own
+        const auto parts = [&](auto&& run) {
+            const npy_intp blocks = static_cast<npy_intp>(layout.blocks());
+            const npy_intp per_block = static_cast<npy_intp>(layout.block * layout.inner);
+            parallel_for_items(layout.outer * layout.blocks(), static_cast<size_t>(per_block), WorkKind::blocks,
+                               [&](size_t begin, size_t end) {
+                                   for (size_t u = begin; u < end;) {
+                                       const npy_intp o = static_cast<npy_intp>(u) / blocks;
+                                       const npy_intp first = static_cast<npy_intp>(u) % blocks;
+                                       const npy_intp last = std::min<npy_intp>(blocks, first + static_cast<npy_intp>(end - u));
+                                       const npy_intp count = std::min<npy_intp>(static_cast<npy_intp>(layout.count), last * static_cast<npy_intp>(layout.block)) -
+                                                              first * static_cast<npy_intp>(layout.block);
+                                       const BlockLayout part{1, static_cast<size_t>(count), layout.inner, layout.block};
+                                       const size_t at = (static_cast<size_t>(o) * layout.count + static_cast<size_t>(first) * layout.block) * layout.inner;
+                                       run(part, codes + at, scale_codes + (static_cast<size_t>(o) * layout.blocks() + static_cast<size_t>(first)) * layout.inner, at);
+                                       u += static_cast<size_t>(last - first);
+                                   }
+                               });
+        };
         if (float64) {
             double scale_of[256];
             for (uint32_t c = 0; c < 256; c++) scale_of[c] = scale.decode_f64[c & (scale.code_count() - 1)] * unit;
-            dequantize_f64(element, scale_of, tensor_scale, layout, codes, scale_codes, static_cast<double*>(out_data));
+            parts([&](const BlockLayout& part, const uint8_t* c, const uint8_t* s, size_t at) {
+                dequantize_f64(element, scale_of, tensor_scale, part, c, s, static_cast<double*>(out_data) + at);
+            });
         } else {
             float scale_of[256];  // exact: 2^E * 2^-6 >= 2^-133, float8_e4m3fn values
             for (uint32_t c = 0; c < 256; c++) {
                 scale_of[c] = static_cast<float>(scale.decode_f64[c & (scale.code_count() - 1)] * unit);
             }
-            dequantize_f32(element, scale_of, static_cast<float>(tensor_scale), layout, codes, scale_codes,
-                           static_cast<float*>(out_data));
+            parts([&](const BlockLayout& part, const uint8_t* c, const uint8_t* s, size_t at) {
+                dequantize_f32(element, scale_of, static_cast<float>(tensor_scale), part, c, s,
+                               static_cast<float*>(out_data) + at);
+            });
         }
     }
     return out;
@@ -261,8 +306,14 @@ py::object mx_matmul_codes(py::handle a_codes, py::handle a_scales, int a_elemen
     float* c = static_cast<float*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(result)));
     {
         py::gil_scoped_release release;
-        mx_matmul(a, b, static_cast<size_t>(m), static_cast<size_t>(n), static_cast<size_t>(k),
-                  static_cast<size_t>(block_size), c);
+        // rows of the product on their own: runs of rows split over the threads
+        parallel_for_items(static_cast<size_t>(m), static_cast<size_t>(n * k), WorkKind::matmul,
+                           [&](size_t first, size_t last) {
+                               const MxOperand rows{a.codes + first * static_cast<size_t>(k),
+                                                    a.scales + first * static_cast<size_t>(blocks), a.element};
+                               mx_matmul(rows, b, last - first, static_cast<size_t>(n), static_cast<size_t>(k),
+                                         static_cast<size_t>(block_size), c + first * static_cast<size_t>(n));
+                           });
     }
     return out;
 }

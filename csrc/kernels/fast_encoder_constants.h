@@ -83,9 +83,14 @@ inline ModeThresholds mode_thresholds(const FastConstants<uint32_t, float>& k, R
     // (a float32 subnormal for a format whose smallest step is 2^-127)
     const int32_t half_step_field = static_cast<int32_t>(k.magic_bits >> k.source_fraction_bits) -
                                     static_cast<int32_t>(k.source_fraction_bits + 1);
-    t.half_step_bits = half_step_field >= 1
-                           ? static_cast<uint32_t>(half_step_field) << k.source_fraction_bits
-                           : 1u << (static_cast<int32_t>(k.source_fraction_bits) - 1 + half_step_field);
+    // Below the source's smallest subnormal the half step has no bit
+    // pattern: 0. Only constants no encoder reads get there (the e8m0
+    // kernels' value-initialized upper-half constants, all fields zero); the
+    // shift would be negative, which C++ leaves undefined.
+    const int32_t subnormal_bit = static_cast<int32_t>(k.source_fraction_bits) - 1 + half_step_field;
+    t.half_step_bits = half_step_field >= 1 ? static_cast<uint32_t>(half_step_field) << k.source_fraction_bits
+                       : subnormal_bit >= 0 ? 1u << subnormal_bit
+                                            : 0u;
     const uint32_t rounds_to_zero = k.zero_drops_sign ? t.half_step_bits : 0u;
     t.unsigned_from = 0x80000000u + rounds_to_zero - (k.zero_drops_sign ? 0u : 1u);
     return t;

@@ -11,7 +11,9 @@
 #include "mx_quantize.h"
 #include "numpy_api.h"
 #include "op_tables.h"
+#include "scaled_quantize.h"
 #include "simd_dispatch.h"
+#include "thread_bindings.h"
 #include "ufunc_fallback.h"
 #include "user_formats.h"
 
@@ -27,6 +29,8 @@ void register_bindings(py::module_& m) {
     register_fallback_bindings(m);
     register_function_guard_bindings(m);
     register_user_format_bindings(m);
+    register_thread_bindings(m);
+    register_scaled_quantize_bindings(m);
     // For tests: the portable kernels must give the same bits as the
     // hand-written AVX-512 ones. Returns the previous setting.
     m.def("_set_avx512_kernels", [](bool enabled) {

@@ -11,6 +11,7 @@
 #include "format_types.h"
 #include "scalar_convert.h"
 #include "scalar_type.h"
+#include "thread_pool.h"
 
 namespace py = pybind11;
 
@@ -43,14 +44,16 @@ namespace {
 template <class Source, class Encode>
 uint32_t encode_each(const FormatRuntime& rt, const Source* in, const uint64_t* random, char* out,
                      npy_intp n, Encode&& encode) {
-    uint32_t flags = 0;
     const npy_intp item = rt.format.storage_bytes;
-    for (npy_intp i = 0; i < n; i++) {
-        const Encoded e = encode(in[i], random ? random[i] : 0);
-        store_code(rt, out + i * item, e.code);
-        flags |= e.flags;
-    }
-    return flags;
+    return parallel_for(static_cast<size_t>(n), WorkKind::exact_math, [&](size_t begin, size_t end) {
+        uint32_t flags = 0;
+        for (size_t i = begin; i < end; i++) {
+            const Encoded e = encode(in[i], random ? random[i] : 0);
+            store_code(rt, out + static_cast<npy_intp>(i) * item, e.code);
+            flags |= e.flags;
+        }
+        return flags;
+    });
 }
 
 // What both entry points check and allocate: the format, the rounding
@@ -106,17 +109,26 @@ py::object encode_array(py::handle source, const std::string& format_name, bool 
     char* out_data = job.out_data;
     const void* in = PyArray_DATA(src);
     const size_t count = static_cast<size_t>(n);
+    const size_t item = rt.format.storage_bytes;
+    const WorkKind cast_kind = random != nullptr ? WorkKind::stochastic : WorkKind::cast;
     uint32_t flags = 0;
     const int type = PyArray_TYPE(src);
     {
         py::gil_scoped_release release;
         const Format& f = rt.format;
         switch (type) {
+            // element-wise, the draws given per element: any split gives the same bits
             case NPY_FLOAT32:
-                flags = encode_f32_rounding(plan, mode, static_cast<const float*>(in), random, out_data, count);
+                flags = parallel_for(count, cast_kind, [&](size_t begin, size_t end) {
+                    return encode_f32_rounding(plan, mode, static_cast<const float*>(in) + begin,
+                                               random ? random + begin : nullptr, out_data + begin * item, end - begin);
+                });
                 break;
             case NPY_FLOAT64:
-                flags = encode_f64_rounding(plan, mode, static_cast<const double*>(in), random, out_data, count);
+                flags = parallel_for(count, cast_kind, [&](size_t begin, size_t end) {
+                    return encode_f64_rounding(plan, mode, static_cast<const double*>(in) + begin,
+                                               random ? random + begin : nullptr, out_data + begin * item, end - begin);
+                });
                 break;
             case NPY_INT64:
                 flags = encode_each(rt, static_cast<const int64_t*>(in), random, out_data, n,

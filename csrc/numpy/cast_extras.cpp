@@ -15,6 +15,7 @@
 #include "pack_kernels.h"
 #include "scalar_type.h"
 #include "stochastic_rounding.h"
+#include "thread_pool.h"
 
 namespace py = pybind11;
 
@@ -81,7 +82,13 @@ py::object encode_stochastic(py::handle source, const std::string& format_name, 
     uint32_t flags;
     {
         py::gil_scoped_release release;
-        flags = encode_stochastic_part(plan, key, 0, in, float64, out_data, n);
+        // the draws are tied to element positions (counter_random.h): any split gives the same bits
+        const size_t source_item = float64 ? sizeof(double) : sizeof(float);
+        const size_t item = rt.format.storage_bytes;
+        flags = parallel_for(n, WorkKind::stochastic, [&](size_t begin, size_t end) {
+            return encode_stochastic_part(plan, key, begin, static_cast<const char*>(in) + begin * source_item,
+                                          float64, static_cast<char*>(out_data) + begin * item, end - begin);
+        });
     }
     if (report_scalar_fp_flags("cast", flags) < 0) throw py::error_already_set();
     return out;
@@ -127,17 +134,25 @@ py::object encode_packed(py::handle source, const std::string& format_name, bool
     uint32_t flags = 0;
     {
         py::gil_scoped_release release;
+        const WorkKind kind = mode == Rounding::stochastic ? WorkKind::stochastic : WorkKind::cast;
         if (whole_bytes) {
-            flags = encode_range(plan, mode, key, 0, in, float64, packed, n);
+            const size_t item = rt.format.storage_bytes;
+            flags = parallel_for(n, kind, [&](size_t begin, size_t end) {
+                return encode_range(plan, mode, key, begin, in, float64, packed + begin * item, end - begin);
+            });
         } else {
             // a multiple of 8 values: every chunk starts on a byte of the stream
             constexpr size_t kChunk = 4096;
-            alignas(64) uint8_t codes[kChunk];
-            for (size_t start = 0; start < n; start += kChunk) {
-                const size_t count = n - start < kChunk ? n - start : kChunk;
-                flags |= encode_range(plan, mode, key, start, in, float64, codes, count);
-                pack_codes(codes, count, bits, packed + start / 8 * static_cast<size_t>(bits));
-            }
+            flags = parallel_for(n, kind, kChunk, [&](size_t first, size_t last) {
+                alignas(64) uint8_t codes[kChunk];
+                uint32_t part_flags = 0;
+                for (size_t start = first; start < last; start += kChunk) {
+                    const size_t count = last - start < kChunk ? last - start : kChunk;
+                    part_flags |= encode_range(plan, mode, key, start, in, float64, codes, count);
+                    pack_codes(codes, count, bits, packed + start / 8 * static_cast<size_t>(bits));
+                }
+                return part_flags;
+            });
         }
     }
     if (report_scalar_fp_flags("cast", flags) < 0) throw py::error_already_set();
@@ -155,7 +170,10 @@ py::object pack_array(py::handle codes_obj, int bits) {
     uint8_t* packed = bytes_of(out);
     {
         py::gil_scoped_release release;
-        pack_codes(codes, n, bits, packed);
+        // 64 codes fill whole bytes of the stream at any width
+        parallel_for(n, WorkKind::packing, [&](size_t begin, size_t end) {
+            pack_codes(codes + begin, end - begin, bits, packed + begin / 8 * static_cast<size_t>(bits));
+        });
     }
     return out;
 }
@@ -175,7 +193,9 @@ py::object unpack_array(py::handle packed_obj, npy_intp count, int bits) {
     uint8_t* codes = bytes_of(out);
     {
         py::gil_scoped_release release;
-        unpack_codes(packed, n, bits, codes);
+        parallel_for(n, WorkKind::packing, [&](size_t begin, size_t end) {
+            unpack_codes(packed + begin / 8 * static_cast<size_t>(bits), end - begin, bits, codes + begin);
+        });
     }
     return out;
 }

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "numpy_api.h"
+#include "thread_pool.h"
 
 namespace minifloat {
 
@@ -70,7 +71,10 @@ inline void scatter(const Operand& op, npy_intp first, size_t n, const char* buf
 template <class Kernel>
 uint32_t run_unary_strided(const Operand& in, const Operand& out, npy_intp n, Kernel&& kernel) {
     if (in.contiguous_aligned() && out.contiguous_aligned()) {
-        return kernel(in.data, out.data, static_cast<size_t>(n));
+        // element-wise: any split gives the same bits (thread_pool.h)
+        return parallel_for(static_cast<size_t>(n), WorkKind::cast, [&](size_t begin, size_t end) {
+            return kernel(in.data + begin * in.itemsize, out.data + begin * out.itemsize, end - begin);
+        });
     }
     alignas(64) char in_stage[kStageElements * 32];
     alignas(64) char out_stage[kStageElements * 32];

@@ -1,4 +1,5 @@
 #include "ufunc_accumulate.h"
+#include "threaded_loops.h"
 
 #include <new>
 #include <unordered_map>
@@ -90,7 +91,8 @@ int accumulating_loop(PyArrayMethod_Context* context, char* const data[], const 
     if (aux != nullptr && aux->reduction && data[0] == data[2] && strides[0] == strides[2]) {
         return reduce_into_row<Op>(runtime_of(context->descriptors[0]), *aux, data, dimensions[0], strides);
     }
-    return plain_binary_loop(Op)(context, data, dimensions, strides, aux_base);
+    // element-wise: split over the threads (threaded_loops.h)
+    return run_split_loop(plain_binary_loop(Op), 2, 1, context, data, dimensions, strides, aux_base);
 }
 
 template <BinaryOp Op>

@@ -10,6 +10,7 @@
 #include "decode_blocks.h"
 #include "format_types.h"
 #include "fp_status.h"
+#include "thread_pool.h"
 
 namespace minifloat {
 
@@ -22,39 +23,48 @@ constexpr npy_intp kBlasThreshold = 32 * 32 * 32;
 // matrix (whole rows at once when they are contiguous).
 void decode_matrix(const FormatRuntime& rt, const char* base, npy_intp rows, npy_intp cols,
                    npy_intp row_stride, npy_intp col_stride, float* out) {
-    for (npy_intp r = 0; r < rows; r++) {
-        const char* p = base + r * row_stride;
-        if (col_stride == rt.format.storage_bytes) {
-            decode_codes_to_f32(rt, p, out + r * cols, static_cast<size_t>(cols));
-            continue;
+    // rows on their own: split over the threads (thread_pool.h)
+    parallel_for_items(static_cast<size_t>(rows), static_cast<size_t>(cols), WorkKind::cast, [&](size_t first, size_t last) {
+        for (npy_intp r = static_cast<npy_intp>(first); r < static_cast<npy_intp>(last); r++) {
+            const char* p = base + r * row_stride;
+            if (col_stride == rt.format.storage_bytes) {
+                decode_codes_to_f32(rt, p, out + r * cols, static_cast<size_t>(cols));
+                continue;
+            }
+            for (npy_intp c = 0; c < cols; c++, p += col_stride) out[r * cols + c] = rt.decode_f32(load_code(rt, p));
         }
-        for (npy_intp c = 0; c < cols; c++, p += col_stride) out[r * cols + c] = rt.decode_f32(load_code(rt, p));
-    }
+    });
 }
 
 // Rounds a dense float32 matrix once into a strided operand.
 uint32_t encode_matrix(const FormatRuntime& rt, float* values, npy_intp rows, npy_intp cols,
                        char* base, npy_intp row_stride, npy_intp col_stride) {
     // overflow in formats without inf, and the canonical NaN (decode_blocks.h)
-    for (npy_intp i = 0; i < rows * cols; i++) values[i] = accumulated_value_f32(rt, values[i]);
-    std::vector<uint16_t> codes(static_cast<size_t>(cols));
-    std::vector<uint8_t> narrow(static_cast<size_t>(cols));
     const bool wide = rt.format.storage_bytes == 2;
-    uint32_t flags = 0;
-    for (npy_intp r = 0; r < rows; r++) {
-        char* p = base + r * row_stride;
-        const float* row = values + r * cols;
-        if (col_stride == rt.format.storage_bytes) {
-            flags |= encode_f32(rt.default_plan, row, p, static_cast<size_t>(cols));
-            continue;
+    // rows on their own: split over the threads (thread_pool.h)
+    return parallel_for_items(static_cast<size_t>(rows), static_cast<size_t>(cols), WorkKind::cast,
+                              [&](size_t first, size_t last) {
+        for (npy_intp i = static_cast<npy_intp>(first) * cols; i < static_cast<npy_intp>(last) * cols; i++) {
+            values[i] = accumulated_value_f32(rt, values[i]);
         }
-        void* staged = wide ? static_cast<void*>(codes.data()) : static_cast<void*>(narrow.data());
-        flags |= encode_f32(rt.default_plan, row, staged, static_cast<size_t>(cols));
-        for (npy_intp c = 0; c < cols; c++, p += col_stride) {
-            store_code(rt, p, wide ? codes[static_cast<size_t>(c)] : narrow[static_cast<size_t>(c)]);
+        std::vector<uint16_t> codes(static_cast<size_t>(cols));
+        std::vector<uint8_t> narrow(static_cast<size_t>(cols));
+        uint32_t flags = 0;
+        for (npy_intp r = static_cast<npy_intp>(first); r < static_cast<npy_intp>(last); r++) {
+            char* p = base + r * row_stride;
+            const float* row = values + r * cols;
+            if (col_stride == rt.format.storage_bytes) {
+                flags |= encode_f32(rt.default_plan, row, p, static_cast<size_t>(cols));
+                continue;
+            }
+            void* staged = wide ? static_cast<void*>(codes.data()) : static_cast<void*>(narrow.data());
+            flags |= encode_f32(rt.default_plan, row, staged, static_cast<size_t>(cols));
+            for (npy_intp c = 0; c < cols; c++, p += col_stride) {
+                store_code(rt, p, wide ? codes[static_cast<size_t>(c)] : narrow[static_cast<size_t>(c)]);
+            }
         }
-    }
-    return flags;
+        return flags;
+    });
 }
 
 void small_matmul(const float* a, const float* b, float* c, npy_intp n, npy_intp k, npy_intp m) {
@@ -148,11 +158,17 @@ int matvec_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
     const npy_intp m = dimensions[1], n = dimensions[2];
     uint32_t flags = 0;
     for (npy_intp o = 0; o < dimensions[0]; o++) {
-        for (npy_intp r = 0; r < m; r++) {
-            const float sum = dot_strided(rt, data[0] + o * steps[0] + r * steps[3], steps[4],
-                                          data[1] + o * steps[1], steps[5], n);
-            flags |= store_rounded(rt, data[2] + o * steps[2] + r * steps[6], sum);
-        }
+        // each output on its own, its sum in a fixed order: rows split over the threads
+        flags |= parallel_for_items(static_cast<size_t>(m), static_cast<size_t>(n), WorkKind::matmul,
+                                    [&](size_t first, size_t last) {
+            uint32_t part = 0;
+            for (npy_intp r = static_cast<npy_intp>(first); r < static_cast<npy_intp>(last); r++) {
+                const float sum = dot_strided(rt, data[0] + o * steps[0] + r * steps[3], steps[4],
+                                              data[1] + o * steps[1], steps[5], n);
+                part |= store_rounded(rt, data[2] + o * steps[2] + r * steps[6], sum);
+            }
+            return part;
+        });
     }
     raise_fp_flags(flags);
     return 0;

@@ -13,6 +13,7 @@
 #include "promote_by_resolution.h"
 #include "promoter_registration.h"
 #include "python_number_comparisons.h"
+#include "threaded_loops.h"
 #include "ufunc_accumulate.h"
 #include "ufunc_linalg.h"
 #include "ufunc_loops.h"
@@ -132,7 +133,9 @@ const NPY_ARRAYMETHOD_FLAGS kNoFlags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
 int add_elementwise_loop(PyObject* ufunc, const UfuncLoop& entry, int index) {
     const NPY_ARRAYMETHOD_FLAGS flags = entry.reorderable ? NPY_METH_IS_REORDERABLE : kNoFlags;
     const std::string name = runtime(index).name + "_" + entry.ufunc;
-    return add_loop(ufunc, name, operand_dtypes(entry.kind, &format_types(index).dtype_class), entry.loop, flags,
+    const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc);
+    PyArrayMethod_StridedLoop* loop = threaded_loop(entry.loop, u->nin, u->nout, entry.ufunc);
+    return add_loop(ufunc, name, operand_dtypes(entry.kind, &format_types(index).dtype_class), loop, flags,
                     entry.accumulates ? accumulation_slots(entry.ufunc == std::string("add") ? BinaryOp::add
                                                                                                : BinaryOp::multiply)
                                       : std::vector<PyType_Slot>{});

@@ -74,6 +74,7 @@ from . import _format_registration, _guards
 from ._cast import cast
 from ._dtype_arguments import own_dtype_named as _own_dtype_named
 from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
+from ._threads import get_num_threads, num_threads, set_num_threads
 from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, pack, unpack  # (pack/unpack: floats and integers)
 
 globals().update((_name, getattr(_core, _name)) for _name in INT_FORMAT_NAMES)
@@ -99,10 +100,12 @@ __all__ = [
     "format_info",
     "from_dlpack",
     "from_ml_dtypes",
+    "get_num_threads",
     "iinfo",
     "load",
     "load_safetensors",
     "mx",
+    "num_threads",
     "pack",
     "patch_numpy",
     "quant",
@@ -111,6 +114,7 @@ __all__ = [
     "save_safetensors",
     "savez",
     "savez_compressed",
+    "set_num_threads",
     "to_dlpack",
     "to_ml_dtypes",
     "unpack",

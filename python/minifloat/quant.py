@@ -424,6 +424,9 @@ class ScaledScheme:
         if not -128 <= margin <= 128:
             raise ValueError(f"margin must be an integer in [-128, 128], not {given_margin!r}")
         pow2_scales = _arguments.flag(pow2_scales, "pow2_scales")
+        layout = _group_layout(groups, x32)
+        if layout is not None:
+            return self._quantize_in_two_passes(x32, dtype, info, groups, layout, margin, pow2_scales)
         non_finite = ~np.isfinite(x32)
         amax = groups.reduce(np.where(non_finite, np.float32(0), np.abs(x32)), np.maximum, np.float32(0))
         any_non_finite = groups.reduce(non_finite, np.logical_or, False)
@@ -438,6 +441,22 @@ class ScaledScheme:
         data = cast(np.where(bad, 0.0, quotient), dtype, saturate=True)
         if bad.any():
             data[bad] = np.array(np.nan).astype(dtype) if info["has_nan"] else np.zeros((), dtype)
+        return data, scales, None, {"margin": margin, "pow2_scales": pow2_scales}
+
+    def _quantize_in_two_passes(self, x32, dtype, info, groups, layout, margin, pow2_scales):
+        """The same rules in two passes over the data (csrc/blocks/scaled_quantize.cpp):
+        each group's amax (and whether it holds inf or NaN), then the scales
+        from them here, then every value over its scale rounded once."""
+        if not (x32.flags.c_contiguous and x32.flags.aligned and x32.dtype.isnative):
+            x32 = np.array(x32, np.float32, order="C")  # (np.ascontiguousarray would make a 0-d array 1-d)
+        amax, non_finite = _core.scaled_maxima(x32, layout)
+        scales = _scales(amax.reshape(groups.shape), non_finite.reshape(groups.shape), float(np.finfo(dtype).max),
+                         margin, pow2_scales)
+        with np.errstate(invalid="ignore"):
+            fill = np.array(np.nan).astype(dtype) if info["has_nan"] else np.zeros((), dtype)
+        fill_code = int(fill.view(np.uint8 if fill.itemsize == 1 else np.uint16))
+        data = _core.scaled_elements(x32, np.ascontiguousarray(scales, np.float32).reshape(-1), layout, dtype.name,
+                                     fill_code)
         return data, scales, None, {"margin": margin, "pow2_scales": pow2_scales}
 
     def dequantize(self, q, dtype):
@@ -458,6 +477,29 @@ class ScaledScheme:
             return q.data.astype(np.float32) * scales  # an element times a float32, rounded once
         exact = q.data.astype(np.float64) * scales.astype(np.float64)  # <= 8 + 24 significant bits: exact
         return exact if dtype == np.float64 else exact.astype(dtype)
+
+
+def _group_layout(groups, x32):
+    """The groups as the (outer, rows, cols, row_block, col_block, outer_stride)
+    layout of the two-pass kernels (scaled_quantize.cpp), or None where they
+    do not apply (empty data, tiles over three or more axes)."""
+    shape = x32.shape
+    if x32.size == 0:
+        return None
+    if groups.granularity == "tensor":
+        return (1, 1, x32.size, 1, x32.size, 0)
+    if groups.granularity == "channel":
+        k = groups.axis
+        cols = math.prod(shape[k + 1:])
+        return (math.prod(shape[:k]), shape[k], cols, 1, cols, 0)
+    sizes = groups.block_size
+    if len(sizes) == 1:
+        cols = shape[-1]
+        return (math.prod(shape[:-1]), 1, cols, 1, sizes[0], -(-cols // sizes[0]))
+    if len(sizes) == 2:
+        rows, cols = shape[-2:]
+        return (math.prod(shape[:-2]), rows, cols, sizes[0], sizes[1], -(-rows // sizes[0]) * -(-cols // sizes[1]))
+    return None
 
 
 def _scales(amax, non_finite, max_value, margin, pow2_scales):
@@ -670,7 +712,9 @@ def quantize(x, dtype, *, granularity="tensor", axis=0, block_size=_DEFAULT_BLOC
     arr = np.asarray(x)
     if arr.dtype.kind not in "biuf" and not isinstance(arr.dtype, _core.MinifloatDType):
         raise TypeError(f"mf.quant.quantize needs real numbers, not {arr.dtype}")
-    x32 = arr.astype(np.float32)  # rounded once, as mf.mx does
+    # rounded once, as mf.mx does; the built-in scheme only reads it (no copy
+    # of float32 data), another scheme gets an array of its own
+    x32 = arr.astype(np.float32, copy=not isinstance(scheme, ScaledScheme))
     kept_axis, kept_blocks = None, None
     if granularity == "channel":
         if x32.ndim == 0:

@@ -2,7 +2,8 @@
 # Builds minifloat with AddressSanitizer and UndefinedBehaviorSanitizer into a
 # directory of its own (the normal build and install are not touched), runs
 # the tests under it with each kernel set the CPU has (avx512, avx2,
-# portable), then a LeakSanitizer pass over every public entry point
+# portable) and the thread pool splitting arrays from 256 values on, then a
+# LeakSanitizer pass over every public entry point
 # (tests/tools/leak_driver.py). Exits non-zero on any sanitizer report, test
 # failure or leak through minifloat's code.
 #
@@ -99,11 +100,29 @@ fi
 # module could miss sources that were added or moved since it was linked.
 rm -f "$SRC"/python/minifloat/_core*.so "$WORK"/lib/minifloat/_core*.so
 
+# ---- build tools: setup.py imports pybind11 (and setuptools); where the
+# calling environment lacks them, they are installed into a folder of the
+# sanitizer's own, put on the build's path only ----
+BUILD_PATH=""
+if ! "$PYTHON" -c "import pybind11, setuptools" > /dev/null 2>&1; then
+    TOOLS=$WORK/build-tools
+    if ! PYTHONPATH=$TOOLS "$PYTHON" -c "import pybind11, setuptools" > /dev/null 2>&1; then
+        echo "sanitize: installing the build requirements (pybind11, setuptools) into $TOOLS"
+        if ! "$PYTHON" -m pip install --quiet --target "$TOOLS" "pybind11>=2.12" "setuptools>=77" > "$WORK/build-tools.log" 2>&1; then
+            tail -5 "$WORK/build-tools.log"
+            echo "sanitize: could not install pybind11 and setuptools for the build (log: $WORK/build-tools.log);" \
+                 "install them into this environment, or set PYTHON to an interpreter that has them" >&2
+            exit 2
+        fi
+    fi
+    BUILD_PATH=$TOOLS
+fi
+
 # ---- build ----
 start=$(date +%s)
 echo "sanitize: building in $SRC ($SAN_FLAGS $OPT)"
 if ! (cd "$SRC" && CC=gcc CXX=g++ CPPFLAGS="$SAN_FLAGS" MINIFLOAT_EXTRA_COMPILE_ARGS="$OPT" \
-        NPY_NUM_BUILD_JOBS=$JOBS "$PYTHON" setup.py build_ext --inplace --build-temp "$WORK/temp" --build-lib "$WORK/lib" \
+        PYTHONPATH="$BUILD_PATH" NPY_NUM_BUILD_JOBS=$JOBS "$PYTHON" setup.py build_ext --inplace --build-temp "$WORK/temp" --build-lib "$WORK/lib" \
         > "$WORK/build.log" 2>&1); then
     tail -30 "$WORK/build.log"
     echo "sanitize: build failed (log: $WORK/build.log)"
@@ -125,6 +144,10 @@ ASAN_RT="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libstdc++.so)
 export PYTHONPATH=$SRC/python
 export PYTHONMALLOC=malloc
 export MINIFLOAT_BAD_INPUT_TIMEOUT=${MINIFLOAT_BAD_INPUT_TIMEOUT:-600}
+# Threads on: arrays from 256 values on are split over the worker pool
+# (python/minifloat/_threads.py), so the suite's small arrays run on it too.
+export MINIFLOAT_NUM_THREADS=${MINIFLOAT_NUM_THREADS:-2}
+export MINIFLOAT_THREAD_MIN_CHUNK=${MINIFLOAT_THREAD_MIN_CHUNK:-256}
 ASAN_BASE="halt_on_error=1:abort_on_error=0:allocator_may_return_null=1:detect_odr_violation=0"
 ASAN_COMMON="$ASAN_BASE:log_path=$LOGS/asan"
 # UBSan (with ASan, GCC 12) writes to stderr whatever log_path says: pytest
@@ -145,8 +168,21 @@ if [ $RUN_SUITE = 1 ]; then
             portable) env_set=(MINIFLOAT_DISABLE_AVX512=1 MINIFLOAT_DISABLE_AVX2=1) ;;
             *) echo "sanitize: unknown kernel set $set" >&2; exit 2 ;;
         esac
-        active=$(env "${env_set[@]}" ASAN_OPTIONS="detect_leaks=0:$ASAN_COMMON" "LD_PRELOAD=$ASAN_RT" \
-                 "$PYTHON" -c "import minifloat._core as c; print(c._active_kernels())" 2>&1 | tail -1)
+        # which set the module picks under these variables; a probe that
+        # fails (a sanitizer report at import) is a failure, not a CPU
+        # without the set
+        probe=$(cd "$SRC" && env "${env_set[@]}" ASAN_OPTIONS="detect_leaks=0:$ASAN_COMMON" "LD_PRELOAD=$ASAN_RT" \
+                "$PYTHON" -c "import minifloat._core as c; print('active kernels:', c._active_kernels())" 2>&1)
+        prc=$?
+        active=$(echo "$probe" | sed -n 's/^active kernels: //p' | tail -1)
+        if [ $prc != 0 ] || [ -z "$active" ]; then
+            echo "sanitize: kernel set $set: importing minifloat failed (exit $prc):"
+            echo "$probe" | tail -5
+            echo "$probe" > "$WORK/tests-$set.log"
+            status=1
+            failures+=("import with kernel set $set (exit $prc, log $WORK/tests-$set.log)")
+            continue
+        fi
         if [ "$active" != "$set" ]; then
             echo "sanitize: kernel set $set: not available on this CPU (active: $active), skipped"
             continue

@@ -1,0 +1,317 @@
+#include "scaled_quantize.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "numpy_api.h"
+
+#include "convert_kernels.h"
+#include "format_types.h"
+#include "registry.h"
+#include "simd_dispatch.h"
+#include "thread_pool.h"
+
+namespace py = pybind11;
+
+namespace minifloat {
+
+namespace {
+
+// The data seen as (outer, rows, cols), C order; the group of element
+// (l, r, c) is l * outer_stride + (r / row_block) * col_groups + c / col_block.
+// Per channel along axis k: outer = the axes before k, rows = axis k, cols =
+// the axes after it, row_block = 1, col_block = cols, outer_stride = 0; per
+// tensor: one group; per tile of (row_block, col_block) over the last two
+// axes (or col_block over the last): outer_stride = the groups per outer index.
+struct GroupLayout {
+    size_t outer, rows, cols, row_block, col_block, outer_stride;
+    size_t row_groups() const { return (rows + row_block - 1) / row_block; }
+    size_t col_groups() const { return (cols + col_block - 1) / col_block; }
+    size_t group(size_t l, size_t r, size_t c) const {
+        return l * outer_stride + (r / row_block) * col_groups() + c / col_block;
+    }
+    size_t groups() const { return outer_stride == 0 ? row_groups() * col_groups() : outer * outer_stride; }
+};
+
+GroupLayout layout_from(py::tuple t) {
+    if (t.size() != 6) throw py::value_error("the group layout has six entries");
+    size_t v[6];
+    for (size_t i = 0; i < 6; i++) {
+        if (!py::isinstance<py::int_>(t[i])) throw py::type_error("the group layout holds integers");
+        const long long x = PyLong_AsLongLong(t[i].ptr());
+        if (x == -1 && PyErr_Occurred()) throw py::error_already_set();  // OverflowError
+        if (x < 0) throw py::value_error("the group layout's entries must not be negative");
+        v[i] = static_cast<size_t>(x);
+    }
+    GroupLayout g{v[0], v[1], v[2], v[3], v[4], v[5]};
+    if (g.row_block == 0 || g.col_block == 0) throw py::value_error("group blocks must be positive");
+    size_t size = 0;
+    if (__builtin_mul_overflow(g.outer, g.rows, &size) || __builtin_mul_overflow(size, g.cols, &size) ||
+        __builtin_mul_overflow(g.outer, g.row_groups() * g.col_groups(), &size)) {
+        throw py::value_error("the group layout has more elements than an array can hold");
+    }
+    // the groups of one outer index are shared by all (channel, tensor) or their own
+    if (g.outer_stride != 0 && g.outer_stride != g.row_groups() * g.col_groups()) {
+        throw py::value_error("the group layout's outer stride must be 0 or the groups per outer index");
+    }
+    return g;
+}
+
+const float* float32_data(py::handle obj, size_t n, const char* what) {
+    if (!PyArray_Check(obj.ptr())) throw py::type_error(std::string(what) + " must be a NumPy array");
+    auto* a = reinterpret_cast<PyArrayObject*>(obj.ptr());
+    if (PyArray_TYPE(a) != NPY_FLOAT32 || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a) ||
+        !PyArray_ISNOTSWAPPED(a) || static_cast<size_t>(PyArray_SIZE(a)) != n) {
+        throw py::value_error(std::string(what) + " must be a C-contiguous native float32 array of the layout's size");
+    }
+    return static_cast<const float*>(PyArray_DATA(a));
+}
+
+// Finite magnitudes as their bit patterns (ordered as the values are);
+// inf and NaN count as 0 and mark the group instead.
+constexpr uint32_t kInfBits = 0x7f800000u;
+
+inline uint32_t magnitude_bits(float v) {
+    uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    return bits & 0x7fffffffu;
+}
+
+// The plain loops below are compiled for AVX-512, AVX2 and the baseline
+// (simd_dispatch.h), each vectorized by the compiler.
+
+// Largest finite magnitude (as bits) of n values, and whether one is not
+// finite (16 lanes kept apart, so that the loop vectorizes).
+MINIFLOAT_SIMD_CLONES uint32_t span_max(const float* __restrict values, size_t n, uint32_t* nonfinite) {
+    constexpr size_t kLanes = 16;
+    uint32_t m[kLanes] = {}, bad[kLanes] = {};
+    size_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        for (size_t k = 0; k < kLanes; k++) {
+            uint32_t bits;
+            std::memcpy(&bits, values + i + k, sizeof bits);
+            bits &= 0x7fffffffu;
+            const uint32_t finite = bits < kInfBits ? 1u : 0u;
+            m[k] = std::max(m[k], finite ? bits : 0u);
+            bad[k] |= finite ^ 1u;
+        }
+    }
+    for (size_t k = 0; i + k < n; k++) {
+        uint32_t bits;
+        std::memcpy(&bits, values + i + k, sizeof bits);
+        bits &= 0x7fffffffu;
+        const uint32_t finite = bits < kInfBits ? 1u : 0u;
+        m[k] = std::max(m[k], finite ? bits : 0u);
+        bad[k] |= finite ^ 1u;
+    }
+    uint32_t all_m = 0, all_bad = 0;
+    for (size_t k = 0; k < kLanes; k++) {
+        all_m = std::max(all_m, m[k]);
+        all_bad |= bad[k];
+    }
+    *nonfinite = all_bad;
+    return all_m;
+}
+
+// amax[r] and bad[r] updated with value r of n (one group per value).
+MINIFLOAT_SIMD_CLONES void columns_max(const float* __restrict values, size_t n, uint32_t* __restrict amax,
+                                       uint8_t* __restrict bad) {
+    for (size_t i = 0; i < n; i++) {
+        uint32_t bits;
+        std::memcpy(&bits, values + i, sizeof bits);
+        bits &= 0x7fffffffu;
+        const bool finite = bits < kInfBits;
+        amax[i] = std::max(amax[i], finite ? bits : 0u);
+        bad[i] |= finite ? 0 : 1;
+    }
+}
+
+// q[i] = x[i] / s, in float64.
+MINIFLOAT_SIMD_CLONES void divide_by(const float* __restrict x, float s, size_t n, double* __restrict q) {
+    const double d = s;
+    for (size_t i = 0; i < n; i++) q[i] = static_cast<double>(x[i]) / d;
+}
+
+// q[i] = x[i] / s[i], in float64.
+MINIFLOAT_SIMD_CLONES void divide_each(const float* __restrict x, const float* __restrict s, size_t n,
+                                       double* __restrict q) {
+    for (size_t i = 0; i < n; i++) q[i] = static_cast<double>(x[i]) / static_cast<double>(s[i]);
+}
+
+// amax and non-finite marks of the groups that rows [q0, q1) touch (row q
+// is (l, r) = (q / rows, q % rows)), into `amax` and `bad` (by group).
+void group_maxima(const GroupLayout& g, const float* x, size_t q0, size_t q1, uint32_t* amax, uint8_t* bad) {
+    const size_t cg = g.col_groups();
+    for (size_t q = q0; q < q1;) {
+        const size_t l = q / g.rows, r = q % g.rows;
+        if (g.cols == 1) {
+            // one value per row: rows are the inner loop
+            const size_t run = std::min(q1 - q, g.rows - r);
+            const size_t base = l * g.outer_stride;
+            if (g.row_block == 1) {
+                columns_max(x + q, run, amax + base + r, bad + base + r);
+            } else {
+                for (size_t j = 0; j < run; j++) {
+                    const uint32_t b = magnitude_bits(x[q + j]);
+                    const bool finite = b < kInfBits;
+                    const size_t at = base + (r + j) / g.row_block;
+                    amax[at] = std::max(amax[at], finite ? b : 0u);
+                    bad[at] |= finite ? 0 : 1;
+                }
+            }
+            q += run;
+            continue;
+        }
+        const float* row = x + q * g.cols;
+        const size_t base = g.group(l, r, 0);
+        for (size_t cb = 0; cb < cg; cb++) {
+            const size_t c0 = cb * g.col_block, c1 = std::min(g.cols, c0 + g.col_block);
+            uint32_t nonfinite = 0;
+            const uint32_t m = span_max(row + c0, c1 - c0, &nonfinite);
+            amax[base + cb] = std::max(amax[base + cb], m);
+            bad[base + cb] |= static_cast<uint8_t>(nonfinite);
+        }
+        q++;
+    }
+}
+
+// (amax as float32 per group, non-finite mark per group): max and or are
+// exact and order-free, so the outer rows split over the threads and their
+// partial results merge to the same bits for any thread count.
+py::tuple scaled_maxima(py::handle values, py::tuple layout) {
+    const GroupLayout g = layout_from(layout);
+    const float* x = float32_data(values, g.outer * g.rows * g.cols, "values");
+    const size_t groups = g.groups();
+    npy_intp dims[1] = {static_cast<npy_intp>(groups)};
+    PyObject* amax_obj = PyArray_ZEROS(1, dims, NPY_FLOAT32, 0);
+    if (amax_obj == nullptr) throw py::error_already_set();
+    py::object amax_array = py::reinterpret_steal<py::object>(amax_obj);
+    PyObject* bad_obj = PyArray_ZEROS(1, dims, NPY_BOOL, 0);
+    if (bad_obj == nullptr) throw py::error_already_set();
+    py::object bad_array = py::reinterpret_steal<py::object>(bad_obj);
+    auto* amax = static_cast<uint32_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(amax_obj)));
+    auto* bad = static_cast<uint8_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(bad_obj)));
+    {
+        py::gil_scoped_release release;
+        std::mutex merge;
+        const size_t rows = g.outer * g.rows;
+        parallel_for_items(rows, g.cols, WorkKind::cast, [&](size_t q0, size_t q1) {
+            if (q0 == 0 && q1 == rows) {
+                group_maxima(g, x, q0, q1, amax, bad);  // not split
+                return;
+            }
+            // parts of a split may share groups: each into its own maxima, then merged
+            std::vector<uint32_t> part_amax(groups, 0);
+            std::vector<uint8_t> part_bad(groups, 0);
+            group_maxima(g, x, q0, q1, part_amax.data(), part_bad.data());
+            std::lock_guard<std::mutex> lock(merge);
+            for (size_t i = 0; i < groups; i++) {
+                amax[i] = std::max(amax[i], part_amax[i]);
+                bad[i] |= part_bad[i];
+            }
+        });
+    }
+    return py::make_tuple(amax_array, bad_array);
+}
+
+// The elements: x / scale of its group, in float64 (exact to within one
+// rounding: a quotient of two 24-bit significands rounded to 53 bits, then
+// once more into the format, is the quotient rounded once), rounded to
+// nearest even into the format, saturating; a group with a NaN scale gets
+// `bad_code` throughout.
+py::object scaled_elements(py::handle values, py::handle scales_obj, py::tuple layout, const std::string& format,
+                           uint32_t bad_code) {
+    const GroupLayout g = layout_from(layout);
+    const size_t n = g.outer * g.rows * g.cols;
+    const float* x = float32_data(values, n, "values");
+    const float* scales = float32_data(scales_obj, g.groups(), "scales");
+    const int index = format_index_of_name(format.c_str());
+    if (index < 0) throw py::value_error("unknown minifloat format: " + format);
+    const FormatRuntime& rt = runtime(index);
+    auto* source = reinterpret_cast<PyArrayObject*>(values.ptr());
+    PyArray_Descr* descr = &format_types(index).descr->base;
+    Py_INCREF(descr);
+    PyObject* result = PyArray_NewFromDescr(&PyArray_Type, descr, PyArray_NDIM(source),
+                                            PyArray_DIMS(source), nullptr, nullptr, 0, nullptr);
+    if (result == nullptr) throw py::error_already_set();
+    py::object out = py::reinterpret_steal<py::object>(result);
+    auto* codes = static_cast<uint8_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(result)));
+    const size_t item = rt.format.storage_bytes;
+    const EncodePlan& plan = rt.saturating_plan;
+    bool scales_have_nan = false;
+    for (size_t i = 0; i < g.groups(); i++) scales_have_nan |= scales[i] != scales[i];
+    {
+        py::gil_scoped_release release;
+        // element-wise: any split gives the same bits
+        parallel_for(n, WorkKind::cast, [&](size_t begin, size_t end) {
+            constexpr size_t kStage = 1024;
+            alignas(64) double quotient[kStage];
+            for (size_t start = begin; start < end; start += kStage) {
+                const size_t count = std::min(kStage, end - start);
+                // group of the first value of the stage, then walked along
+                size_t l = start / (g.rows * g.cols), r = start / g.cols % g.rows, c = start % g.cols;
+                if (g.cols == 1) {
+                    // one value per row: runs along the rows of one outer index
+                    for (size_t i = 0; i < count;) {
+                        const size_t run = std::min(count - i, g.rows - r);
+                        const float* s = scales + l * g.outer_stride;
+                        const float* v = x + start + i;
+                        if (g.row_block == 1) {
+                            divide_each(v, s + r, run, quotient + i);
+                        } else {
+                            for (size_t j = 0; j < run; j++) {
+                                quotient[i + j] = static_cast<double>(v[j]) / static_cast<double>(s[(r + j) / g.row_block]);
+                            }
+                        }
+                        i += run;
+                        r = 0;
+                        l++;
+                    }
+                }
+                for (size_t i = 0; g.cols != 1 && i < count;) {
+                    const size_t run = std::min(count - i, std::min(g.cols - c, g.col_block - c % g.col_block));
+                    const float s = scales[g.group(l, r, c)];
+                    divide_by(x + start + i, s, run, quotient + i);
+                    i += run;
+                    c += run;
+                    if (c == g.cols) {
+                        c = 0;
+                        if (++r == g.rows) {
+                            r = 0;
+                            l++;
+                        }
+                    }
+                }
+                encode_f64(plan, quotient, codes + start * item, count);
+                if (!scales_have_nan) continue;
+                for (size_t i = start; i < start + count; i++) {
+                    const size_t li = i / (g.rows * g.cols), ri = i / g.cols % g.rows, ci = i % g.cols;
+                    const float s = scales[g.group(li, ri, ci)];
+                    if (s != s) {
+                        const uint16_t code = static_cast<uint16_t>(bad_code);
+                        std::memcpy(codes + i * item, &code, item);  // little-endian storage
+                    }
+                }
+            }
+            return 0u;  // saturating: no overflow; a NaN scale's group is filled, not reported
+        });
+    }
+    return out;
+}
+
+}  // namespace
+
+void register_scaled_quantize_bindings(py::module_& m) {
+    m.def("scaled_maxima", &scaled_maxima, py::arg("values"), py::arg("layout"),
+          "(largest finite magnitude per group as float32, bool: the group holds inf or NaN) of a float32 array "
+          "seen as (outer, rows, cols) with groups (row_block, col_block) (mf.quant).");
+    m.def("scaled_elements", &scaled_elements, py::arg("values"), py::arg("scales"), py::arg("layout"),
+          py::arg("format"), py::arg("bad_code"),
+          "Each value over its group's float32 scale, rounded once (nearest even, saturating) into the format; "
+          "groups with a NaN scale get bad_code (mf.quant).");
+}
+
+}  // namespace minifloat

@@ -1,0 +1,291 @@
+#include "thread_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cfenv>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#include <signal.h>
+#define MINIFLOAT_POSIX_THREADS 1
+#else
+#define MINIFLOAT_POSIX_THREADS 0
+#endif
+
+namespace minifloat {
+
+namespace {
+
+// The status flags NumPy reports (inexact is not one of them).
+constexpr int kReportedExcepts = FE_OVERFLOW | FE_INVALID | FE_DIVBYZERO | FE_UNDERFLOW;
+
+std::atomic<int> g_threads{1};
+std::atomic<size_t> g_min_chunk_override{0};
+std::atomic<bool> g_shut_down{false};
+std::atomic<int> g_last_threads{1};
+// Set on the pool's workers for their life and on a caller while it runs
+// chunks: a parallel_for from there runs serially.
+thread_local bool t_inside_parallel = false;
+
+// One parallel_for's work: chunk i is [i * chunk, min(n, (i + 1) * chunk)).
+struct Job {
+    detail::ChunkBody body{};
+    size_t n = 0, chunk = 0, chunks = 0;
+    int max_helpers = 0;
+    std::atomic<size_t> next{0};
+    std::atomic<uint32_t> flags{0};
+    std::atomic<int> raised{0};
+    std::atomic<int> joined{0};
+    std::atomic<int> helped{0};
+    fenv_t env{};
+    std::mutex error_mutex;
+    std::exception_ptr error;
+
+    void run_chunks() {
+        for (;;) {
+            const size_t i = next.fetch_add(1, std::memory_order_relaxed);
+            if (i >= chunks) return;
+            const size_t begin = i * chunk;
+            const size_t end = std::min(n, begin + chunk);
+            try {
+                const uint32_t f = body(begin, end);
+                if (f != 0) flags.fetch_or(f, std::memory_order_relaxed);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(error_mutex);
+                if (!error) error = std::current_exception();
+                next.store(chunks, std::memory_order_relaxed);  // the others stop early
+            }
+        }
+    }
+};
+
+class Pool {
+public:
+    std::atomic<bool> busy{false};   // a caller's job owns the workers
+    std::atomic<int> callers{0};     // calls running work above their kind's minimum, serial ones included
+    Pool* retired_next = nullptr;    // pools left behind by fork() (see forget_after_fork)
+
+    // Starts workers until there are `count` (the caller holds `busy`);
+    // returns how many there are (fewer if the system refuses threads).
+    int ensure_workers(int count) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        while (static_cast<int>(workers_.size()) < count) {
+            try {
+                workers_.emplace_back(&Pool::worker_main, this, generation_);
+            } catch (...) {
+                break;
+            }
+        }
+        return static_cast<int>(workers_.size());
+    }
+
+    // Runs `job` on the caller and up to job.max_helpers workers; returns
+    // when every chunk is done.
+    void run(Job& job) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            job_ = &job;
+            generation_++;
+        }
+        wake_.notify_all();
+        if (g_min_chunk_override.load(std::memory_order_relaxed) != 0) {
+            // tests: every helper takes part before the caller starts, so
+            // that a small job is really shared (see set_min_chunk_override)
+            while (job.helped.load(std::memory_order_acquire) < job.max_helpers) std::this_thread::yield();
+        }
+        job.run_chunks();
+        std::unique_lock<std::mutex> lock(mutex_);
+        job_ = nullptr;  // workers waking from now on skip it
+        idle_.wait(lock, [this] { return users_ == 0; });
+    }
+
+    void stop_and_join() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stopping_ = true;
+        }
+        wake_.notify_all();
+        for (std::thread& t : workers_) {
+            if (t.joinable()) t.join();
+        }
+        workers_.clear();
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable wake_, idle_;
+    Job* job_ = nullptr;
+    uint64_t generation_ = 0;
+    int users_ = 0;  // workers inside job_
+    bool stopping_ = false;
+    std::vector<std::thread> workers_;
+
+    void worker_main(uint64_t seen) {
+#if MINIFLOAT_POSIX_THREADS
+        // signals go to Python's threads, never to a worker
+        sigset_t all;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, nullptr);
+#endif
+        t_inside_parallel = true;
+        std::unique_lock<std::mutex> lock(mutex_);
+        for (;;) {
+            wake_.wait(lock, [&] { return stopping_ || (job_ != nullptr && generation_ != seen); });
+            if (stopping_) return;
+            seen = generation_;
+            Job& job = *job_;
+            if (job.joined.fetch_add(1, std::memory_order_relaxed) >= job.max_helpers) continue;
+            users_++;
+            lock.unlock();
+            help(job);
+            lock.lock();
+            if (--users_ == 0) idle_.notify_all();
+        }
+    }
+
+    static void help(Job& job) {
+        // the caller's rounding mode and exception masks, no flags
+        std::fesetenv(&job.env);
+        std::feclearexcept(FE_ALL_EXCEPT);
+        job.helped.fetch_add(1, std::memory_order_release);
+        job.run_chunks();
+        const int raised = std::fetestexcept(kReportedExcepts);
+        if (raised != 0) job.raised.fetch_or(raised, std::memory_order_relaxed);
+    }
+};
+
+std::atomic<Pool*> g_pool{nullptr};
+Pool* g_retired = nullptr;
+
+#if MINIFLOAT_POSIX_THREADS
+// In a child of fork() the workers do not exist and the pool's mutex may be
+// held by a thread that does not either: the child leaves the old pool
+// alone (kept reachable, never freed) and makes a fresh one when it first
+// needs it.
+void forget_after_fork() {
+    Pool* old = g_pool.exchange(nullptr);
+    if (old != nullptr) {
+        old->retired_next = g_retired;
+        g_retired = old;
+    }
+    t_inside_parallel = false;
+}
+#endif
+
+Pool& pool() {
+    Pool* p = g_pool.load(std::memory_order_acquire);
+    if (p != nullptr) return *p;
+#if MINIFLOAT_POSIX_THREADS
+    static std::once_flag registered;
+    std::call_once(registered, [] { pthread_atfork(nullptr, nullptr, forget_after_fork); });
+#endif
+    Pool* fresh = new Pool;
+    if (g_pool.compare_exchange_strong(p, fresh, std::memory_order_acq_rel)) return *fresh;
+    delete fresh;
+    return *p;
+}
+
+struct CallerCount {
+    Pool& p;
+    int others;
+    explicit CallerCount(Pool& pool) : p(pool), others(pool.callers.fetch_add(1, std::memory_order_acq_rel)) {}
+    ~CallerCount() { p.callers.fetch_sub(1, std::memory_order_acq_rel); }
+};
+
+}  // namespace
+
+int num_threads() { return g_threads.load(std::memory_order_relaxed); }
+
+void set_num_threads(int n) { g_threads.store(n < 1 ? 1 : n, std::memory_order_relaxed); }
+
+void set_min_chunk_override(size_t elements) { g_min_chunk_override.store(elements, std::memory_order_relaxed); }
+
+size_t min_chunk_override() { return g_min_chunk_override.load(std::memory_order_relaxed); }
+
+// One thread's cost per value, measured at 1M values on an AMD EPYC (Zen 4,
+// AVX-512): casts 0.1-0.3 ns, stochastic rounding 0.2 ns, 8-bit add 0.3 ns,
+// bfloat16 exp/sin 0.7 ns (64K tables), MX quantize 0.5 ns, packing 0.02 ns.
+// Each minimum is 20-50 us of one thread's work, a few times what waking a
+// sleeping worker and waiting for it costs (10-20 us on an idle machine);
+// benchmarks/thread_chunks.py measures the crossover where a machine is
+// quiet enough for it.
+size_t min_chunk(WorkKind kind) {
+    const size_t forced = g_min_chunk_override.load(std::memory_order_relaxed);
+    if (forced != 0) return forced;
+    switch (kind) {
+        case WorkKind::cast: return size_t{1} << 17;
+        case WorkKind::stochastic: return size_t{1} << 17;
+        case WorkKind::elementwise: return size_t{1} << 17;
+        case WorkKind::exact_math: return size_t{1} << 16;
+        case WorkKind::blocks: return size_t{1} << 16;
+        case WorkKind::packing: return size_t{1} << 20;
+        case WorkKind::matmul: return size_t{1} << 18;
+    }
+    return size_t{1} << 17;
+}
+
+int last_parallel_threads() { return g_last_threads.load(std::memory_order_relaxed); }
+
+void shutdown_thread_pool() {
+    g_shut_down.store(true);
+    Pool* p = g_pool.load(std::memory_order_acquire);
+    if (p == nullptr) return;
+    bool expected = false;
+    // a running job ends soon: its caller only waits for its chunks
+    while (!p->busy.compare_exchange_weak(expected, true)) {
+        expected = false;
+        std::this_thread::yield();
+    }
+    p->stop_and_join();
+    p->busy.store(false);
+}
+
+namespace detail {
+
+uint32_t parallel_for_erased(size_t n, WorkKind kind, size_t align, size_t weight, ChunkBody body) {
+    const size_t minimum = std::max<size_t>((min_chunk(kind) + weight - 1) / weight, 1);
+    const int threads = num_threads();
+    if (threads <= 1 || n < 2 * minimum || t_inside_parallel || g_shut_down.load(std::memory_order_relaxed)) {
+        if (n >= 2 * minimum && !t_inside_parallel) g_last_threads.store(1, std::memory_order_relaxed);
+        return body(0, n);
+    }
+    Pool& p = pool();
+    const CallerCount count(p);
+    // other callers running big work at this moment each keep one thread
+    const int allowed = threads - count.others;
+    const size_t parts = std::min<size_t>(allowed > 0 ? static_cast<size_t>(allowed) : 1, n / minimum);
+    bool expected = false;
+    if (parts <= 1 || !p.busy.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
+        g_last_threads.store(1, std::memory_order_relaxed);
+        return body(0, n);
+    }
+    Job job;
+    job.body = body;
+    job.n = n;
+    job.max_helpers = std::min(static_cast<int>(parts) - 1, p.ensure_workers(static_cast<int>(parts) - 1));
+    // a few chunks per thread, so a thread slowed by others on the machine
+    // does not hold everyone up
+    const size_t target = std::min(parts * 4, n / minimum);
+    const size_t a = std::max<size_t>(align, 1);
+    job.chunk = ((n + target - 1) / target + a - 1) / a * a;
+    job.chunks = (n + job.chunk - 1) / job.chunk;
+    std::fegetenv(&job.env);
+    t_inside_parallel = true;
+    p.run(job);
+    t_inside_parallel = false;
+    p.busy.store(false, std::memory_order_release);
+    g_last_threads.store(1 + job.helped.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    if (job.error) std::rethrow_exception(job.error);
+    const int raised = job.raised.load(std::memory_order_relaxed);
+    if (raised != 0) std::feraiseexcept(raised);
+    return job.flags.load(std::memory_order_relaxed);
+}
+
+}  // namespace detail
+
+}  // namespace minifloat
