@@ -18,6 +18,9 @@ The API:
   float4_e2m1fn, bfloat16, the IEEE P3109 binary8p{1..7}{s,u}{e,f}
   (FORMAT_NAMES); any other with ``float_format(...)``; their descriptions
   with ``format_info``, limits with ``finfo`` (``np.finfo`` too).
+- Complex types: complex32 (two float16 parts), bcomplex32 (two bfloat16
+  parts), kind 'c', the layout of ml_dtypes' and torch's complex32; their
+  parts with ``real``/``imag`` (views; ``.real``/``.imag`` too on NumPy 2.5+).
 - Sub-byte integers: int1, int2, int4, uint1, uint2, uint4
   (INT_FORMAT_NAMES), ``iinfo``.
 - Casts with rounding modes, saturation, stochastic rounding and packed
@@ -65,12 +68,15 @@ from ._cast import cast
 from ._dtype_arguments import own_dtype_named as _own_dtype_named
 from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._packing import pack, unpack
+from ._complex import COMPLEX_FORMAT_NAMES, bcomplex32, complex32, imag, real
+from ._core import BComplex32DType, Complex32DType, ComplexDType, complexfloating  # noqa: F401
 from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, int1, int2, int4, pack, uint1, uint2, uint4, unpack  # noqa: F401,F811  (issue 19: pack/unpack take the integer types too)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AffineQuantizedArray",
+    "COMPLEX_FORMAT_NAMES",
     "FORMAT_NAMES",
     "INT_FORMAT_NAMES",
     "MinifloatDType",
@@ -85,7 +91,9 @@ __all__ = [
     "from_dlpack",
     "from_ml_dtypes",
     "iinfo",
+    "imag",
     "patch_numpy",
+    "real",
     "unpatch_numpy",
     "load",
     "load_safetensors",
@@ -103,6 +111,7 @@ __all__ = [
     "zarr",
     *FORMAT_NAMES,
     *INT_FORMAT_NAMES,
+    *COMPLEX_FORMAT_NAMES,
 ]
 
 
@@ -177,6 +186,14 @@ def finfo(dtype):
 
     if isinstance(dtype, (_np.ndarray, _np.generic)):
         dtype = dtype.dtype
+    if isinstance(dtype, str) and dtype in COMPLEX_FORMAT_NAMES:
+        dtype = globals()[dtype]
+    if isinstance(dtype, type) and issubclass(dtype, _core.complexfloating) or isinstance(dtype, _core.ComplexDType):
+        # the part's limits, as np.finfo(np.complex64) gives float32's
+        from ._complex import part_dtype
+
+        part = part_dtype(_np.dtype(dtype))
+        return _np.finfo(_np.float16 if part == _np.dtype(_np.float16) else globals()["bfloat16"])
     own = _own_dtype_named(dtype)
     if own is None and (dtype is None or isinstance(dtype, str)):
         dtype = _dtype_argument(dtype, "dtype", "a floating-point type")
@@ -196,7 +213,7 @@ def claim_dtype_names():
     string dtypes then stop working). ``"minifloat.float8_e4m3fn"`` and the
     types themselves (``mf.float8_e4m3fn``) are never ambiguous.
     """
-    for name in (*FORMAT_NAMES, *INT_FORMAT_NAMES):
+    for name in (*FORMAT_NAMES, *INT_FORMAT_NAMES, *COMPLEX_FORMAT_NAMES):
         _np.sctypeDict[name] = getattr(_core, name)
 
 
@@ -275,6 +292,9 @@ def _register():
     for name in FORMAT_NAMES:
         _register_name(name, getattr(_core, name))  # unless ml_dtypes holds it
         _register_format(getattr(_core, name))
+    for name in COMPLEX_FORMAT_NAMES:
+        _register_name(name, getattr(_core, name))  # unless ml_dtypes holds it
+        _register_unambiguous_names(getattr(_core, name))
 
 
 _register()

@@ -27,6 +27,20 @@ class float6_e3m2fn(floating): ...
 class float4_e2m1fn(floating): ...
 class bfloat16(floating): ...
 
+class complexfloating(np.complexfloating[Any, Any]):
+    """Abstract base of minifloat's complex scalar types."""
+
+class complex32(complexfloating):
+    """Two float16 parts, real first (ml_dtypes' and torch's complex32)."""
+
+class bcomplex32(complexfloating):
+    """Two bfloat16 parts, real first (ml_dtypes' bcomplex32)."""
+
+COMPLEX_FORMAT_NAMES: Final[tuple[str, ...]]
+
+def real(x: npt.ArrayLike) -> npt.NDArray[Any]: ...
+def imag(x: npt.ArrayLike) -> npt.NDArray[Any]: ...
+
 # Formats of the table not listed above (scalar types and DType classes).
 def __getattr__(name: str) -> Any: ...
 

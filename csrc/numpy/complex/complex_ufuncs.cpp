@@ -409,6 +409,58 @@ int vecdot_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
     return 0;
 }
 
+// ---- .real and .imag (NumPy >= 2.5) ---------------------------------------------------
+
+// NumPy 2.5 implements ndarray.real/.imag (and so np.real, np.imag, np.angle
+// and complex printing) through the ufuncs numpy._core.umath.real/imag,
+// whose loops a DType may add (numpy/numpy#30984): a loop whose descriptor
+// resolution gives a view offset makes the attribute a view of the part.
+// NumPy 2.4 has neither: its .real returns the array itself and .imag
+// zeros for any DType it does not know as complex.
+template <int Part>
+NPY_CASTING part_resolve(PyObject*, PyArray_DTypeMeta* const[], PyArray_Descr* const given[], PyArray_Descr* loop[],
+                         npy_intp* view_offset) {
+    Py_INCREF(given[0]);
+    loop[0] = given[0];
+    PyArray_Descr* part = given[1] != nullptr ? given[1] : complex_runtime(complex_kind_of_descr(given[0])).part_descr;
+    Py_INCREF(part);
+    loop[1] = part;
+    *view_offset = 2 * Part;
+    return NPY_NO_CASTING;
+}
+
+template <int Part>
+int part_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dimensions[], const npy_intp strides[],
+              NpyAuxData*) {
+    const char* in = data[0] + 2 * Part;
+    char* out = data[1];
+    for (npy_intp i = 0; i < dimensions[0]; i++, in += strides[0], out += strides[1]) std::memcpy(out, in, 2);
+    return 0;
+}
+
+int add_part_loops(int kind) {
+    PyObject* umath_module = PyImport_ImportModule("numpy._core.umath");
+    if (umath_module == nullptr) return -1;
+    const bool available = PyObject_HasAttrString(umath_module, "real") && PyObject_HasAttrString(umath_module, "imag");
+    Py_DECREF(umath_module);
+    if (!available) return 0;  // NumPy 2.4
+    ComplexTypeRuntime& rt = complex_runtime(kind);
+    PyArray_DTypeMeta* part = reinterpret_cast<PyArray_DTypeMeta*>(Py_TYPE(rt.part_descr));
+    const auto flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(NPY_METH_NO_FLOATINGPOINT_ERRORS);
+    PyUFunc_LoopSlot slots[] = {
+        {"numpy._core.umath:real",
+         make_method_spec((std::string(rt.name) + "_real").c_str(), 1, 1, NPY_NO_CASTING, flags, {&rt.dtype_class, part},
+                          {{NPY_METH_resolve_descriptors, reinterpret_cast<void*>(part_resolve<0>)},
+                           {NPY_METH_strided_loop, reinterpret_cast<void*>(part_loop<0>)}})},
+        {"numpy._core.umath:imag",
+         make_method_spec((std::string(rt.name) + "_imag").c_str(), 1, 1, NPY_NO_CASTING, flags, {&rt.dtype_class, part},
+                          {{NPY_METH_resolve_descriptors, reinterpret_cast<void*>(part_resolve<1>)},
+                           {NPY_METH_strided_loop, reinterpret_cast<void*>(part_loop<1>)}})},
+        {nullptr, nullptr},
+    };
+    return PyUFunc_AddLoopsFromSpecs(slots);
+}
+
 // ---- registration -------------------------------------------------------------------------
 
 int find_loop(const char* ufunc_name, std::vector<int> types, Borrowed slot) {
@@ -642,6 +694,7 @@ int init_complex_ufuncs() {
         for (const LoopEntry& e : table) {
             if (add_loop(kind, e) < 0) return -1;
         }
+        if (add_part_loops(kind) < 0) return -1;
         if (add_gufunc_loop(kind, "matmul", matmul_loop) < 0 || add_gufunc_loop(kind, "vecdot", vecdot_loop) < 0) {
             return -1;
         }

@@ -1,0 +1,69 @@
+"""complex32 and bcomplex32: the package's side of the two complex types.
+
+``mf.complex32`` (two float16 parts) and ``mf.bcomplex32`` (two bfloat16
+parts) are NumPy dtypes of kind 'c' with the layout of ml_dtypes' and
+torch's complex32 (real part first, native byte order); their scalars
+subclass ``np.complexfloating``.
+
+``.real`` and ``.imag`` of an array: NumPy 2.5 and later let a DType define
+them (numpy/numpy#30984) and here they are views of the parts, float16 for
+complex32 and minifloat's bfloat16 for bcomplex32; ``np.real``, ``np.imag``,
+``np.angle`` and array printing use them. NumPy 2.4 has no such hook: its
+``.real`` returns the complex array itself and ``.imag`` zeros for any dtype
+it does not know as complex, so on NumPy 2.4 use ``mf.real(x)`` /
+``mf.imag(x)``, which are views of the parts on every NumPy version (and take
+ml_dtypes' complex32/bcomplex32 arrays too).
+"""
+import numpy as np
+
+from . import _core
+
+complex32 = _core.complex32
+bcomplex32 = _core.bcomplex32
+COMPLEX_FORMAT_NAMES = _core.COMPLEX_FORMAT_NAMES
+
+# NumPy >= 2.5 gives .real/.imag through DType loops (numpy/numpy#30984)
+PARTS_BY_NUMPY = np.lib.NumpyVersion(np.__version__) >= "2.5.0"
+
+
+def part_dtype(dtype):
+    """float16 for complex32, minifloat's bfloat16 for bcomplex32."""
+    return np.dtype(np.float16) if dtype == np.dtype(complex32) else np.dtype(_core.bfloat16)
+
+
+def own_complex(dtype):
+    """minifloat's complex dtype of `dtype` (theirs: ml_dtypes'), or None."""
+    if isinstance(dtype, _core.ComplexDType):
+        return dtype
+    name = getattr(dtype, "name", None)
+    if name in COMPLEX_FORMAT_NAMES and dtype.itemsize == 4 and type(dtype.type).__module__ != "numpy":
+        import sys
+
+        ml_dtypes = sys.modules.get("ml_dtypes")
+        if ml_dtypes is not None and getattr(ml_dtypes, name, None) is dtype.type:
+            return np.dtype(getattr(_core, name))
+    return None
+
+
+def _part(x, which, name):
+    arr = np.asanyarray(x)
+    own = own_complex(arr.dtype)
+    if own is None:
+        return np.real(arr) if which == 0 else np.imag(arr)
+    if arr.dtype != own:
+        arr = arr.view(own)  # ml_dtypes' type: the same bits
+    # a view of the part: one more axis of the two parts, the last one contiguous
+    parts = arr[..., np.newaxis].view(part_dtype(own))
+    return parts[..., which]
+
+
+def real(x):
+    """The real part of `x`: a float16 view of a complex32 array (minifloat's
+    bfloat16 for bcomplex32; ml_dtypes' complex32/bcomplex32 arrays too);
+    np.real(x) for any other array."""
+    return _part(x, 0, "real")
+
+
+def imag(x):
+    """The imaginary part of `x`, as ``real`` does it."""
+    return _part(x, 1, "imag")
