@@ -102,9 +102,19 @@ def decode_part(kind, codes) -> np.ndarray:
     part = part_of(kind)
     codes = np.asarray(codes, dtype=np.uint16)
     if part is FLOAT16:
-        return codes.view(np.float16).astype(np.float64)
-    with np.errstate(invalid="ignore"):  # a signalling NaN widens to a quiet NaN (still NaN, same sign)
-        return (codes.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        x = codes.view(np.float16).astype(np.float64)
+    else:
+        with np.errstate(invalid="ignore"):  # a signalling NaN widens (a NaN, same sign)
+            x = (codes.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    # Every NaN code decodes to the quiet NaN of its sign: a NaN code's value
+    # is NaN, its payload and signalling bit are no value. (NumPy's float16
+    # -> float64 keeps a signalling NaN signalling, and NumPy's complex128
+    # functions treat the two apart in places: np.sign(inf + sNaN*1j) is
+    # nan+nanj, np.sign(inf + qNaN*1j) is 1+0j.)
+    nan = np.isnan(x)
+    if nan.any():
+        x = np.where(nan, np.copysign(np.nan, x), x)
+    return x
 
 
 def decode_fraction(kind, code: int):

@@ -9,8 +9,8 @@ the sign), everything else bit for bit.
 Samples: every one of the 65536 codes of a part, as real part with a sample
 of imaginary parts and the other way round (casts); all 90000 pairs of 300
 codes per part, every special (+-0, +-inf, NaN, max, min normal, min
-subnormal, ...) in either part among them (unary ufuncs); all pairs of 525
-complex operands, the 225 special x special values among them (binary ufuncs
+subnormal, ...) in either part among them (unary ufuncs); all pairs of 800
+complex operands, the 169 special x special values among them (binary ufuncs
 and comparisons).
 """
 
@@ -67,12 +67,14 @@ def make(mf, kind, pairs):
 
 def codes(arr):
     """complex32/bcomplex32 array -> (..., 2) uint16 code pairs."""
-    a = np.ascontiguousarray(arr)
-    return a.view(np.uint16).reshape(a.shape + (2,))
+    a = np.asarray(arr)
+    flat = np.ascontiguousarray(a.reshape(-1))
+    return flat.view(np.uint16).reshape(a.shape + (2,))
 
 
 def part_codes(arr):
-    return np.ascontiguousarray(arr).view(np.uint16)
+    a = np.asarray(arr)
+    return np.ascontiguousarray(a.reshape(-1)).view(np.uint16).reshape(a.shape)
 
 
 def quietly(fn, *args, **kwargs):
@@ -128,15 +130,15 @@ def _core_specials(kind):
 
 @functools.lru_cache(maxsize=None)
 def binary_sample(kind):
-    """(x, y): all ordered pairs of 525 complex values: the 169 special x
-    special values (13 specials per part) and 356 random values whose parts
-    come from the 300-code sample (275625 pairs)."""
+    """(x, y): all ordered pairs of 800 complex values: the 169 special x
+    special values (13 specials per part) and 631 random values whose parts
+    come from the 300-code sample (640000 pairs)."""
     sp = _core_specials(kind)
     re, im = np.meshgrid(sp, sp, indexing="ij")
     special_values = C.pair_codes(re.reshape(-1), im.reshape(-1))
     rng = np.random.default_rng(2027)
     c = C.sample_codes(kind, 300, seed=27)
-    n_random = 525 - len(special_values)
+    n_random = 800 - len(special_values)
     rand_values = C.pair_codes(rng.choice(c, n_random), rng.choice(c, n_random))
     values = np.concatenate([special_values, rand_values])
     i, j = np.meshgrid(np.arange(len(values)), np.arange(len(values)), indexing="ij")
@@ -505,7 +507,11 @@ def test_cast_to_every_minifloat_format(mf, kind):
             exp = R.encode_array(name, re[~nan])[0]
         assert any(issubclass(w.category, ComplexWarning) for w in caught), name
         np.testing.assert_array_equal(got[~nan], exp, err_msg=f"{kind} -> {name}")
-        np.testing.assert_array_equal(got[nan], via_part[nan], err_msg=f"{kind} -> {name} (NaN)")
+        # NaN real parts: a NaN of the format where it has one (any payload),
+        # else the code the part's own cast gives
+        fmt_nan = np.isnan(R.decode_array(name, via_part[nan]))
+        assert np.isnan(R.decode_array(name, got[nan][fmt_nan])).all(), f"{kind} -> {name} (NaN)"
+        np.testing.assert_array_equal(got[nan][~fmt_nan], via_part[nan][~fmt_nan], err_msg=f"{kind} -> {name} (NaN)")
 
 
 @EACH
@@ -727,7 +733,7 @@ def test_binary_ufunc_every_pair(mf, kind, op):
 
 
 @EACH
-@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "truediv", "pow"])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "pow"])
 def test_python_operators_and_scalars(mf, kind, op):
     """a OP b with arrays, with a scalar of the type, and scalar OP scalar."""
     fn = getattr(operator, op)
@@ -796,7 +802,7 @@ def test_classification_every_value(mf, kind, op):
 def test_ufuncs_on_strided_and_broadcast_operands(mf, kind):
     """The loops see non-contiguous, reversed and broadcast operands."""
     x, y = binary_sample(kind)
-    x, y = x[:4000], y[:4000]
+    x, y = x[:3999], y[:3999]
     a, b = make(mf, kind, x), make(mf, kind, y)
     for fn in (np.add, np.multiply, np.divide):
         got = quietly(fn, a[::-3], b[1::3][::-1][: len(a[::-3])])
@@ -861,7 +867,12 @@ def test_ufunc_warnings_follow_complex64(mf, kind):
         warnings.simplefilter("error")
         np.add(np.array([1 + 2j], T), np.array([3 - 1j], T))
         np.isnan(np.array([complex(np.nan, 0)], T))
-        np.less(np.array([complex(np.nan, 0)], T), np.array([0j], T))
+    # ordered comparisons with a NaN warn "invalid" as complex64's do
+    for fn in COMPARE.values():
+        for x in ([complex(np.nan, 0)], [complex(1, np.nan)], [1 + 1j]):
+            ours = _warning_messages(lambda: fn(np.array(x, T), np.array([1j], T)))
+            theirs = _warning_messages(lambda: fn(np.array(x, np.complex64), np.array([1j], np.complex64)))
+            assert ours == theirs, (fn.__name__, x, ours, theirs)
 
 
 # --------------------------------------------------------------------------
@@ -941,7 +952,8 @@ def test_sum_accumulates_in_complex64_and_rounds_once(mf, kind):
     assert complex(a.sum()) == complex(1 + 2 * half, -(1 + 2 * half))
     # intermediate values beyond the part's range (complex32: 65536) do not overflow
     if kind == "complex32":
-        assert complex(_arr(mf, kind, [60000, 60000, -60000, -50000j, -10000]).sum()) == complex(-10000, -50000)
+        # exact sum 50000 - 50000j: a tie between 49984 and 50016, to even
+        assert complex(_arr(mf, kind, [60000, 60000, -60000, -50000j, -10000]).sum()) == complex(49984, -49984)
     # along axes, keepdims, dtype=complex64 (unrounded), out
     m = _arr(mf, kind, (np.arange(24).reshape(4, 6) * (1 + 0.5j)))
     exact = np.arange(24).reshape(4, 6) * (1 + 0.5j)
