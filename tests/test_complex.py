@@ -201,11 +201,7 @@ def test_dtype_properties(mf, kind):
     assert pickle.loads(pickle.dumps(dt)) == dt
 
 
-@EACH
-def test_finfo_is_the_part_format(mf, kind):
-    """np.finfo of a complex type describes its float part, as for complex64."""
-    fi = np.finfo(ctype(mf, kind))
-    part = part_dtype(mf, kind)
+def _check_part_finfo(kind, fi, part):
     assert fi.dtype == part
     p = C.part_of(kind)
     assert Fraction(float(fi.eps)) == Fraction(2) ** (1 - p.p)
@@ -213,8 +209,25 @@ def test_finfo_is_the_part_format(mf, kind):
     assert Fraction(float(fi.smallest_normal)) == Fraction(2) ** p.emin
     assert Fraction(float(fi.smallest_subnormal)) == p.smallest_subnormal
     assert fi.bits == 16
-    assert np.finfo(np.zeros(2, cdtype(mf, kind))).dtype == part
-    assert mf.finfo(ctype(mf, kind)).dtype == part
+
+
+@EACH
+def test_mf_finfo_is_the_part_format(mf, kind):
+    """mf.finfo of a complex type describes its float part, as np.finfo does
+    for complex64."""
+    part = part_dtype(mf, kind)
+    for arg in (ctype(mf, kind), cdtype(mf, kind), np.zeros(2, cdtype(mf, kind)), ctype(mf, kind)(1j)):
+        _check_part_finfo(kind, mf.finfo(arg), part)
+
+
+@EACH
+@pytest.mark.xfail(not NUMPY_2_5, strict=True,
+                   reason="numpy/numpy#27231: np.finfo knows only NumPy's own complex types before NumPy 2.5 "
+                          "(numpy/numpy#31563, backported in numpy/numpy#31829); use mf.finfo")
+def test_np_finfo_is_the_part_format(mf, kind):
+    part = part_dtype(mf, kind)
+    _check_part_finfo(kind, np.finfo(ctype(mf, kind)), part)
+    _check_part_finfo(kind, np.finfo(np.zeros(2, cdtype(mf, kind))), part)
 
 
 @EACH
@@ -1138,7 +1151,8 @@ def test_mf_real_imag(mf, kind):
     np.testing.assert_array_equal(part_codes(mf.imag(a2)), pairs[:600].reshape(20, 30, 2)[:, ::3, 1])
     # scalars
     s = arr[7]
-    assert part_codes(np.asarray(mf.real(s))).tolist() == [pairs[7, 0]]
+    assert part_codes(np.asarray(mf.real(s))).reshape(-1).tolist() == [pairs[7, 0]]
+    assert part_codes(np.asarray(mf.imag(s))).reshape(-1).tolist() == [pairs[7, 1]]
 
 
 @EACH
