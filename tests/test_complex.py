@@ -569,6 +569,11 @@ def test_cast_from_strings(mf, kind):
     assert_pairs(kind, got, exp, "str -> " + kind, nan_sign=True)
     with pytest.raises((ValueError, TypeError)):
         np.array(["not a number"]).astype(cdtype(mf, kind))
+    # bytes too, both ways
+    got = codes(quietly(np.array([t.encode() for t in texts]).astype, cdtype(mf, kind)))
+    assert_pairs(kind, got, exp, "bytes -> " + kind, nan_sign=True)
+    arr = make(mf, kind, exp)
+    assert arr.astype("S").tolist() == [str(v).encode() for v in arr]
 
 
 @EACH
@@ -843,6 +848,15 @@ def test_mixed_operands_promote(mf, kind):
     np.testing.assert_array_equal(r, quietly(np.multiply, z.astype(np.complex64), z.astype(np.complex64)))
     r = quietly(np.add, a, np.float32(0.1))
     assert r.dtype == np.complex64
+    # complex32 with bcomplex32: complex64 computes
+    other = "bcomplex32" if kind == "complex32" else "complex32"
+    opairs = unary_sample(other)[::101]
+    b = make(mf, other, opairs)
+    zb = C.decode(other, opairs)
+    for fn in (np.add, np.multiply, np.divide):
+        r = quietly(fn, a, b)
+        assert r.dtype == np.complex64
+        np.testing.assert_array_equal(r, quietly(fn, z.astype(np.complex64), zb.astype(np.complex64)))
 
 
 # --------------------------------------------------------------------------
