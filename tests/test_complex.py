@@ -574,6 +574,11 @@ def test_cast_from_strings(mf, kind):
     assert_pairs(kind, got, exp, "bytes -> " + kind, nan_sign=True)
     arr = make(mf, kind, exp)
     assert arr.astype("S").tolist() == [str(v).encode() for v in arr]
+    # writing NaN and inf as text is no invalid operation (complex64 does not warn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        arr.astype(str), arr.astype("S")
+        np.array([complex(np.nan, np.inf)], np.complex64).astype(str)
 
 
 @EACH
