@@ -954,6 +954,22 @@ def test_sort_default_kind(mf, kind):
         np.testing.assert_array_equal(got.imag, np.sort(z2, axis=axis).imag)
 
 
+@EACH
+def test_argmax_argmin_match_complex128(mf, kind):
+    """NumPy's complex argmax/argmin (lexicographic; the first NaN wins) on
+    rows of the sample, with and without NaNs."""
+    rng = np.random.default_rng(6)
+    pairs = unary_sample(kind)[rng.permutation(90000)].reshape(900, 100, 2)
+    z = C.decode(kind, pairs)
+    finite_rows = np.isfinite(z).all(axis=1)
+    assert finite_rows.any() and (~finite_rows).any()
+    arr = make(mf, kind, pairs)
+    for fn in (np.argmax, np.argmin):
+        np.testing.assert_array_equal(fn(arr, axis=1), fn(z, axis=1), err_msg=fn.__name__)
+        np.testing.assert_array_equal(fn(arr[finite_rows], axis=1), fn(z[finite_rows], axis=1), err_msg=fn.__name__)
+        assert fn(arr[3]) == fn(z[3])
+
+
 # --------------------------------------------------------------------------
 # Reductions: accumulate in complex64, round once
 # --------------------------------------------------------------------------
