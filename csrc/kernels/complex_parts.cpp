@@ -3,8 +3,16 @@
 #include <cmath>
 #include <cstring>
 
+#include "fp_status.h"
 #include "half_float.h"
 #include "simd_dispatch.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define MINIFLOAT_COMPLEX_F16C 1
+#else
+#define MINIFLOAT_COMPLEX_F16C 0
+#endif
 
 namespace minifloat {
 
@@ -33,11 +41,62 @@ double odd_rounded(uint64_t magnitude) {
     return std::ldexp(static_cast<double>(kept), drop);
 }
 
+#if MINIFLOAT_COMPLEX_F16C
+// float16 <-> float32 by the F16C instructions (exact both ways; to float16
+// rounds to nearest even, overflows to inf). NaNs are left to the table
+// codec so every path gives the same bits (the instructions quiet them).
+bool have_f16c() {
+    static const bool have = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    return have;
+}
+
+__attribute__((target("f16c,avx2")))
+size_t half_to_float_f16c(const uint16_t* in, float* out, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+        // any NaN code (exponent all ones, mantissa nonzero): leave this block to the table
+        const __m128i magnitude = _mm_and_si128(h, _mm_set1_epi16(0x7FFF));
+        if (_mm_movemask_epi8(_mm_cmpgt_epi16(magnitude, _mm_set1_epi16(0x7C00))) != 0) {
+            half_to_float(in + i, out + i, 8);
+            continue;
+        }
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+    }
+    return i;
+}
+
+__attribute__((target("f16c,avx2")))
+size_t float_to_half_f16c(const float* in, uint16_t* out, size_t n, uint32_t* flags) {
+    size_t i = 0;
+    const __m256 limit = _mm256_set1_ps(65520.0f);  // from here round to nearest gives inf
+    const __m256 inf = _mm256_set1_ps(INFINITY);
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    uint32_t overflow = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(in + i);
+        const __m256 a = _mm256_andnot_ps(sign, v);
+        if (_mm256_movemask_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)) != 0) break;  // NaN: the codec does the rest
+        overflow |= static_cast<uint32_t>(
+            _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(a, limit, _CMP_GE_OQ), _mm256_cmp_ps(a, inf, _CMP_LT_OQ))));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+    }
+    if (overflow != 0) *flags |= kFlagOverflow;
+    return i;
+}
+#endif
+
 }  // namespace
 
 void decode_parts_f32(const PartCodec& codec, const uint16_t* in, float* out, size_t n) {
     switch (codec.format) {
-        case PartFormat::float16: return half_to_float(in, out, n);
+        case PartFormat::float16: {
+            size_t done = 0;
+#if MINIFLOAT_COMPLEX_F16C
+            if (have_f16c()) done = half_to_float_f16c(in, out, n);
+#endif
+            return half_to_float(in + done, out + done, n - done);
+        }
         case PartFormat::bfloat16: return bfloat16_to_f32(in, out, n);
     }
 }
@@ -57,7 +116,19 @@ uint32_t encode_parts_f64(const PartCodec& codec, const double* in, uint16_t* ou
 }
 
 uint32_t encode_parts_f32(const PartCodec& codec, const float* in, uint16_t* out, size_t n) {
-    return encode_f32(*codec.plan, in, out, n);
+    uint32_t flags = 0;
+    size_t done = 0;
+#if MINIFLOAT_COMPLEX_F16C
+    if (codec.format == PartFormat::float16 && have_f16c()) {
+        while (done < n) {
+            done += float_to_half_f16c(in + done, out + done, n - done, &flags);
+            if (done >= n || n - done < 8) break;
+            flags |= encode_f32(*codec.plan, in + done, out + done, 8);  // a block with a NaN
+            done += 8;
+        }
+    }
+#endif
+    return flags | encode_f32(*codec.plan, in + done, out + done, n - done);
 }
 
 double int64_for_parts(int64_t v) {

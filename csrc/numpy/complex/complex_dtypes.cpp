@@ -145,13 +145,14 @@ Parts decode_item(const PartCodec& codec, const char* item) {
     return {values[0], values[1]};
 }
 
-// NumPy's complex sort order.
+// NumPy's complex sort order: [R + Rj, R + nanj, nan + Rj, nan + nanj],
+// lexicographic within each group.
 bool less(Parts a, Parts b) {
     const bool a_nan = std::isnan(a.re), b_nan = std::isnan(b.re);
     if (a_nan != b_nan) return b_nan;
-    if (!a_nan && a.re != b.re) return a.re < b.re;
     const bool ai_nan = std::isnan(a.im), bi_nan = std::isnan(b.im);
     if (ai_nan != bi_nan) return bi_nan;
+    if (!a_nan && a.re != b.re) return a.re < b.re;
     return !ai_nan && a.im < b.im;
 }
 

@@ -46,6 +46,10 @@ struct ComplexTypeRuntime {
     std::string dtype_qualname;
 };
 
+// The abstract parents (ComplexDType, minifloat.complexfloating).
+extern PyArray_DTypeMeta g_complex_abstract_dtype;
+extern PyTypeObject g_complex_abstract_scalar;
+
 ComplexTypeRuntime& complex_runtime(int kind);
 // -1 when not one of the complex types.
 int complex_kind_of_dtype_class(const PyArray_DTypeMeta* cls);

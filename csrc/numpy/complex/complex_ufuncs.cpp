@@ -167,11 +167,48 @@ uint32_t arith_chunk(const PartCodec& codec, const uint16_t* a, const uint16_t* 
     }
 }
 
+// ufunc.accumulate (np.cumsum, np.cumprod): NumPy passes the output shifted
+// by one element as the first input, so each element needs the one before.
+// The running value stays in complex64 within the call and is rounded into
+// each output element.
+template <Arith A>
+int accumulate_in_place(const PartCodec& codec, char* const data[], npy_intp n, const npy_intp strides[]) {
+    float acc[2];
+    uint16_t parts[2];
+    std::memcpy(parts, data[0], 4);
+    decode_parts_f32(codec, parts, acc, 2);
+    uint32_t flags = 0;
+    for (npy_intp i = 0; i < n; i++) {
+        float x[2];
+        std::memcpy(parts, data[1] + i * strides[1], 4);
+        decode_parts_f32(codec, parts, x, 2);
+        if constexpr (A == Arith::multiply) {
+            const double r = static_cast<double>(acc[0]) * x[0] - static_cast<double>(acc[1]) * x[1];
+            const double m = static_cast<double>(acc[0]) * x[1] + static_cast<double>(acc[1]) * x[0];
+            acc[0] = static_cast<float>(r);
+            acc[1] = static_cast<float>(m);
+        } else if constexpr (A == Arith::add) {
+            acc[0] += x[0];
+            acc[1] += x[1];
+        } else {
+            acc[0] -= x[0];
+            acc[1] -= x[1];
+        }
+        flags |= encode_parts_f32(codec, acc, parts, 2);
+        std::memcpy(data[2] + i * strides[2], parts, 4);
+    }
+    raise_fp_flags(flags);
+    return 0;
+}
+
 template <Arith A>
 int arith_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                const npy_intp strides[], NpyAuxData*) {
     const PartCodec& codec = complex_runtime(complex_kind_of_descr(context->descriptors[0])).codec;
     const npy_intp n = dimensions[0];
+    if (n > 1 && strides[0] == strides[2] && strides[0] != 0 && data[2] == data[0] + strides[0]) {
+        return accumulate_in_place<A>(codec, data, n, strides);
+    }
     alignas(64) uint16_t a[2 * kChunk], b[2 * kChunk], r[2 * kChunk];
     const bool contiguous = strides[0] == 4 && strides[1] == 4 && strides[2] == 4 &&
                             ((reinterpret_cast<uintptr_t>(data[0]) | reinterpret_cast<uintptr_t>(data[1]) |
