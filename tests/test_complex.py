@@ -368,9 +368,14 @@ def test_complex128_does_not_pass_through_complex64(mf, kind):
         exp = [up | (C.SIGN if z.real < 0 else 0), up | (C.SIGN if z.imag < 0 else 0)]
         assert got.tolist() == exp, (kind, z, [hex(c) for c in got])
         assert (codes(src.astype(np.complex64).astype(cdtype(mf, kind)))[0] & 0x7FFF).tolist() == [down_first] * 2
-        # the scalar constructors too
+        # the scalar constructors, np.array from Python numbers and item assignment too
         assert codes(np.array(ctype(mf, kind)(z)))[()].tolist() == exp
         assert codes(np.array(ctype(mf, kind)(np.complex128(z))))[()].tolist() == exp
+        assert codes(np.array([z, z], dtype=cdtype(mf, kind)))[1].tolist() == exp
+        target = np.zeros(3, cdtype(mf, kind))
+        target[1] = z
+        target[2] = np.complex128(z)
+        assert codes(target)[1:].tolist() == [exp, exp]
     # float64 -> real part likewise
     got = codes(np.array([x, -x]).astype(cdtype(mf, kind)))
     assert got[:, 0].tolist() == [up, up | C.SIGN] and got[:, 1].tolist() == [0, 0]
@@ -839,6 +844,29 @@ def test_ufuncs_on_strided_and_broadcast_operands(mf, kind):
     r = quietly(np.add, a, b, out=out)
     assert r is out
     assert_pairs(kind, codes(out), C.complex_op(kind, np.add, x, y), "add out=")
+
+
+@EACH
+def test_misaligned_operands(mf, kind):
+    """Data at byte offsets 1 and 2 (the items' 4 bytes then straddle their
+    natural alignment): casts and ufuncs read and write them right."""
+    x, y = binary_sample(kind)
+    x, y = x[:2001], y[:2001]
+    for offset in (1, 2):
+        bufs = []
+        for pairs in (x, y):
+            raw = np.zeros(pairs.nbytes + 8, np.uint8)
+            raw[offset:offset + pairs.nbytes] = np.ascontiguousarray(pairs).view(np.uint8).reshape(-1)
+            bufs.append(raw[offset:offset + pairs.nbytes].view(cdtype(mf, kind)))
+        a, b = bufs
+        assert np.array_equal(codes(a), x)
+        assert_pairs(kind, codes(quietly(np.multiply, a, b)), C.complex_op(kind, np.multiply, x, y), f"multiply @{offset}")
+        assert_pairs(kind, codes(quietly(np.sqrt, a)), C.complex_op(kind, np.sqrt, x), f"sqrt @{offset}")
+        z = a.astype(np.complex128)
+        np.testing.assert_array_equal(z.view(np.float64), C.decode(kind, x).view(np.float64))
+        out = np.zeros(len(x) * 4 + 8, np.uint8)[offset:offset + len(x) * 4].view(cdtype(mf, kind))
+        out[...] = quietly(C.decode(kind, y).astype, np.complex64)
+        assert_pairs(kind, codes(out), y, f"cast into @{offset}", nan_sign=True)
 
 
 @EACH
