@@ -1249,6 +1249,9 @@ def test_real_imag_attributes(mf, kind):
     np.testing.assert_array_equal(part_codes(i), pairs[:, 1])
     np.testing.assert_array_equal(part_codes(np.real(arr)), pairs[:, 0])
     np.testing.assert_array_equal(part_codes(np.imag(arr)), pairs[:, 1])
+    im = C.decode(kind, pairs).imag
+    np.testing.assert_array_equal(np.iscomplex(arr), im != 0)
+    np.testing.assert_array_equal(np.isreal(arr), im == 0)
 
 
 @EACH
