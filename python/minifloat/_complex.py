@@ -5,14 +5,17 @@ parts) are NumPy dtypes of kind 'c' with the layout of ml_dtypes' and
 torch's complex32 (real part first, native byte order); their scalars
 subclass ``np.complexfloating``.
 
-``.real`` and ``.imag`` of an array: NumPy 2.5 and later let a DType define
-them (numpy/numpy#30984) and here they are views of the parts, float16 for
-complex32 and minifloat's bfloat16 for bcomplex32; ``np.real``, ``np.imag``,
-``np.angle`` and array printing use them. NumPy 2.4 has no such hook: its
-``.real`` returns the complex array itself and ``.imag`` zeros for any dtype
-it does not know as complex, so on NumPy 2.4 use ``mf.real(x)`` /
-``mf.imag(x)``, which are views of the parts on every NumPy version (and take
-ml_dtypes' complex32/bcomplex32 arrays too).
+``.real`` and ``.imag`` of an array are NumPy's, and NumPy knows only its
+own complex types there: ``.real`` returns the complex array itself and
+``.imag`` zeros (so do ``np.real``, ``np.imag`` and ``np.angle``, which use
+them), on NumPy 2.4 (no hook) and 2.5.5 (numpy/numpy#30984 added internal
+real/imag ufuncs; minifloat registers view loops on them, but the attribute
+does not use a new-style DType's loops yet). Use ``mf.real(x)`` /
+``mf.imag(x)``: views of the parts (float16 for complex32, minifloat's
+bfloat16 for bcomplex32) on every NumPy version, taking ml_dtypes'
+complex32/bcomplex32 arrays too. ``np.finfo`` fails the same way;
+``mf.finfo`` gives the part's limits, as ``np.finfo(np.complex64)`` gives
+float32's. Array printing goes through ``.real`` in NumPy and fails with it.
 """
 import numpy as np
 
