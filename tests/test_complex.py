@@ -1224,6 +1224,14 @@ def test_mf_real_imag(mf, kind):
         r = fn(arr)
         assert r.dtype == part_dtype(mf, kind)
         np.testing.assert_array_equal(part_codes(r), pairs[:, i])
+    # views: writes through them reach the complex array
+    w = make(mf, kind, pairs[:4].copy())
+    re_view, im_view = mf.real(w), mf.imag(w)
+    assert np.shares_memory(re_view, w) and np.shares_memory(im_view, w)
+    re_view[...] = np.array([1.5, 2, 3, 4], dtype=part_dtype(mf, kind))
+    im_view[0] = -1
+    assert codes(w)[:, 0].tolist() == C.encode_part(kind, np.array([1.5, 2, 3, 4])).tolist()
+    assert codes(w)[0, 1] == C.encode_part(kind, np.array([-1.0]))[0]
     # 2-d and strided
     a2 = arr[:600].reshape(20, 30)[:, ::3]
     np.testing.assert_array_equal(part_codes(mf.imag(a2)), pairs[:600].reshape(20, 30, 2)[:, ::3, 1])
