@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from . import _core
-from ._core import IntegerDType, MinifloatDType
+from ._core import ComplexDType, IntegerDType, MinifloatDType
 
 
 def _ml_dtypes(what):
@@ -47,6 +47,19 @@ def ml_dtypes_int_type(dtype):
         return None
     name = dtype.name
     if name in _core.INT_FORMAT_NAMES and getattr(ml_dtypes, name, None) is dtype.type:
+        return name
+    return None
+
+
+def ml_dtypes_complex_type(dtype):
+    """The name of the complex type (complex32/bcomplex32) an ml_dtypes dtype
+    holds, or None. Both libraries store it in the same bits (real part
+    first, each part a float16/bfloat16), so the exchange is a view."""
+    ml_dtypes = sys.modules.get("ml_dtypes")
+    if ml_dtypes is None or isinstance(dtype, ComplexDType):
+        return None
+    name = dtype.name
+    if name in _core.COMPLEX_FORMAT_NAMES and getattr(ml_dtypes, name, None) is dtype.type:
         return name
     return None
 
@@ -107,7 +120,7 @@ def to_ml_dtypes(x):
             raise TypeError(f"ml_dtypes {ml_dtypes.__version__} has no {arr.dtype.name}")
         out = _int_to_ml_dtypes(arr, ml_type)
         return out[()] if scalar else out
-    if not isinstance(arr.dtype, MinifloatDType):
+    if not isinstance(arr.dtype, (MinifloatDType, ComplexDType)):
         raise TypeError(f"mf.to_ml_dtypes needs a minifloat array or scalar, not {arr.dtype}")
     ml_dtypes = _ml_dtypes("mf.to_ml_dtypes")
     name = arr.dtype.name
@@ -130,12 +143,12 @@ def from_ml_dtypes(x):
     if int_name is not None:
         out = _int_from_ml_dtypes(arr, int_name)
         return out[()] if scalar else out
-    name = ml_dtypes_format(arr.dtype)
+    name = ml_dtypes_format(arr.dtype) or ml_dtypes_complex_type(arr.dtype)
     if name is None:
-        if isinstance(arr.dtype, (MinifloatDType, IntegerDType)):
+        if isinstance(arr.dtype, (MinifloatDType, IntegerDType, ComplexDType)):
             raise TypeError(f"mf.from_ml_dtypes needs an ml_dtypes array; this one is already minifloat's {arr.dtype}")
         raise TypeError(f"mf.from_ml_dtypes needs an ml_dtypes array or scalar of a type minifloat has "
-                        f"({', '.join(_core.FORMAT_NAMES + _core.INT_FORMAT_NAMES)}), not {arr.dtype}")
+                        f"({', '.join(_core.FORMAT_NAMES + _core.INT_FORMAT_NAMES + _core.COMPLEX_FORMAT_NAMES)}), not {arr.dtype}")
     view = arr.view(getattr(_core, name))
     return view[()] if scalar else view
 

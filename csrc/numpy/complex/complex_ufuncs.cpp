@@ -587,8 +587,13 @@ int add_loop(int kind, const LoopEntry& e) {
     dtypes.push_back(e.out == Out::complex ? self : (e.out == Out::part ? part : &PyArray_BoolDType));
     std::vector<PyType_Slot> slots = {{NPY_METH_strided_loop, reinterpret_cast<void*>(e.loop)}};
     for (const PyType_Slot& s : e.extra) slots.push_back(s);
+    // add and multiply reduce over several axes at once, as complex64's do
+    // (the complex64 accumulator rows follow the output element, whatever the
+    // order NumPy visits the inputs in)
+    const bool reorderable = std::strcmp(e.ufunc, "add") == 0 || std::strcmp(e.ufunc, "multiply") == 0;
     PyArrayMethod_Spec* spec = make_method_spec((std::string(rt.name) + "_" + e.ufunc).c_str(), e.nin, 1,
-                                                NPY_NO_CASTING, static_cast<NPY_ARRAYMETHOD_FLAGS>(0),
+                                                NPY_NO_CASTING,
+                                                static_cast<NPY_ARRAYMETHOD_FLAGS>(reorderable ? NPY_METH_IS_REORDERABLE : 0),
                                                 std::move(dtypes), std::move(slots));
     const int status = PyUFunc_AddLoopFromSpec(ufunc, spec);
     Py_DECREF(ufunc);
