@@ -493,6 +493,21 @@ int copy_to_ml_loop(PyArrayMethod_Context* c, char* const d[], const npy_intp n[
     return copy_loop(c, d, n, s, a);
 }
 
+// ml_dtypes' complex type of kind MlKind with ours of the other kind:
+// ComplexSide 1 reads ml_dtypes' parts into ours, 0 writes ours into its.
+template <int MlKind, int ComplexSide>
+int cross_ml_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                  const npy_intp strides[], NpyAuxData*) {
+    const int kind = complex_kind_of_descr(context->descriptors[ComplexSide]);
+    const Operand in = operand(data[0], strides[0], context->descriptors[0]);
+    const Operand out = operand(data[1], strides[1], context->descriptors[1]);
+    raise_fp_flags(run_unary_strided(in, out, dimensions[0], [kind](const char* i, char* o, size_t n) {
+        return ComplexSide == 1 ? into_complex<OtherComplex>(kind, MlKind, i, o, n)
+                                : out_of_complex<OtherComplex>(kind, MlKind, i, o, n);
+    }));
+    return 0;
+}
+
 void append_ml_dtypes(int kind, std::vector<PyArrayMethod_Spec*>& out) {
     const std::string name = complex_runtime(kind).name;
     for (int k = 0; k < kComplexCount; k++) {
@@ -513,7 +528,17 @@ void append_ml_dtypes(int kind, std::vector<PyArrayMethod_Spec*>& out) {
                     std::move(slots)));
             }
         }
-        // (ml_dtypes' other complex type: through its own casts to complex64)
+        if (k != kind) {
+            // ml_dtypes' other complex type: its parts are those of our other
+            // kind, each rounded once into ours (as between mf.complex32 and
+            // mf.bcomplex32)
+            const auto into = k == kComplex32 ? cross_ml_loop<kComplex32, 1> : cross_ml_loop<kBComplex32, 1>;
+            const auto out_of = k == kComplex32 ? cross_ml_loop<kComplex32, 0> : cross_ml_loop<kBComplex32, 0>;
+            out.push_back(make_method_spec((ml_name + "_to_" + name).c_str(), 1, 1, NPY_SAME_KIND_CASTING, flags,
+                                           {cls, nullptr}, loop_slots(into)));
+            out.push_back(make_method_spec((name + "_to_" + ml_name).c_str(), 1, 1, NPY_SAME_KIND_CASTING, flags,
+                                           {nullptr, cls}, loop_slots(out_of)));
+        }
     }
 }
 
