@@ -27,7 +27,7 @@ from numpy.lib import _nanfunctions_impl
 
 from . import _core
 from ._core import MinifloatDType
-from ._guards import _OWN_DTYPES, _any_minifloat, _finish, _is_int_type, _is_minifloat, _widen
+from ._guards import _OWN_DTYPES, _any_minifloat, _finish, _is_complex, _is_int_type, _is_minifloat, _widen
 
 _ORIGINALS = {}  # (module, name) -> NumPy's function, while patched
 
@@ -63,6 +63,8 @@ def _product_wrapper(original):
 
     @functools.wraps(original)
     def product(a, b, *args, **kwargs):
+        if _is_complex(a) or _is_complex(b):
+            return _complex_product(original, a, b, args, kwargs)
         if not (_is_minifloat(a) or _is_minifloat(b)):
             if _is_int_type(a) or _is_int_type(b):
                 return original(*_int_product_operands(a, b), *args, **kwargs)
@@ -84,6 +86,30 @@ def _product_wrapper(original):
         return out[()] if out.ndim == 0 else out
 
     return product
+
+
+def _complex_product(original, a, b, args, kwargs):
+    """dot/inner/vdot with a complex32/bcomplex32 operand: the operands as
+    the result type, then complex64 (exact), NumPy's complex64 function (vdot
+    conjugates its first argument there), the result rounded once. Before
+    NumPy 2.5 NumPy's C functions refuse these DTypes; from 2.5 np.vdot
+    reaches the DType's dotfunc, which cannot know it should conjugate, so
+    only this wrapper gives vdot's answer."""
+    a = np.asarray(a)
+    b = np.asarray(b)
+    out = kwargs.pop("out", args[0] if args else None)
+    result_dtype = np.result_type(a, b)
+    own = isinstance(result_dtype, _core.ComplexDType)
+    compute = np.dtype(np.complex64) if own else result_dtype
+    result = np.asarray(original(a.astype(result_dtype).astype(compute), b.astype(result_dtype).astype(compute)))
+    if out is not None:
+        if (not isinstance(out, np.ndarray) or out.dtype != result_dtype or out.shape != result.shape
+                or not out.flags.c_contiguous):
+            raise ValueError(_DOT_OUT_ERROR)
+        np.copyto(out, result, casting="unsafe")
+        return out[()] if out.ndim == 0 else out
+    rounded = result.astype(result_dtype)
+    return rounded[()] if rounded.ndim == 0 else rounded
 
 
 def _statistic_wrapper(original):
@@ -315,6 +341,19 @@ def _raw_fft_wrapper(original):
 
     @functools.wraps(original)
     def raw_fft(a, *args, **kwargs):
+        if _is_complex(a):
+            # complex32/bcomplex32: the transform of the exact complex64
+            # values, rounded once per part (NumPy's inverse transforms build
+            # their 1/n factor from a.real.dtype, which is the complex dtype
+            # itself here, numpy/numpy#30984, and refuse it as a ufunc dtype=)
+            out = kwargs.pop("out", None)
+            if len(args) > 5:
+                out, args = args[5], args[:5]
+            result = original(np.asarray(a).astype(np.complex64), *args, **kwargs)
+            if out is not None:
+                np.copyto(out, result, casting="same_kind")
+                return out
+            return result.astype(a.dtype)
         return original(_widen(a), *args, **kwargs)
 
     return raw_fft
