@@ -84,6 +84,52 @@ size_t float_to_half_f16c(const float* in, uint16_t* out, size_t n, uint32_t* fl
     if (overflow != 0) *flags |= kFlagOverflow;
     return i;
 }
+
+// float32 -> bfloat16 rounded to nearest even on the bits: adding 0x7FFF
+// plus the kept part's lowest bit carries into the kept 16 bits exactly when
+// the dropped half is above one half, or equal to it with an odd kept part;
+// right for every finite value, subnormals included, and a carry out of the
+// largest finite value lands on inf (overflow). Stops before a block of 16
+// that holds a NaN (the format's codec gives NaNs their canonical code) and
+// returns how many values it did.
+bool have_avx2() {
+    static const bool have = __builtin_cpu_supports("avx2");
+    return have;
+}
+
+__attribute__((target("avx2")))
+size_t float_to_bfloat16_avx2(const float* in, uint16_t* out, size_t n, uint32_t* flags) {
+    const __m256i magnitude_mask = _mm256_set1_epi32(0x7FFFFFFF);
+    const __m256i inf = _mm256_set1_epi32(0x7F800000);
+    const __m256i below_inf = _mm256_set1_epi32(0x7F7FFFFF);
+    const __m256i half_minus_one = _mm256_set1_epi32(0x7FFF);
+    const __m256i one = _mm256_set1_epi32(1);
+    __m256i overflow = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 8));
+        const __m256i ma = _mm256_and_si256(a, magnitude_mask);
+        const __m256i mb = _mm256_and_si256(b, magnitude_mask);
+        const __m256i nan = _mm256_or_si256(_mm256_cmpgt_epi32(ma, inf), _mm256_cmpgt_epi32(mb, inf));
+        if (!_mm256_testz_si256(nan, nan)) break;
+        const __m256i ra = _mm256_add_epi32(
+            a, _mm256_add_epi32(half_minus_one, _mm256_and_si256(_mm256_srli_epi32(a, 16), one)));
+        const __m256i rb = _mm256_add_epi32(
+            b, _mm256_add_epi32(half_minus_one, _mm256_and_si256(_mm256_srli_epi32(b, 16), one)));
+        // finite before, inf after
+        const __m256i over_a = _mm256_andnot_si256(
+            _mm256_cmpgt_epi32(ma, below_inf), _mm256_cmpgt_epi32(_mm256_and_si256(ra, magnitude_mask), below_inf));
+        const __m256i over_b = _mm256_andnot_si256(
+            _mm256_cmpgt_epi32(mb, below_inf), _mm256_cmpgt_epi32(_mm256_and_si256(rb, magnitude_mask), below_inf));
+        overflow = _mm256_or_si256(overflow, _mm256_or_si256(over_a, over_b));
+        // the high halves, in order (packus works within 128-bit lanes)
+        const __m256i packed = _mm256_packus_epi32(_mm256_srli_epi32(ra, 16), _mm256_srli_epi32(rb, 16));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_permute4x64_epi64(packed, 0xD8));
+    }
+    if (!_mm256_testz_si256(overflow, overflow)) *flags |= kFlagOverflow;
+    return i;
+}
 #endif
 
 }  // namespace
@@ -125,6 +171,14 @@ uint32_t encode_parts_f32(const PartCodec& codec, const float* in, uint16_t* out
             if (done >= n || n - done < 8) break;
             flags |= encode_f32(*codec.plan, in + done, out + done, 8);  // a block with a NaN
             done += 8;
+        }
+    }
+    if (codec.format == PartFormat::bfloat16 && have_avx2()) {
+        while (done < n) {
+            done += float_to_bfloat16_avx2(in + done, out + done, n - done, &flags);
+            if (done >= n || n - done < 16) break;
+            flags |= encode_f32(*codec.plan, in + done, out + done, 16);  // a block with a NaN
+            done += 16;
         }
     }
 #endif
