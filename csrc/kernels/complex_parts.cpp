@@ -24,6 +24,25 @@ void bfloat16_to_f32(const uint16_t* in, float* out, size_t n) {
     for (size_t i = 0; i < n; i++) bits[i] = static_cast<uint32_t>(in[i]) << 16;
 }
 
+// binary64 -> binary32 rounded to odd: truncated toward zero, the last bit
+// set when anything was dropped (past binary32's range: its largest value,
+// odd; below its smallest: the smallest subnormal, with the sign). NaNs stay
+// NaNs of the same sign.
+MINIFLOAT_SIMD_CLONES
+void narrow_f64_to_odd(const double* in, float* out, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const double x = in[i];
+        const float f = static_cast<float>(x);
+        uint32_t bits;
+        std::memcpy(&bits, &f, sizeof bits);
+        const double back = static_cast<double>(f);
+        const bool inexact = back != x && x == x;
+        const uint32_t toward_zero = (inexact && std::fabs(back) > std::fabs(x)) ? 1u : 0u;
+        bits = (bits - toward_zero) | (inexact ? 1u : 0u);
+        std::memcpy(out + i, &bits, sizeof bits);
+    }
+}
+
 MINIFLOAT_SIMD_CLONES
 void widen_f32(const float* in, double* out, size_t n) {
     for (size_t i = 0; i < n; i++) out[i] = static_cast<double>(in[i]);
@@ -130,6 +149,31 @@ size_t float_to_bfloat16_avx2(const float* in, uint16_t* out, size_t n, uint32_t
     if (!_mm256_testz_si256(overflow, overflow)) *flags |= kFlagOverflow;
     return i;
 }
+
+// narrow_f64_to_odd (below), four at a time.
+__attribute__((target("avx2")))
+size_t narrow_f64_to_odd_avx2(const double* in, float* out, size_t n) {
+    const __m256d magnitude = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
+    const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    const __m128i one = _mm_set1_epi32(1);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const __m256d x = _mm256_loadu_pd(in + i);
+        const __m128 f = _mm256_cvtpd_ps(x);
+        const __m256d back = _mm256_cvtps_pd(f);
+        const __m256d inexact = _mm256_cmp_pd(back, x, _CMP_NEQ_OQ);  // (false for NaN)
+        const __m256d away = _mm256_and_pd(
+            inexact, _mm256_cmp_pd(_mm256_and_pd(back, magnitude), _mm256_and_pd(x, magnitude), _CMP_GT_OQ));
+        const __m128i inexact32 =
+            _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(inexact), low_halves));
+        const __m128i away32 =
+            _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(away), low_halves));
+        // away32 lanes are -1 where the rounding went away from zero: one step back, then the odd bit
+        const __m128i bits = _mm_or_si128(_mm_add_epi32(_mm_castps_si128(f), away32), _mm_and_si128(inexact32, one));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), bits);
+    }
+    return i;
+}
 #endif
 
 }  // namespace
@@ -158,7 +202,23 @@ void decode_parts_f64(const PartCodec& codec, const uint16_t* in, double* out, s
 }
 
 uint32_t encode_parts_f64(const PartCodec& codec, const double* in, uint16_t* out, size_t n) {
-    return encode_f64(*codec.plan, in, out, n);
+    // binary64 -> binary32 rounded to odd, then the part's own rounding from
+    // binary32: a value rounded to odd on p + 2 bits or more rounds to p bits
+    // as the value itself does, and binary32's 24 bits are >= 11 + 2 and 8 + 2
+    DefaultFpuModeScope default_modes;  // the narrowing must not flush to zero (FTZ)
+    constexpr size_t kChunk = 512;
+    alignas(64) float buffer[kChunk];
+    uint32_t flags = 0;
+    for (size_t start = 0; start < n; start += kChunk) {
+        const size_t count = n - start < kChunk ? n - start : kChunk;
+        size_t narrowed = 0;
+#if MINIFLOAT_COMPLEX_F16C
+        if (have_avx2()) narrowed = narrow_f64_to_odd_avx2(in + start, buffer, count);
+#endif
+        narrow_f64_to_odd(in + start + narrowed, buffer + narrowed, count - narrowed);
+        flags |= encode_parts_f32(codec, buffer, out + start, count);
+    }
+    return flags;
 }
 
 uint32_t encode_parts_f32(const PartCodec& codec, const float* in, uint16_t* out, size_t n) {
