@@ -19,6 +19,7 @@ import math
 import operator
 import pickle
 import warnings
+import zlib
 from fractions import Fraction
 
 import numpy as np
@@ -1631,7 +1632,7 @@ def test_unary_every_code_in_either_part(mf, kind, op):
 @pytest.mark.parametrize("op", list(BINARY) + list(COMPARE))
 def test_binary_random_codes(mf, kind, op):
     """16M random operand pairs (uniform over all codes in all four parts)."""
-    rng = np.random.default_rng(hash((kind, op)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(f"{kind} {op}".encode()))
     for _ in range(16):
         x = rng.integers(0, 1 << 16, (1 << 20, 2)).astype(np.uint16)
         y = rng.integers(0, 1 << 16, (1 << 20, 2)).astype(np.uint16)
@@ -1642,3 +1643,39 @@ def test_binary_random_codes(mf, kind, op):
         else:
             fn = BINARY[op]
             assert_pairs(kind, codes(quietly(fn, a, b)), C.complex_op(kind, fn, x, y), op, operands=(x, y))
+
+
+@pytest.mark.exhaustive
+@EACH
+@pytest.mark.parametrize("src", ["float64", "complex128", "float32", "complex64"])
+def test_casts_from_random_bit_patterns(mf, kind, src):
+    """16M random binary64/binary32 bit patterns (half over every exponent,
+    half with exponents around the part's range, low bits kept so that ties
+    and near-ties of every kind occur) cast to the type, rounded once."""
+    rng = np.random.default_rng(zlib.crc32(f"{kind} {src}".encode()))
+    wide = src in ("float64", "complex128")
+    p = C.part_of(kind)
+    for _ in range(16):
+        if wide:
+            bits = rng.integers(0, 2**64, 1 << 20, dtype=np.uint64)
+            near = rng.integers(1023 + p.emin - p.p - 3, 1023 + p.emax + 2, 1 << 19).astype(np.uint64)
+            bits[: 1 << 19] = (bits[: 1 << 19] & np.uint64(0x800FFFFFFFFFFFFF)) | (near << np.uint64(52))
+            # ties: clear the bits below the part's rounding position on a quarter of them
+            x = bits.view(np.float64)
+        else:
+            bits = rng.integers(0, 2**32, 1 << 20, dtype=np.uint64).astype(np.uint32)
+            near = rng.integers(127 + p.emin - p.p - 3, 127 + p.emax + 2, 1 << 19).astype(np.uint32)
+            bits[: 1 << 19] = (bits[: 1 << 19] & np.uint32(0x807FFFFF)) | (near << np.uint32(23))
+            x = bits.view(np.float32)
+        tie_mask = ~np.uint64((1 << (52 - p.mbits - 1)) - 1) if wide else ~np.uint32((1 << (23 - p.mbits - 1)) - 1)
+        bits[::4] &= tie_mask  # exact midpoints and values on the grid
+        x64 = quietly(x.astype, np.float64)  # (signalling NaNs widen with an invalid flag)
+        if src.startswith("complex"):
+            z = np.empty(len(x) // 2, src)
+            z.real, z.imag = x[0::2], x[1::2]
+            got = codes(quietly(z.astype, cdtype(mf, kind)))
+            exp = C.pair_codes(C.encode_part(kind, x64[0::2]), C.encode_part(kind, x64[1::2]))
+        else:
+            got = codes(quietly(x.astype, cdtype(mf, kind)))
+            exp = C.pair_codes(C.encode_part(kind, x64), 0)
+        assert_pairs(kind, got, exp, f"{src} -> {kind}", nan_sign=True)
