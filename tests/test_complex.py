@@ -1176,6 +1176,21 @@ def test_dot_family_exact_cases(mf, kind):
     np.testing.assert_array_equal(np.einsum("ij,ij->i", a, a).astype(np.complex128), (A * A).sum(axis=1))
 
 
+@EACH
+@pytest.mark.xfail(NUMPY_2_5, strict=True,
+                   reason="numpy/numpy#31574: NumPy 2.5's np.vdot reaches a user DType's dotfunc, which cannot "
+                          "conjugate; mf.patch_numpy()'s vdot does")
+def test_vdot_unpatched_is_right_or_refuses(mf, kind):
+    """Without mf.patch_numpy(): NumPy 2.4 refuses the type (TypeError);
+    a result, where NumPy gives one, is the conjugating one."""
+    a = _arr(mf, kind, [1j, 2 - 1j])
+    if not NUMPY_2_5:
+        with pytest.raises(TypeError):
+            np.vdot(a, a)
+        return
+    assert complex(np.vdot(a, a)) == 6
+
+
 @pytest.mark.usefixtures("patched_numpy")
 @EACH
 def test_matmul_random_within_one_code_of_complex64(mf, kind):
