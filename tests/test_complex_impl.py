@@ -244,3 +244,131 @@ def test_text_and_pickle_round_trip(name):
     ok = ~np.isnan(a.astype(np.complex64))
     np.testing.assert_array_equal(codes(back)[ok], codes(a)[ok])
     np.testing.assert_array_equal(codes(pickle.loads(pickle.dumps(a))), codes(a))
+
+
+# --------------------------------------------------------------------------
+# mf.patch_numpy() for the complex types (real/imag/angle/iscomplex/isreal/
+# real_if_close, vdot, printing), and what stays NumPy's without it
+# --------------------------------------------------------------------------
+
+NUMPY_2_5 = np.lib.NumpyVersion(np.__version__) >= "2.5.0"
+COMPLEX_TYPES = [pytest.param(mf.complex32, np.float16, id="complex32"),
+                 pytest.param(mf.bcomplex32, mf.bfloat16, id="bcomplex32")]
+
+
+@pytest.fixture
+def patched():
+    mf.patch_numpy()
+    try:
+        yield
+    finally:
+        mf.unpatch_numpy()
+
+
+def _parts(values, T):
+    a = np.array(values, np.complex128).astype(T)
+    codes = a[..., None].view(np.uint16)
+    return a, codes[..., 0], codes[..., 1]
+
+
+@pytest.mark.parametrize("T, part", COMPLEX_TYPES)
+def test_patched_real_imag_angle_iscomplex_isreal(patched, T, part):
+    a, re_codes, im_codes = _parts([1 + 2j, 3.5 - 4j, 0.25j, 2, complex(np.nan, 1), -0.0], T)
+    re, im = np.real(a), np.imag(a)
+    assert re.dtype == part and im.dtype == part
+    assert np.shares_memory(re, a) and np.shares_memory(im, a)
+    assert re.view(np.uint16).tolist() == re_codes.tolist()
+    assert im.view(np.uint16).tolist() == im_codes.tolist()
+    s = np.real(a[1])
+    assert type(s) is np.dtype(part).type and float(s) == 3.5 and float(np.imag(a[1])) == -4
+    # angle: arctan2 of the parts in the part type (what NumPy's angle of complex64 is in float32)
+    with np.errstate(invalid="ignore"):
+        want = np.arctan2(im, re)
+        got = np.angle(a)
+    assert got.dtype == part
+    assert got.view(np.uint16).tolist() == want.view(np.uint16).tolist()
+    assert np.angle(a, deg=True).dtype == part
+    assert np.iscomplex(a).tolist() == [True, True, True, False, True, False]
+    assert np.isreal(a).tolist() == [False, False, False, True, False, True]
+    assert np.iscomplex(a[0]) is np.True_ and np.isreal(a[3]) is np.True_
+    close = np.real_if_close(a[3:4])
+    assert close.dtype == part and float(close[0]) == 2
+    assert np.real_if_close(a).dtype == np.dtype(T)
+    # NumPy's own types keep NumPy's answers
+    z = np.array([1 + 2j, 3], np.complex64)
+    assert np.real(z).dtype == np.float32 and np.iscomplex(z).tolist() == [True, False]
+    assert np.real_if_close(np.array([1 + 1e-15j])).dtype == np.float64
+
+
+@pytest.mark.parametrize("T, part", COMPLEX_TYPES)
+def test_patched_printing_is_complex64s_layout(patched, T, part):
+    values = [1 + 2j, 3.5 - 4j, 0.25j, complex(np.nan, np.inf), -0.0 - 1e-3j]
+    a = np.array(values).astype(T)
+    # every value here is exact in both part types but -1e-3 (bfloat16 and
+    # float16 both print it as -1e-03): the layout is complex64's
+    want = np.array(values, np.complex64)
+    assert str(a) == str(want)
+    assert repr(a) == repr(want).replace("complex64", np.dtype(T).name)
+    assert str(np.array([[1 + 1j, 2], [3, 4j]]).astype(T)) == "[[1.+1.j 2.+0.j]\n [3.+0.j 0.+4.j]]"
+    # a user's complex formatter wins
+    assert np.array2string(a[:2], formatter={"complexfloat": lambda x: "z"}) == "[z z]"
+
+
+def test_unpatched_printing_on_numpy_2_4_raises_2_5_prints_str():
+    a = np.array([1 + 2j, 0.25j]).astype(mf.complex32)
+    if NUMPY_2_5:
+        assert str(a) == "[(1+2j) 0.25j]"
+    else:
+        with pytest.raises(KeyError):
+            str(a)
+
+
+@pytest.mark.parametrize("T, part", COMPLEX_TYPES)
+def test_patched_vdot_conjugates(patched, T, part):
+    a = np.array([1j, 2 + 1j]).astype(T)
+    b = np.array([1j, 1 - 1j]).astype(T)
+    r = np.vdot(a, b)
+    assert np.asarray(r).dtype == np.dtype(T)
+    assert complex(r) == complex(np.vdot(np.array([1j, 2 + 1j]), np.array([1j, 1 - 1j])))
+    assert complex(np.dot(a, b)) == complex(np.dot(np.array([1j, 2 + 1j]), np.array([1j, 1 - 1j])))
+    assert complex(np.inner(a, b)) == complex(np.dot(a, b))
+
+
+@pytest.mark.skipif(not NUMPY_2_5, reason="NumPy 2.4's np.vdot refuses new-style DTypes (TypeError)")
+@pytest.mark.xfail(strict=True, reason="NumPy 2.5's np.vdot conjugates only NumPy's own complex types and hands "
+                                       "other DTypes to their dot slot, shared with np.dot, so it cannot "
+                                       "conjugate (no upstream issue yet); mf.patch_numpy() makes vdot right")
+def test_unpatched_vdot_conjugates_on_numpy_2_5():
+    a = np.array([1j]).astype(mf.complex32)
+    assert complex(np.vdot(a, a)) == 1
+
+
+@pytest.mark.parametrize("T, part", COMPLEX_TYPES)
+def test_patched_inverse_fft(patched, T, part):
+    z = np.array([1 + 2j, 3 - 1j, 0.5j, 2])
+    a = z.astype(T)
+    got = np.fft.ifft(a)
+    assert got.dtype == np.dtype(T)
+    want = np.fft.ifft(a.astype(np.complex64)).astype(T)
+    assert got[..., None].view(np.uint16).tolist() == want[..., None].view(np.uint16).tolist()
+
+
+def test_dlpack_bcomplex32_says_why():
+    with pytest.raises(BufferError, match="no DLPack type"):
+        mf.to_dlpack(np.zeros(3, mf.bcomplex32)).__dlpack__(max_version=(1, 1))
+    back = mf.from_dlpack(mf.to_dlpack(np.array([1 + 2j]).astype(mf.complex32)))
+    assert back.dtype == np.dtype(mf.complex32) and complex(back[0]) == 1 + 2j
+
+
+@pytest.mark.parametrize("T, part", COMPLEX_TYPES)
+def test_save_load_fortran_order_and_np_load(T, part, tmp_path):
+    a = np.asfortranarray((np.arange(12).reshape(3, 4) * (1 - 0.5j)).astype(T))
+    mf.save(tmp_path / "f.npy", a)
+    back = mf.load(tmp_path / "f.npy")
+    assert back.dtype == a.dtype and back.shape == a.shape
+    assert (back[..., None].view(np.uint16) == a[..., None].view(np.uint16)).all()
+    codes = np.load(tmp_path / "f.npy", allow_pickle=False)  # the (real, imag) part codes
+    assert codes.dtype == np.uint16 and codes.shape == (3, 4, 2)
+    assert (codes == np.ascontiguousarray(a)[..., None].view(np.uint16)).all()
+    mapped = mf.load(tmp_path / "f.npy", mmap_mode="r")
+    assert complex(mapped[2, 3]) == complex(a[2, 3])

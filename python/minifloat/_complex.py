@@ -10,12 +10,15 @@ own complex types there: ``.real`` returns the complex array itself and
 ``.imag`` zeros (so do ``np.real``, ``np.imag`` and ``np.angle``, which use
 them), on NumPy 2.4 (no hook) and 2.5.5 (numpy/numpy#30984 added internal
 real/imag ufuncs; minifloat registers view loops on them, but the attribute
-does not use a new-style DType's loops yet). Use ``mf.real(x)`` /
+does not use a new-style DType's loops yet). ``mf.patch_numpy()`` makes
+np.real/np.imag/np.angle/np.iscomplex/np.isreal/np.real_if_close right for
+them, and prints their arrays in complex64's layout. Use ``mf.real(x)`` /
 ``mf.imag(x)``: views of the parts (float16 for complex32, minifloat's
 bfloat16 for bcomplex32) on every NumPy version, taking ml_dtypes'
 complex32/bcomplex32 arrays too. ``np.finfo`` fails the same way;
 ``mf.finfo`` gives the part's limits, as ``np.finfo(np.complex64)`` gives
-float32's. Array printing goes through ``.real`` in NumPy and fails with it.
+float32's. Array printing goes through ``.real`` in NumPy and fails with it
+(NumPy 2.4) or prints each scalar's str (2.5), unless patched.
 """
 import numpy as np
 
@@ -63,10 +66,22 @@ def _part(x, which, name):
 def real(x):
     """The real part of `x`: a float16 view of a complex32 array (minifloat's
     bfloat16 for bcomplex32; ml_dtypes' complex32/bcomplex32 arrays too);
-    np.real(x) for any other array."""
+    np.real(x) for any other array.
+
+    ``x.real`` and ``np.real(x)`` cannot give this without help: NumPy
+    hard-wires the attribute to its own complex types (numpy/numpy#30984,
+    gh-1740), returning the complex array itself. ``mf.patch_numpy()`` makes
+    ``np.real``, ``np.imag``, ``np.angle``, ``np.iscomplex``, ``np.isreal``
+    and ``np.real_if_close`` go through this function for minifloat's complex
+    arrays (the attributes stay NumPy's)."""
     return _part(x, 0, "real")
 
 
 def imag(x):
-    """The imaginary part of `x`, as ``real`` does it."""
+    """The imaginary part of `x`, as ``real`` does it (a writable view).
+
+    ``x.imag`` and ``np.imag(x)`` give zeros for these types (NumPy
+    hard-wires the attribute to its own complex types, numpy/numpy#30984,
+    gh-1740); under ``mf.patch_numpy()`` ``np.imag`` and the functions built
+    on it come here."""
     return _part(x, 1, "imag")
