@@ -1286,6 +1286,41 @@ def test_real_imag_attributes(mf, kind):
     np.testing.assert_array_equal(np.isreal(arr), im == 0)
 
 
+def _check_np_part_functions(mf, kind):
+    pairs = unary_sample(kind)[::13]
+    arr = make(mf, kind, pairs)
+    for fn, i in ((np.real, 0), (np.imag, 1)):
+        r = fn(arr)
+        assert r.dtype == part_dtype(mf, kind)
+        np.testing.assert_array_equal(part_codes(r), pairs[:, i])
+    im = C.decode(kind, pairs).imag
+    np.testing.assert_array_equal(np.iscomplex(arr), im != 0)
+    np.testing.assert_array_equal(np.isreal(arr), im == 0)
+    got = quietly(np.angle, arr)
+    assert got.dtype == part_dtype(mf, kind)
+    re_part = pairs[:, 0].copy().view(part_dtype(mf, kind))
+    im_part = pairs[:, 1].copy().view(part_dtype(mf, kind))
+    np.testing.assert_array_equal(part_codes(got), part_codes(quietly(np.arctan2, im_part, re_part)))
+    # scalars
+    s = arr[5]
+    assert part_codes(np.asarray(np.real(s))).reshape(-1).tolist() == [pairs[5, 0]]
+    assert part_codes(np.asarray(np.imag(s))).reshape(-1).tolist() == [pairs[5, 1]]
+
+
+@pytest.mark.usefixtures("patched_numpy")
+@EACH
+def test_np_real_imag_angle_iscomplex_patched(mf, kind):
+    """mf.patch_numpy() makes np.real/np.imag/np.angle/np.iscomplex/np.isreal
+    take the parts on every NumPy version (the attributes stay NumPy's)."""
+    _check_np_part_functions(mf, kind)
+
+
+@EACH
+@NEEDS_REAL_HOOK
+def test_np_real_imag_angle_iscomplex_unpatched(mf, kind):
+    _check_np_part_functions(mf, kind)
+
+
 @EACH
 @NEEDS_REAL_HOOK
 def test_real_imag_are_views_and_settable(mf, kind):
@@ -1396,12 +1431,7 @@ def test_scalar_str_shortest_per_part(mf, kind):
         assert str(arr[i]) in exp, (hex(re_c), hex(im_c), str(arr[i]), exp)
 
 
-@EACH
-@pytest.mark.xfail(strict=True,
-                   reason="numpy/numpy#27231 and numpy/numpy#1740: NumPy's complex array formatter takes "
-                          "np.finfo and .real of the dtype (NumPy 2.4 raises KeyError, 2.5.5 prints each "
-                          "element's scalar str)")
-def test_array_str_like_complex64(mf, kind):
+def _check_array_str_like_complex64(mf, kind):
     """Arrays whose values have the same shortest text in the part format and
     in float32 print exactly as the complex64 array does."""
     vals = [1 + 2j, 3.5 - 4j, 0.25j, -0.5 + 0.1j, complex(np.nan, 1), complex(1, np.inf)]
@@ -1413,6 +1443,21 @@ def test_array_str_like_complex64(mf, kind):
     assert repr(a) == repr(b).replace("complex64", kind)
     assert np.array2string(a) == np.array2string(b)
     assert repr(a[:0]) == f"array([], dtype={kind})"
+
+
+@EACH
+@pytest.mark.xfail(strict=True,
+                   reason="numpy/numpy#27231 and numpy/numpy#1740: NumPy's complex array formatter takes "
+                          "np.finfo and .real of the dtype (NumPy 2.4 raises KeyError, 2.5.5 prints each "
+                          "element's scalar str); mf.patch_numpy() prints complex64's layout")
+def test_array_str_like_complex64(mf, kind):
+    _check_array_str_like_complex64(mf, kind)
+
+
+@pytest.mark.usefixtures("patched_numpy")
+@EACH
+def test_array_str_like_complex64_patched(mf, kind):
+    _check_array_str_like_complex64(mf, kind)
 
 
 def _namespace(mf):
@@ -1443,6 +1488,16 @@ def _forgive_unwritten_zero(got, want):
 def test_array_repr_round_trips_every_sampled_pair(mf, kind):
     """eval(repr(arr)) gives the same bits (NaN: NaN), for the 90000-pair
     sample as one array."""
+    _check_array_repr_round_trip(mf, kind)
+
+
+@pytest.mark.usefixtures("patched_numpy")
+@EACH
+def test_array_repr_round_trips_patched(mf, kind):
+    _check_array_repr_round_trip(mf, kind)
+
+
+def _check_array_repr_round_trip(mf, kind):
     pairs = unary_sample(kind)
     arr = make(mf, kind, pairs)
     with np.printoptions(threshold=1 << 20):
