@@ -372,3 +372,53 @@ def test_save_load_fortran_order_and_np_load(T, part, tmp_path):
     assert (codes == np.ascontiguousarray(a)[..., None].view(np.uint16)).all()
     mapped = mf.load(tmp_path / "f.npy", mmap_mode="r")
     assert complex(mapped[2, 3]) == complex(a[2, 3])
+
+
+# --------------------------------------------------------------------------
+# casts with minifloat's sub-byte integers and with mf.float_format formats
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("T, part", COMPLEX_TYPES)
+@pytest.mark.parametrize("name", ["int1", "int2", "int4", "uint1", "uint2", "uint4"])
+def test_sub_byte_integers_into_and_out_of_complex(T, part, name):
+    I = getattr(mf, name)
+    info = mf.iinfo(I)
+    values = np.arange(info.min, info.max + 1)
+    ints = values.astype(I)
+    z = ints.astype(T)
+    assert np.can_cast(I, T) and np.result_type(I, T) == np.dtype(T)
+    codes = z[..., None].view(np.uint16)
+    assert codes[:, 0].tolist() == values.astype(part).view(np.uint16).tolist()  # exact in the part
+    assert (codes[:, 1] & 0x7FFF).tolist() == [0] * len(values)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        back = (z + np.array(0.5j).astype(T)).astype(I)
+    assert back.astype(np.int64).tolist() == values.tolist()
+    # truncation toward zero; out of range and NaN give 0 with "invalid", as float -> these types
+    parts = np.array([info.max + 0.75, info.min - 0.5, np.nan]).astype(part)
+    src = (parts.astype(np.complex128)).astype(T)
+    with pytest.warns(np.exceptions.ComplexWarning), np.errstate(invalid="raise"):
+        with pytest.raises(FloatingPointError):
+            src.astype(I)
+    with pytest.warns(np.exceptions.ComplexWarning), np.errstate(invalid="ignore"):
+        got = src.astype(I).astype(np.int64).tolist()
+    want = [int(v) if info.min - 1 < v < info.max + 1 else 0 for v in parts.astype(np.float64)[:2]] + [0]
+    assert got == want
+
+
+@pytest.mark.parametrize("T, part", COMPLEX_TYPES)
+def test_run_time_formats_into_and_out_of_complex(T, part):
+    f = mf.float_format(exponent_bits=3, mantissa_bits=2, name="complex_test_e3m2")
+    values = np.arange(64, dtype=np.uint8).view(f)  # every code of the 6-bit format
+    z = values.astype(T)
+    exact = values.astype(np.float64)
+    got = z[..., None].view(np.uint16)
+    finite = ~np.isnan(exact)
+    assert got[finite, 0].tolist() == exact[finite].astype(part).view(np.uint16).tolist()
+    assert np.isnan(z[~finite].astype(np.complex128).real).all()
+    assert np.can_cast(f, T) and np.result_type(f, T) == np.dtype(T)
+    wide = mf.float_format(exponent_bits=6, mantissa_bits=3, name="complex_test_e6m3")
+    assert np.can_cast(wide, T) == (T is mf.bcomplex32)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        back = np.array([1.5 + 1j, 0.3]).astype(T).astype(f)
+    # 0.3 as the part type, then rounded once into e3m2 (spacing 1/16 there: 0.3125)
+    assert back.astype(np.float64).tolist() == [1.5, 0.3125]

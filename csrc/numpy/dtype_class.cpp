@@ -8,6 +8,7 @@
 #include "array_functions.h"
 #include "cast_specs.h"
 #include "codec.h"
+#include "complex_types.h"
 #include "decode_blocks.h"
 #include "legacy_copyswap.h"
 #include "text_scanning.h"
@@ -314,6 +315,7 @@ int init_format_dtype(int index) {
     append_text_cast_specs(index, casts);
     append_void_cast_specs(index, casts);
     if (append_ml_dtypes_cast_specs(index, casts) < 0) return -1;
+    append_format_complex_cast_specs(index, casts);  // formats made after the complex types
     casts.push_back(nullptr);
 
     std::vector<PyType_Slot> slots = {

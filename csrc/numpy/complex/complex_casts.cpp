@@ -19,6 +19,7 @@
 #include "float_to_integer.h"
 #include "fp_status.h"
 #include "half_float.h"
+#include "int_types.h"
 #include "promotion.h"
 #include "registry.h"
 #include "strided_driver.h"
@@ -293,23 +294,87 @@ std::vector<PyType_Slot> loop_slots(PyArrayMethod_StridedLoop* loop) {
             {NPY_METH_unaligned_contiguous_loop, reinterpret_cast<void*>(loop)}};
 }
 
-// Both directions with one other type.
+// Both directions with one other type. `in_others_spec`: the specs go into
+// the other DType's own spec (a format made by mf.float_format after the
+// complex types exist), where nullptr stands for that DType instead.
 template <class T>
 void append_pair(int kind, PyArray_DTypeMeta* other_class, const std::string& other_name, NPY_CASTING into,
-                 NPY_CASTING out_of, std::vector<PyArrayMethod_Spec*>& out) {
+                 NPY_CASTING out_of, std::vector<PyArrayMethod_Spec*>& out, bool in_others_spec = false) {
     const std::string name = complex_runtime(kind).name;
     constexpr PyArrayMethod_StridedLoop* into_loop = cast_loop<into_complex<T>, 1>;
     constexpr PyArrayMethod_StridedLoop* out_loop = cast_loop<out_of_complex<T>, 0>;
     const auto flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(NPY_METH_SUPPORTS_UNALIGNED);
-    out.push_back(make_method_spec((other_name + "_to_" + name).c_str(), 1, 1, into, flags, {other_class, nullptr},
+    PyArray_DTypeMeta* self_class = nullptr;
+    if (in_others_spec) {
+        self_class = &complex_runtime(kind).dtype_class;
+        other_class = nullptr;
+    }
+    out.push_back(make_method_spec((other_name + "_to_" + name).c_str(), 1, 1, into, flags, {other_class, self_class},
                                    loop_slots(into_loop)));
     std::vector<PyType_Slot> slots = loop_slots(out_loop);
     // complex -> bool keeps both parts (nonzero either way): no warning, as complex64 -> bool
     if constexpr (!is_complex_v<T> && !std::is_same_v<T, Bool>) {
         slots.push_back({NPY_METH_get_loop, reinterpret_cast<void*>(warning_get_loop<out_loop>)});
     }
-    out.push_back(make_method_spec((name + "_to_" + other_name).c_str(), 1, 1, out_of, flags, {nullptr, other_class},
+    out.push_back(make_method_spec((name + "_to_" + other_name).c_str(), 1, 1, out_of, flags, {self_class, other_class},
                                    std::move(slots)));
+}
+
+// ---- minifloat's sub-byte integers --------------------------------------------------
+
+// int1..uint4 (one byte each, signed ones sign-extended) hold small integers,
+// exact in either part type: into a complex type is safe. Back, the real
+// part is truncated as a float converts into these types (NaN, inf and
+// values out of range give 0 and "invalid"), after NumPy's ComplexWarning.
+int int_type_into_complex(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                          const npy_intp strides[], NpyAuxData*) {
+    const int kind = complex_kind_of_descr(context->descriptors[1]);
+    const IntTypeRuntime& rt = int_runtime(int_index_of_descr(context->descriptors[0]));
+    const char* in = data[0];
+    char* out = data[1];
+    for (npy_intp i = 0; i < dimensions[0]; i++, in += strides[0], out += strides[1]) {
+        uint16_t parts[2];
+        encode_complex_value(kind, int_value_of(rt, *reinterpret_cast<const uint8_t*>(in)), 0.0, parts);
+        std::memcpy(out, parts, 4);
+    }
+    return 0;
+}
+
+int complex_into_int_type(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                          const npy_intp strides[], NpyAuxData*) {
+    const int kind = complex_kind_of_descr(context->descriptors[0]);
+    const IntTypeRuntime& rt = int_runtime(int_index_of_descr(context->descriptors[1]));
+    const double below = rt.min - 1.0, above = rt.max + 1.0;
+    const char* in = data[0];
+    char* out = data[1];
+    bool invalid = false;
+    for (npy_intp i = 0; i < dimensions[0]; i++, in += strides[0], out += strides[1]) {
+        uint16_t parts[2];
+        std::memcpy(parts, in, 4);
+        double re = 0, im = 0;
+        decode_complex_value(kind, parts, &re, &im);
+        const bool inside = re > below && re < above;  // (false for NaN)
+        invalid |= !inside;
+        *reinterpret_cast<uint8_t*>(out) = inside ? int_code_of(static_cast<int>(re)) : uint8_t{0};
+    }
+    if (invalid) raise_fp_flags(kFlagInvalid);
+    return 0;
+}
+
+void append_int_types(int kind, std::vector<PyArrayMethod_Spec*>& out) {
+    const std::string name = complex_runtime(kind).name;
+    for (int j = 0; j < kIntFormatCount; j++) {
+        PyArray_DTypeMeta* cls = &int_runtime(j).dtype_class;
+        const std::string other = int_runtime(j).row->name;
+        out.push_back(make_method_spec(
+            (other + "_to_" + name).c_str(), 1, 1, NPY_SAFE_CASTING,
+            static_cast<NPY_ARRAYMETHOD_FLAGS>(NPY_METH_SUPPORTS_UNALIGNED | NPY_METH_NO_FLOATINGPOINT_ERRORS),
+            {cls, nullptr}, loop_slots(int_type_into_complex)));
+        std::vector<PyType_Slot> slots = loop_slots(complex_into_int_type);
+        slots.push_back({NPY_METH_get_loop, reinterpret_cast<void*>(warning_get_loop<complex_into_int_type>)});
+        out.push_back(make_method_spec((name + "_to_" + other).c_str(), 1, 1, NPY_UNSAFE_CASTING,
+                                       NPY_METH_SUPPORTS_UNALIGNED, {nullptr, cls}, std::move(slots)));
+    }
 }
 
 // ---- casting safety from exact representability -----------------------------------
@@ -583,9 +648,20 @@ void append_complex_cast_specs(int kind, std::vector<PyArrayMethod_Spec*>& out) 
         append_pair<FormatCode>(kind, &runtime(f).dtype_class, runtime(f).name,
                                 holds ? NPY_SAFE_CASTING : NPY_SAME_KIND_CASTING, NPY_UNSAFE_CASTING, out);
     }
+    append_int_types(kind, out);
     append_text<true>(kind, out);
     append_text<false>(kind, out);
     append_ml_dtypes(kind, out);
+}
+
+void append_format_complex_cast_specs(int format_index, std::vector<PyArrayMethod_Spec*>& out) {
+    for (int kind = 0; kind < kComplexCount; kind++) {
+        if (complex_runtime(kind).descr == nullptr) return;  // (the built-in formats: registered by the complex side)
+        const bool holds = kind == kComplex32 ? runtime(format_index).fits_float16
+                                              : format_is_subset(format_index, bfloat16_format_index());
+        append_pair<FormatCode>(kind, &runtime(format_index).dtype_class, runtime(format_index).name,
+                                holds ? NPY_SAFE_CASTING : NPY_SAME_KIND_CASTING, NPY_UNSAFE_CASTING, out, true);
+    }
 }
 
 }  // namespace minifloat

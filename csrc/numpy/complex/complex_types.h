@@ -82,6 +82,9 @@ int init_complex_scalar_types();
 int init_complex_dtype_classes();
 int init_complex_ufuncs();
 void append_complex_cast_specs(int kind, std::vector<PyArrayMethod_Spec*>& out);
+// Both directions between a format made after the complex types (mf.float_format)
+// and each complex type, for the format's own spec; nothing before they exist.
+void append_format_complex_cast_specs(int format_index, std::vector<PyArrayMethod_Spec*>& out);
 int init_complex_types(PyObject* module);
 
 }  // namespace minifloat
