@@ -311,12 +311,19 @@ void append_pair(int kind, PyArray_DTypeMeta* other_class, const std::string& ot
     }
     out.push_back(make_method_spec((other_name + "_to_" + name).c_str(), 1, 1, into, flags, {other_class, self_class},
                                    loop_slots(into_loop)));
+    // widening into NumPy's float and complex types is exact: no FP error
+    // (a signalling NaN part widens silently, as float16 -> float64 does)
+    constexpr bool widening = std::is_floating_point_v<T> || std::is_same_v<T, std::complex<float>> ||
+                              std::is_same_v<T, std::complex<double>> ||
+                              std::is_same_v<T, std::complex<long double>>;
+    const auto out_flags =
+        widening ? static_cast<NPY_ARRAYMETHOD_FLAGS>(flags | NPY_METH_NO_FLOATINGPOINT_ERRORS) : flags;
     std::vector<PyType_Slot> slots = loop_slots(out_loop);
     // complex -> bool keeps both parts (nonzero either way): no warning, as complex64 -> bool
     if constexpr (!is_complex_v<T> && !std::is_same_v<T, Bool>) {
         slots.push_back({NPY_METH_get_loop, reinterpret_cast<void*>(warning_get_loop<out_loop>)});
     }
-    out.push_back(make_method_spec((name + "_to_" + other_name).c_str(), 1, 1, out_of, flags, {self_class, other_class},
+    out.push_back(make_method_spec((name + "_to_" + other_name).c_str(), 1, 1, out_of, out_flags, {self_class, other_class},
                                    std::move(slots)));
 }
 
