@@ -1754,3 +1754,49 @@ def test_casts_from_random_bit_patterns(mf, kind, src):
             got = codes(quietly(x.astype, cdtype(mf, kind)))
             exp = C.pair_codes(C.encode_part(kind, x64), 0)
         assert_pairs(kind, got, exp, f"{src} -> {kind}", nan_sign=True)
+
+
+# --------------------------------------------------------------------------
+# Casts with the sub-byte integers and with formats made at run time
+# --------------------------------------------------------------------------
+
+SUB_BYTE_INTS = {"int1": (-1, 0), "int2": (-2, 1), "int4": (-8, 7), "uint1": (0, 1), "uint2": (0, 3), "uint4": (0, 15)}
+
+
+@EACH
+@pytest.mark.parametrize("name", list(SUB_BYTE_INTS))
+def test_sub_byte_integers_both_ways(mf, kind, name):
+    """Every value in (exact: a safe cast), and back the real part truncated
+    as from a float, with ComplexWarning."""
+    lo, hi = SUB_BYTE_INTS[name]
+    I = getattr(mf, name)
+    vals = np.arange(lo, hi + 1)
+    x = vals.astype(I)
+    got = codes(x.astype(cdtype(mf, kind)))
+    assert_pairs(kind, got, C.pair_codes(C.encode_part(kind, vals.astype(np.float64)), 0), f"{name} -> {kind}")
+    assert np.can_cast(I, cdtype(mf, kind))
+    z = np.array([complex(v + 0.75 * (1 if v >= 0 else -1), 3) for v in vals])
+    z = z[(np.trunc(z.real) >= lo) & (np.trunc(z.real) <= hi)]
+    with pytest.warns(ComplexWarning):
+        back = z.astype(cdtype(mf, kind)).astype(I)
+    np.testing.assert_array_equal(back.astype(np.int64), np.trunc(C.decode(kind, C.encode(kind, z)).real).astype(np.int64))
+
+
+@EACH
+def test_formats_made_at_run_time(mf, kind):
+    """A format of mf.float_format casts both ways like a built-in one: every
+    code in, rounded once; the real part out, rounded once (ComplexWarning)."""
+    params = dict(exponent_bits=5, mantissa_bits=4, infinities=False, nan=True)
+    f = R.describe(**params)
+    F = np.dtype(mf.float_format(**params))
+    allc = np.arange(f.ncodes).astype(f.code_dtype)
+    vals = quietly(R.decode_array, f, allc)
+    got = codes(quietly(allc.view(F).astype, cdtype(mf, kind)))
+    assert_pairs(kind, got, C.pair_codes(C.encode_part(kind, vals), 0), "user format -> " + kind, nan_sign=True)
+    pairs = unary_sample(kind)[::7]
+    re = C.decode_part(kind, pairs[:, 0])
+    fin = ~np.isnan(re)
+    with pytest.warns(ComplexWarning), np.errstate(all="ignore"):
+        out = make(mf, kind, pairs).astype(F)
+    exp = quietly(R.encode_array, f, re[fin])[0]
+    np.testing.assert_array_equal(np.ascontiguousarray(out).view(f.code_dtype)[fin], exp)
