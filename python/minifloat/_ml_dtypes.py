@@ -10,6 +10,11 @@ The integer types differ in one respect: ml_dtypes keeps only a signed
 type's low bits (int4 -1 is the byte 0x0F), minifloat sign-extends to the
 whole byte (0xFF, the int8 of the same value). Unsigned integers are views
 as above; int1/int2/int4 are converted copies in both directions.
+
+complex32 and bcomplex32 (ml_dtypes 0.6) have the same layout in both
+libraries (real part first, two float16/bfloat16 codes): views both ways.
+``astype`` also goes across (ml_dtypes.bcomplex32 -> mf.complex32 rounds
+each part once).
 """
 import sys
 
