@@ -335,9 +335,9 @@ def test_patched_vdot_conjugates(patched, T, part):
 
 
 @pytest.mark.skipif(not NUMPY_2_5, reason="NumPy 2.4's np.vdot refuses new-style DTypes (TypeError)")
-@pytest.mark.xfail(strict=True, reason="NumPy 2.5's np.vdot conjugates only NumPy's own complex types and hands "
-                                       "other DTypes to their dot slot, shared with np.dot, so it cannot "
-                                       "conjugate (no upstream issue yet); mf.patch_numpy() makes vdot right")
+@pytest.mark.xfail(strict=True, reason="numpy/numpy#31574: NumPy 2.5's np.vdot conjugates only NumPy's own complex "
+                                       "types and hands other DTypes to their dot slot, shared with np.dot, so it "
+                                       "cannot conjugate; mf.patch_numpy() makes vdot right")
 def test_unpatched_vdot_conjugates_on_numpy_2_5():
     a = np.array([1j]).astype(mf.complex32)
     assert complex(np.vdot(a, a)) == 1

@@ -93,8 +93,8 @@ def _complex_product(original, a, b, args, kwargs):
     the result type, then complex64 (exact), NumPy's complex64 function (vdot
     conjugates its first argument there), the result rounded once. Before
     NumPy 2.5 NumPy's C functions refuse these DTypes; from 2.5 np.vdot
-    reaches the DType's dotfunc, which cannot know it should conjugate, so
-    only this wrapper gives vdot's answer."""
+    reaches the DType's dotfunc, which cannot know it should conjugate
+    (numpy/numpy#31574), so only this wrapper gives vdot's answer."""
     a = np.asarray(a)
     b = np.asarray(b)
     out = kwargs.pop("out", args[0] if args else None)
