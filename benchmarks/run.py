@@ -573,10 +573,18 @@ def _thread_cases():
     return thread_cases
 
 
+def _complex_cases():
+    """benchmarks/complex_cases.py (issue 27), importable however run.py was loaded."""
+    sys.path.insert(0, HERE) if HERE not in sys.path else None
+    import complex_cases
+    return complex_cases
+
+
 GROUPS += _quant_cases().groups(Group, Ref)
 GROUPS.append(Group(17, "a format made by mf.float_format", "the built-in of the same shape / minifloat >= 0.67x "
                     "(at most 1.5x)", lambda add, data, torch: _user_format_cases().user_format_cases(add, Ref, data)))
 GROUPS += _thread_cases().groups(Group, Ref, None)
+GROUPS += _complex_cases().groups(Group, Ref)
 
 
 def build_cases(data, torch, groups=None):

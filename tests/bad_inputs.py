@@ -443,6 +443,16 @@ def _build():
     case("scalar_from_code/bytes_name", lambda: core._scalar_from_code(b"float8_e4m3fn", 1), raises=TV,
          check=scalar_of("float8_e4m3fn"))
 
+    # the complex types' pickling helper: every argument wrong
+    case("complex_from_codes/unknown_name", lambda: core._complex_from_codes("complex9", 1, 2), raises=TV)
+    case("complex_from_codes/code_too_big", lambda: core._complex_from_codes("complex32", 2**16, 0), raises=TVO)
+    case("complex_from_codes/negative_code", lambda: core._complex_from_codes("bcomplex32", 0, -1), raises=TVO)
+    case("complex_from_codes/huge_code", lambda: core._complex_from_codes("complex32", 2**70, 0), raises=TVO)
+    case("complex_from_codes/float_code", lambda: core._complex_from_codes("complex32", 1.5, 0), raises=TV)
+    case("complex_from_codes/None", lambda: core._complex_from_codes(None, None, None), raises=TV)
+    case("complex_from_codes/no_args", lambda: core._complex_from_codes(), raises=(TypeError,))
+    case("complex_from_codes/bytes_name", lambda: core._complex_from_codes(b"complex32", 1, 2), raises=TV)
+
     def unpickle_junk():
         import pickle
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "complex_types.h"
 #include "numpy_api.h"
 
 #include "format_types.h"
@@ -56,6 +57,10 @@ struct DLManagedTensorVersioned {
 
 constexpr int32_t kDLCPU = 1;
 constexpr uint8_t kDLBfloat = 4;
+// complex32 (two float16, real part first) is DLPack's kDLComplex with 32
+// bits, torch.complex32's code; DLPack has no complex type of bfloat16 parts.
+constexpr uint8_t kDLComplex = 5;
+constexpr uint8_t kComplex32Bits = 32;
 constexpr uint64_t kReadOnly = 1;
 constexpr const char* kVersionedName = "dltensor_versioned";
 constexpr const char* kLegacyName = "dltensor";
@@ -219,13 +224,15 @@ py::object import_capsule(py::handle capsule) {
         throw error;
     };
     if (tensor->device.device_type != kDLCPU) fail(py::value_error("only CPU tensors can be imported"));
-    const TypeCode* type = type_code_of_code(tensor->dtype.code);
+    const bool is_complex32 = tensor->dtype.code == kDLComplex && tensor->dtype.bits == kComplex32Bits;
+    static const TypeCode complex32_type{FormatRow{}, kDLComplex, kComplex32Bits};
+    const TypeCode* type = is_complex32 ? &complex32_type : type_code_of_code(tensor->dtype.code);
     if (type == nullptr || tensor->dtype.bits != type->bits) {
         fail(py::type_error("DLPack type (code " + std::to_string(tensor->dtype.code) + ", bits " +
                             std::to_string(tensor->dtype.bits) + ") is not a minifloat format"));
     }
-    const int index = format_of_type_code(*type);
-    if (index < 0) fail(py::type_error("no minifloat format has the values of DLPack type code " +
+    const int index = is_complex32 ? -1 : format_of_type_code(*type);
+    if (index < 0 && !is_complex32) fail(py::type_error("no minifloat format has the values of DLPack type code " +
                                        std::to_string(tensor->dtype.code)));
     const int ndim = tensor->ndim;
     if (ndim < 0 || ndim > NPY_MAXDIMS) {
@@ -297,14 +304,14 @@ py::object import_capsule(py::handle capsule) {
         return py::make_tuple(raw, runtime(index).name, py::tuple(value_shape));
     }
     if (tensor->dtype.lanes != 1) fail(py::type_error("vector lanes are not supported"));
-    const npy_intp itemsize = runtime(index).format.storage_bytes;
+    const npy_intp itemsize = is_complex32 ? 4 : runtime(index).format.storage_bytes;
     std::vector<npy_intp> strides(static_cast<size_t>(ndim));
     npy_intp running = itemsize;
     for (int d = ndim - 1; d >= 0; d--) {
         strides[static_cast<size_t>(d)] = tensor->strides ? static_cast<npy_intp>(tensor->strides[d]) * itemsize : running;
         running *= shape[static_cast<size_t>(d)];
     }
-    PyArray_Descr* descr = &format_types(index).descr->base;
+    PyArray_Descr* descr = is_complex32 ? complex_runtime(kComplex32).descr : &format_types(index).descr->base;
     Py_INCREF(descr);
     const int flags = read_only ? 0 : NPY_ARRAY_WRITEABLE;
     PyObject* array = PyArray_NewFromDescr(&PyArray_Type, descr, ndim, shape.data(), strides.data(), data,
@@ -374,6 +381,16 @@ py::object export_capsule(py::handle array_obj, bool versioned, bool packed_fp4_
         if (PyArray_TYPE(array) != NPY_UINT8) throw py::type_error("packed FP4 export expects uint8 bytes");
         dtype = {17, 4, 2};
         itemsize = 1;
+    } else if (const int kind = complex_kind_of_descr(PyArray_DESCR(array)); kind >= 0) {
+        if (kind != kComplex32) {
+            throw py::buffer_error(std::string(complex_runtime(kind).name) +
+                                   " has no DLPack type code (DLPack 1.1's complex type kDLComplex has IEEE "
+                                   "parts only; no complex type of bfloat16 parts exists); copy it into one, e.g. "
+                                   "arr.astype(np.complex64), or share its part codes as "
+                                   "arr[..., None].view(np.uint16)");
+        }
+        dtype = {kDLComplex, kComplex32Bits, 1};
+        itemsize = 4;
     } else {
         const int index = format_index_of_descr(PyArray_DESCR(array));
         if (index < 0) throw py::type_error("mf.to_dlpack needs a minifloat array");

@@ -7,6 +7,7 @@
 
 #include "bindings.h"
 #include "casts_ml_dtypes.h"
+#include "complex_types.h"
 #include "dtype_class.h"
 #include "format_types.h"
 #include "int_types.h"
@@ -64,6 +65,10 @@ PYBIND11_MODULE(_core, m) {
     // MinifloatDType) promoters must be registered before the formats'
     // (None, MinifloatDType) ones (see add_mixed_promoters).
     throw_if_failed(init_int_types(m.ptr()));
+    // complex32 and bcomplex32 (numpy/complex/): their casts name the float
+    // formats' DTypes, and their promoters pair ComplexDType with both
+    // families' abstract DTypes
+    throw_if_failed(init_complex_types(m.ptr()));
     throw_if_failed(init_ufuncs());
     register_bindings(m);
 }

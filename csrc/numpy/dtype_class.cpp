@@ -8,6 +8,7 @@
 #include "array_functions.h"
 #include "cast_specs.h"
 #include "codec.h"
+#include "complex_types.h"
 #include "decode_blocks.h"
 #include "dtype_core.h"
 #include "format_types.h"
@@ -148,6 +149,7 @@ struct FloatFamily {
         append_numeric_cast_specs(index, out);
         append_text_cast_specs(index, out);
         append_void_cast_specs(index, out);
+        append_format_complex_cast_specs(index, out);  // formats made after the complex types
         return 0;
     }
     static void append_slots(int index, std::vector<PyType_Slot>& out) {

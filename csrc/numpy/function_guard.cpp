@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "complex_types.h"
 #include "format_types.h"
 #include "int_types.h"
 #include "numpy_api.h"
@@ -22,11 +23,12 @@ struct FunctionGuard {
 bool is_own_dtype_class(PyObject* cls) {
     return PyType_Check(cls) &&
            (PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &g_abstract_dtype.super.ht_type) ||
-            PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &g_int_abstract_dtype.super.ht_type));
+            PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &g_int_abstract_dtype.super.ht_type) ||
+            PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &g_complex_abstract_dtype.super.ht_type));
 }
 
 bool is_own_scalar_type(PyTypeObject* type) {
-    return PyType_IsSubtype(type, &g_abstract_scalar_type) ||
+    return PyType_IsSubtype(type, &g_abstract_scalar_type) || PyType_IsSubtype(type, &g_complex_abstract_scalar) ||
            PyType_IsSubtype(type, &g_int_abstract_signed_scalar) ||
            PyType_IsSubtype(type, &g_int_abstract_unsigned_scalar);
 }

@@ -5,6 +5,7 @@
 
 #include "format_types.h"
 #include "numpy_api.h"
+#include "complex_types.h"
 #include "promote_by_resolution.h"
 #include "promoter_registration.h"
 #include "ufunc_linalg.h"
@@ -24,12 +25,13 @@ bool is_minifloat(PyArray_DTypeMeta* dtype) {
 // NumPy's own promotion then picks the loop (float32 inputs take a float32
 // loop where the ufunc has one, otherwise NumPy casts them further as it
 // casts float32). An explicit signature entry wins.
-enum class Widening { to_float32, to_object };
+enum class Widening { to_float32, to_object, complex_to_complex64 };
 
 PyArray_Descr* target_descr(Widening widening) {
     switch (widening) {
         case Widening::to_float32: return PyArray_DescrFromType(NPY_FLOAT);
         case Widening::to_object: return PyArray_DescrFromType(NPY_OBJECT);
+        case Widening::complex_to_complex64: return PyArray_DescrFromType(NPY_FLOAT);  // (float formats beside)
     }
     return nullptr;
 }
@@ -38,6 +40,10 @@ PyArray_Descr* target_descr(Widening widening) {
 // Python type itself for NumPy's "weak" Python scalars.
 PyObject* resolvable_operand(PyArray_DTypeMeta* dtype, Widening widening) {
     if (is_minifloat(dtype)) return reinterpret_cast<PyObject*>(target_descr(widening));
+    // complex32/bcomplex32 become complex64 (exact), as float16 becomes float32
+    if (widening == Widening::complex_to_complex64 && dtype != nullptr && complex_kind_of_dtype_class(dtype) >= 0) {
+        return reinterpret_cast<PyObject*>(PyArray_DescrFromType(NPY_CFLOAT));
+    }
     return numpy_stand_in(dtype);
 }
 
@@ -63,9 +69,20 @@ void add_fallback_promoters(py::handle ufunc, py::handle target) {
         promoter = widening_promoter<Widening::to_float32>;
     } else if (target.ptr() == reinterpret_cast<PyObject*>(&PyArray_ObjectDType)) {
         promoter = widening_promoter<Widening::to_object>;
+    } else if (target.ptr() == reinterpret_cast<PyObject*>(&PyArray_CFloatDType)) {
+        // complex32/bcomplex32 inputs, keyed on ComplexDType in each input position
+        const PyUFuncObject* u = reinterpret_cast<PyUFuncObject*>(ufunc.ptr());
+        for (int i = 0; i < u->nin; i++) {
+            std::vector<PyObject*> pattern(static_cast<size_t>(u->nargs), Py_None);
+            pattern[static_cast<size_t>(i)] = reinterpret_cast<PyObject*>(&g_complex_abstract_dtype);
+            if (add_promoter(ufunc.ptr(), pattern, widening_promoter<Widening::complex_to_complex64>) < 0) {
+                throw py::error_already_set();
+            }
+        }
+        return;
     } else {
-        throw py::value_error("_add_fallback_promoters: target must be np.dtypes.Float32DType or "
-                              "np.dtypes.ObjectDType");
+        throw py::value_error("_add_fallback_promoters: target must be np.dtypes.Float32DType, "
+                              "np.dtypes.ObjectDType or np.dtypes.Complex64DType");
     }
     if (add_input_promoters(ufunc.ptr(), promoter) < 0) throw py::error_already_set();
 }

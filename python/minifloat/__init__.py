@@ -19,8 +19,10 @@ Types
     float8_e4m3, float8_e3m4, float8_e4m3b11fnuz, float8_e8m0fnu,
     float6_e2m3fn, float6_e3m2fn, float4_e2m1fn, bfloat16, the P3109
     binary8p{1..7}{s,u}{e,f} (``FORMAT_NAMES``); int1, int2, int4, uint1,
-    uint2, uint4 (``INT_FORMAT_NAMES``). The table, base classes and DType
-    classes: ``minifloat.dtypes``.
+    uint2, uint4 (``INT_FORMAT_NAMES``); complex32 (two float16 parts) and
+    bcomplex32 (two bfloat16 parts) (``COMPLEX_FORMAT_NAMES``), their parts
+    with ``real`` / ``imag``. The table, base classes and DType classes:
+    ``minifloat.dtypes``.
 Formats
     ``float_format`` (make any format), ``format_info``, ``finfo``,
     ``iinfo``.
@@ -75,6 +77,8 @@ from ._cast import cast
 from ._dtype_arguments import own_dtype_named as _own_dtype_named
 from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
 from ._threads import get_num_threads, num_threads, set_num_threads
+from ._complex import COMPLEX_FORMAT_NAMES, bcomplex32, complex32, imag, real
+from ._core import complexfloating
 from ._ints import INT_FORMAT_NAMES, claim_int_dtype_names, iinfo, pack, unpack  # (pack/unpack: floats and integers)
 
 globals().update((_name, getattr(_core, _name)) for _name in INT_FORMAT_NAMES)
@@ -89,6 +93,7 @@ __version__ = "0.1.0"
 # np.array(x, dtype=mf.float8_e4m3fn)), and so are mf.NpzArchive (what
 # mf.load returns for an .npz) and mf.AffineQuantizedArray (mf.quant's).
 __all__ = [
+    "COMPLEX_FORMAT_NAMES",
     "FORMAT_NAMES",
     "INT_FORMAT_NAMES",
     "cast",
@@ -102,6 +107,7 @@ __all__ = [
     "from_ml_dtypes",
     "get_num_threads",
     "iinfo",
+    "imag",
     "load",
     "load_safetensors",
     "mx",
@@ -110,6 +116,7 @@ __all__ = [
     "patch_numpy",
     "quant",
     "quantize_affine",
+    "real",
     "save",
     "save_safetensors",
     "savez",
@@ -327,6 +334,14 @@ def finfo(dtype):
 
     if isinstance(dtype, (_np.ndarray, _np.generic)):
         dtype = dtype.dtype
+    if isinstance(dtype, str) and dtype in COMPLEX_FORMAT_NAMES:
+        dtype = globals()[dtype]
+    if isinstance(dtype, type) and issubclass(dtype, _core.complexfloating) or isinstance(dtype, _core.ComplexDType):
+        # the part's limits, as np.finfo(np.complex64) gives float32's
+        from ._complex import part_dtype
+
+        part = part_dtype(_np.dtype(dtype))
+        return _np.finfo(_np.float16 if part == _np.dtype(_np.float16) else globals()["bfloat16"])
     own = _own_dtype_named(dtype)
     if own is None and (dtype is None or isinstance(dtype, str)):
         dtype = _dtype_argument(dtype, "dtype", "a floating-point type")
@@ -362,7 +377,7 @@ def claim_dtype_names():
     >>> np.dtype("minifloat.bfloat16") == np.dtype(mf.bfloat16)
     True
     """
-    for name in (*FORMAT_NAMES, *INT_FORMAT_NAMES):
+    for name in (*FORMAT_NAMES, *INT_FORMAT_NAMES, *COMPLEX_FORMAT_NAMES):
         _np.sctypeDict[name] = getattr(_core, name)
 
 
@@ -370,6 +385,9 @@ def _register():
     for name in FORMAT_NAMES:
         _format_registration.register_name(name, getattr(_core, name))  # unless ml_dtypes holds it
         _format_registration.register_format(getattr(_core, name))
+    for name in COMPLEX_FORMAT_NAMES:
+        _format_registration.register_name(name, getattr(_core, name))  # unless ml_dtypes holds it
+        _format_registration.register_unambiguous_names(getattr(_core, name))
 
 
 _register()

@@ -41,6 +41,13 @@ INT_FORMAT_NAMES: Final[tuple[str, ...]]
 # The P3109 scalar types (binary8p...), mf.zarr (where zarr is installed) and
 # the DType classes under the name NumPy prints (mf.Float8E4M3FNDType; they
 # are minifloat.dtypes').
+
+from .dtypes import bcomplex32 as bcomplex32, complex32 as complex32, complexfloating as complexfloating
+
+COMPLEX_FORMAT_NAMES: Final[tuple[str, ...]]
+
+def real(x: npt.ArrayLike) -> npt.NDArray[Any]: ...
+def imag(x: npt.ArrayLike) -> npt.NDArray[Any]: ...
 def __getattr__(name: str) -> Any: ...
 
 Rounding: TypeAlias = Literal["nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic", "nearest"]

@@ -7,6 +7,8 @@ format with those values exports under that code); the other formats
 without copying in both directions. Packed FP4/FP6 tensors (torch's
 float4_e2m1fn_x2, two values per byte) are unpacked into a new array on
 import; float4_e2m1fn arrays export packed (a copy) as float4_e2m1fn_x2.
+complex32 moves as DLPack's kDLComplex with 32 bits (torch.complex32),
+without copying; bcomplex32 has no DLPack type and raises BufferError.
 
 Arrays move to and from ml_dtypes or JAX as the same bits, e.g.
 ``arr.view(np.uint8).view(ml_dtypes.float8_e4m3fn)`` and
@@ -15,7 +17,7 @@ Arrays move to and from ml_dtypes or JAX as the same bits, e.g.
 import numpy as np
 
 from . import _arguments, _core
-from ._core import MinifloatDType
+from ._core import ComplexDType, MinifloatDType
 from ._packing import unpack
 
 _CPU = 1  # kDLCPU
@@ -129,7 +131,8 @@ def to_dlpack(arr):
     ----------
     arr : ndarray
         An array of a minifloat format that DLPack 1.1 names (bfloat16, the
-        OCP/ml_dtypes float8, float6 and float4 formats).
+        OCP/ml_dtypes float8, float6 and float4 formats), or of complex32
+        (kDLComplex, 32 bits: torch.complex32).
 
     Returns
     -------
@@ -145,7 +148,7 @@ def to_dlpack(arr):
         type).
     BufferError
         If the format has no DLPack type code (the P3109 formats, formats
-        of ``float_format``).
+        of ``float_format``, bcomplex32).
     ValueError
         If a float4_e2m1fn array's last axis is odd.
 
@@ -162,6 +165,13 @@ def to_dlpack(arr):
     >>> mf.from_dlpack(export).tolist()
     [0.5, 1.0, 1.5, 2.0]
     """
+    if isinstance(getattr(arr, "dtype", None), ComplexDType):
+        # complex32 is kDLComplex/32 (torch.complex32); bcomplex32 has no
+        # DLPack type: the export raises BufferError saying so
+        if any(stride < 0 and length > 1 for stride, length in zip(arr.strides, arr.shape)) or any(
+                stride % arr.itemsize for stride in arr.strides):
+            return DLPackExport(np.ascontiguousarray(arr), copied="DLPack cannot describe these strides")
+        return DLPackExport(arr)
     if not isinstance(getattr(arr, "dtype", None), MinifloatDType):
         raise TypeError(f"mf.to_dlpack needs a minifloat array, not {getattr(arr, 'dtype', type(arr))}")
     type_code = _core.dlpack_type_code(arr.dtype.name)  # by the format's fields

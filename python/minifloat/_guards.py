@@ -111,6 +111,44 @@ def _cast_refusal(source, target, casting):
     return TypeError(f"Cannot cast array data from {source!r} to {target!r} according to the rule {casting!r}")
 
 
+def _is_complex(x):
+    return isinstance(getattr(x, "dtype", None), _core.ComplexDType)
+
+
+def _complex_einsum(original, operands, positions, kwargs):
+    """einsum with a complex32/bcomplex32 operand, dtype= or out=: the
+    operands become the result type (exactly, or under `casting`), minifloat
+    complex ones then complex64 (exact), and products and sums run in
+    complex64, rounded once into a minifloat complex result."""
+    casting = kwargs.get("casting", "safe")
+    out = kwargs.pop("out", None)
+    requested = kwargs.pop("dtype", None)
+    arrays = [operands[k] for k in positions]
+    target = np.dtype(requested) if requested is not None else np.result_type(*arrays)
+    own_target = isinstance(target, _core.ComplexDType)
+    for k in positions:
+        source = operands[k].dtype
+        if source != target and not np.can_cast(source, target, casting):
+            raise _cast_refusal(source, target, casting)
+        if own_target or _is_complex(operands[k]) or _is_minifloat(operands[k]):
+            operands[k] = operands[k].astype(target)
+            if own_target:
+                operands[k] = operands[k].astype(np.complex64)
+    if out is not None and not np.can_cast(target, out.dtype, casting):
+        raise TypeError(f"Iterator requested dtype could not be cast from dtype({str(target)!r}) "
+                        f"to dtype({str(out.dtype)!r}), the output operand dtype, according to the "
+                        f"rule {casting!r}")
+    result = np.asarray(original(*operands, dtype=np.complex64 if own_target else target, **kwargs))
+    if out is not None:
+        if out.shape != result.shape:
+            raise ValueError(f"out has shape {out.shape} but the result has shape {result.shape}: "
+                             f"pass an out array of the result's shape")
+        np.copyto(out, result, casting="unsafe")
+        return out
+    rounded = result.astype(target)
+    return rounded[()] if rounded.ndim == 0 else rounded
+
+
 def _einsum_handler(original, *operands, **kwargs):
     """c_einsum for calls with a minifloat operand, dtype= or out= (the C
     check found one). NumPy's C einsum would pick its loops by a type number
@@ -122,6 +160,10 @@ def _einsum_handler(original, *operands, **kwargs):
     for k in positions:
         operands[k] = np.asanyarray(operands[k])
     arrays = [operands[k] for k in positions]
+    requested = kwargs.get("dtype")
+    if (any(_is_complex(x) for x in arrays) or _is_complex(kwargs.get("out"))
+            or (requested is not None and isinstance(np.dtype(requested), _core.ComplexDType))):
+        return _complex_einsum(original, operands, positions, kwargs)
     if not _any_minifloat(arrays) and any(_is_int_type(x) for x in arrays):
         return _int_einsum(original, tuple(operands), kwargs)
     casting = kwargs.get("casting", "safe")
@@ -174,6 +216,12 @@ def _install_fallback_promoters():
                     and value.__name__ not in with_loops and _has_float_loop(value)):
                 seen.add(id(value))
                 _core._add_fallback_promoters(value, np.dtypes.Float32DType)
+    # complex32/bcomplex32 into np.fft's and np.linalg's ufuncs as complex64
+    # (exact), as NumPy takes float16 there as float32
+    for module in (_umath_linalg, _pocketfft_umath):
+        for value in vars(module).values():
+            if isinstance(value, np.ufunc) and any("F" in t.split("->")[0] for t in value.types):
+                _core._add_fallback_promoters(value, np.dtypes.Complex64DType)
 
 
 def install():

@@ -37,7 +37,11 @@ without minifloat imported) returns the codes as a uint8/uint16 array, while
 ``mf.load`` finds the comment (with Python's tokenizer, so text inside a
 string never counts) and views the codes as the format, bit for bit. The
 comment sits where NumPy's own writer puts spaces, so the data offset stays a
-multiple of 64. A file without the comment loads as NumPy loads it;
+multiple of 64. complex32/bcomplex32 arrays are stored as their part codes,
+``'<u2'`` with one more trailing axis of length 2 (real part first, always in
+C order), so ``np.load`` gives the (real, imag) float16/bfloat16 codes of
+each element and ``mf.load`` views them as the complex type again. A file
+without the comment loads as NumPy loads it;
 ``dtype=`` reinterprets its unsigned codes.
 
 ``mf.savez``/``mf.savez_compressed`` write a zip of such members, named like
@@ -97,7 +101,7 @@ import numpy as np
 
 from . import _core
 from ._dtype_arguments import minifloat_dtype
-from ._core import FORMAT_NAMES, MinifloatDType
+from ._core import COMPLEX_FORMAT_NAMES, FORMAT_NAMES, ComplexDType, MinifloatDType
 from ._packing import pack, unpack
 
 __all__ = ["NpzArchive", "load", "load_safetensors", "save", "save_safetensors", "savez", "savez_compressed"]
@@ -119,12 +123,15 @@ def _is_path(file):
 
 
 def _bits(dtype):
+    if isinstance(dtype, ComplexDType):
+        return 16  # per part
     return _core.format_info(dtype.name)["bits"]
 
 
 def _code_type(dtype):
-    """The unsigned integer type holding one code of a minifloat format."""
-    return np.dtype(np.uint16) if dtype.itemsize == 2 else np.dtype(np.uint8)
+    """The unsigned integer type holding one code of a minifloat format (one
+    part's code for the complex types)."""
+    return np.dtype(np.uint16) if dtype.itemsize in (2, 4) else np.dtype(np.uint8)
 
 
 def _as_array(obj, what):
@@ -137,7 +144,7 @@ def _as_array(obj, what):
         raise TypeError(f"{what} must be a NumPy array, not {type(obj).__name__}; "
                         "convert it with np.asarray(...) first")
     dtype = arr.dtype
-    if isinstance(dtype, MinifloatDType):
+    if isinstance(dtype, (MinifloatDType, ComplexDType)):
         return arr
     if dtype.hasobject:
         raise ValueError(f"{what} has dtype {dtype}, which only pickle can store; "
@@ -152,6 +159,10 @@ def _file_codes(arr):
     """The codes of a minifloat array as the file stores them: u1/<u2, the
     bits above the format's width zero, in the array's own memory order."""
     dtype = arr.dtype
+    if isinstance(dtype, ComplexDType):
+        # (real, imag) part codes on one more axis, in C order
+        codes = np.ascontiguousarray(arr)[..., np.newaxis].view(np.uint16)
+        return codes.astype("<u2") if sys.byteorder != "little" else codes
     codes = arr.view(_code_type(dtype))
     bits = _bits(dtype)
     if bits < 8:
@@ -235,7 +246,7 @@ def _npy_header(descr, fortran_order, shape, format_name):
 
 def _write_npy(fp, arr):
     """Write `arr` (already checked by _as_array) as a .npy file."""
-    if not isinstance(arr.dtype, MinifloatDType):
+    if not isinstance(arr.dtype, (MinifloatDType, ComplexDType)):
         np.lib.format.write_array(fp, arr, allow_pickle=False)
         return
     codes = _file_codes(arr)
@@ -291,6 +302,8 @@ def _peek_npy(fp):
 
 
 def _format_named(name, where):
+    if name in COMPLEX_FORMAT_NAMES:
+        return np.dtype(getattr(_core, name))
     dtype = _core._format_dtype(name)  # built-in, or made by mf.float_format in this process
     if dtype is None:
         raise ValueError(f"{where} was written for the minifloat format {name!r}, which this "
@@ -311,6 +324,13 @@ def _view_codes(codes, dtype, where, check_codes):
             raise ValueError(f"{where} holds byte-swapped codes ({codes.dtype.str}), which cannot "
                              f"be memory-mapped as {dtype.name}; load it without mmap_mode")
         codes = codes.astype(codes.dtype.newbyteorder("="))
+    if isinstance(dtype, ComplexDType):
+        if codes.ndim == 0 or codes.shape[-1] != 2:
+            raise ValueError(f"{where} holds codes of shape {codes.shape}; {dtype.name} needs its "
+                             "(real, imag) part codes on a last axis of length 2")
+        if not codes.flags.c_contiguous:
+            codes = np.ascontiguousarray(codes)
+        return codes.view(dtype)[..., 0]
     bits = _bits(dtype)
     if check_codes and bits < 8 and codes.size:
         top = int(codes.max())

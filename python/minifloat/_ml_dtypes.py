@@ -10,13 +10,18 @@ The integer types differ in one respect: ml_dtypes keeps only a signed
 type's low bits (int4 -1 is the byte 0x0F), minifloat sign-extends to the
 whole byte (0xFF, the int8 of the same value). Unsigned integers are views
 as above; int1/int2/int4 are converted copies in both directions.
+
+complex32 and bcomplex32 (ml_dtypes 0.6) have the same layout in both
+libraries (real part first, two float16/bfloat16 codes): views both ways.
+``astype`` also goes across (ml_dtypes.bcomplex32 -> mf.complex32 rounds
+each part once).
 """
 import sys
 
 import numpy as np
 
 from . import _core
-from ._core import IntegerDType, MinifloatDType
+from ._core import ComplexDType, IntegerDType, MinifloatDType
 
 
 def _ml_dtypes(what):
@@ -47,6 +52,19 @@ def ml_dtypes_int_type(dtype):
         return None
     name = dtype.name
     if name in _core.INT_FORMAT_NAMES and getattr(ml_dtypes, name, None) is dtype.type:
+        return name
+    return None
+
+
+def ml_dtypes_complex_type(dtype):
+    """The name of the complex type (complex32/bcomplex32) an ml_dtypes dtype
+    holds, or None. Both libraries store it in the same bits (real part
+    first, each part a float16/bfloat16), so the exchange is a view."""
+    ml_dtypes = sys.modules.get("ml_dtypes")
+    if ml_dtypes is None or isinstance(dtype, ComplexDType):
+        return None
+    name = dtype.name
+    if name in _core.COMPLEX_FORMAT_NAMES and getattr(ml_dtypes, name, None) is dtype.type:
         return name
     return None
 
@@ -136,7 +154,7 @@ def to_ml_dtypes(x):
             raise TypeError(f"ml_dtypes {ml_dtypes.__version__} has no {arr.dtype.name}")
         out = _int_to_ml_dtypes(arr, ml_type)
         return out[()] if scalar else out
-    if not isinstance(arr.dtype, MinifloatDType):
+    if not isinstance(arr.dtype, (MinifloatDType, ComplexDType)):
         raise TypeError(f"mf.to_ml_dtypes needs a minifloat array or scalar, not {arr.dtype}")
     ml_dtypes = _ml_dtypes("mf.to_ml_dtypes")
     name = arr.dtype.name
@@ -189,12 +207,12 @@ def from_ml_dtypes(x):
     if int_name is not None:
         out = _int_from_ml_dtypes(arr, int_name)
         return out[()] if scalar else out
-    name = ml_dtypes_format(arr.dtype)
+    name = ml_dtypes_format(arr.dtype) or ml_dtypes_complex_type(arr.dtype)
     if name is None:
-        if isinstance(arr.dtype, (MinifloatDType, IntegerDType)):
+        if isinstance(arr.dtype, (MinifloatDType, IntegerDType, ComplexDType)):
             raise TypeError(f"mf.from_ml_dtypes needs an ml_dtypes array; this one is already minifloat's {arr.dtype}")
         raise TypeError(f"mf.from_ml_dtypes needs an ml_dtypes array or scalar of a type minifloat has "
-                        f"({', '.join(_core.FORMAT_NAMES + _core.INT_FORMAT_NAMES)}), not {arr.dtype}")
+                        f"({', '.join(_core.FORMAT_NAMES + _core.INT_FORMAT_NAMES + _core.COMPLEX_FORMAT_NAMES)}), not {arr.dtype}")
     view = arr.view(getattr(_core, name))
     return view[()] if scalar else view
 

@@ -27,7 +27,7 @@ from numpy.lib import _nanfunctions_impl
 
 from . import _core
 from ._core import MinifloatDType
-from ._guards import _OWN_DTYPES, _any_minifloat, _finish, _is_int_type, _is_minifloat, _widen
+from ._guards import _OWN_DTYPES, _any_minifloat, _finish, _is_complex, _is_int_type, _is_minifloat, _widen
 
 _ORIGINALS = {}  # (module, name) -> NumPy's function, while patched
 
@@ -63,6 +63,8 @@ def _product_wrapper(original):
 
     @functools.wraps(original)
     def product(a, b, *args, **kwargs):
+        if _is_complex(a) or _is_complex(b):
+            return _complex_product(original, a, b, args, kwargs)
         if not (_is_minifloat(a) or _is_minifloat(b)):
             if _is_int_type(a) or _is_int_type(b):
                 return original(*_int_product_operands(a, b), *args, **kwargs)
@@ -84,6 +86,119 @@ def _product_wrapper(original):
         return out[()] if out.ndim == 0 else out
 
     return product
+
+
+def _complex_product(original, a, b, args, kwargs):
+    """dot/inner/vdot with a complex32/bcomplex32 operand: the operands as
+    the result type, then complex64 (exact), NumPy's complex64 function (vdot
+    conjugates its first argument there), the result rounded once. Before
+    NumPy 2.5 NumPy's C functions refuse these DTypes; from 2.5 np.vdot
+    reaches the DType's dotfunc, which cannot know it should conjugate
+    (numpy/numpy#31574), so only this wrapper gives vdot's answer."""
+    a = np.asarray(a)
+    b = np.asarray(b)
+    out = kwargs.pop("out", args[0] if args else None)
+    result_dtype = np.result_type(a, b)
+    own = isinstance(result_dtype, _core.ComplexDType)
+    compute = np.dtype(np.complex64) if own else result_dtype
+    result = np.asarray(original(a.astype(result_dtype).astype(compute), b.astype(result_dtype).astype(compute)))
+    if out is not None:
+        if (not isinstance(out, np.ndarray) or out.dtype != result_dtype or out.shape != result.shape
+                or not out.flags.c_contiguous):
+            raise ValueError(_DOT_OUT_ERROR)
+        np.copyto(out, result, casting="unsafe")
+        return out[()] if out.ndim == 0 else out
+    rounded = result.astype(result_dtype)
+    return rounded[()] if rounded.ndim == 0 else rounded
+
+
+def _part_wrapper(which):
+    """np.real / np.imag: complex32/bcomplex32 parts through mf.real/mf.imag
+    (views), since NumPy's functions read the .real/.imag attributes, which
+    NumPy hard-wires to its own complex types (numpy/numpy#30984, gh-1740)."""
+
+    def make(original):
+        @functools.wraps(original)
+        def part(val):
+            if not _is_complex(val):
+                return original(val)
+            from ._complex import imag, real
+
+            result = real(val) if which == 0 else imag(val)
+            return result[()] if isinstance(val, np.generic) else result
+
+        return part
+
+    return make
+
+
+def _angle_wrapper(original):
+    """np.angle: arctan2 of the parts in the part type (float16 for complex32,
+    bfloat16 for bcomplex32), as NumPy's angle of complex64 is float32."""
+
+    @functools.wraps(original)
+    def angle(z, deg=False):
+        if not _is_complex(z):
+            return original(z, deg)
+        from ._complex import imag, real
+
+        arr = np.asanyarray(z)
+        result = np.arctan2(imag(arr), real(arr))
+        if deg:
+            result = result * (180 / np.pi)  # a weak Python float, as NumPy's angle multiplies
+        return result[()] if result.ndim == 0 else result
+
+    return angle
+
+
+def _iscomplex_wrapper(original):
+    """np.iscomplex: a nonzero imaginary part (mf.imag)."""
+
+    @functools.wraps(original)
+    def iscomplex(x):
+        if not _is_complex(x):
+            return original(x)
+        from ._complex import imag
+
+        result = np.asarray(imag(np.asanyarray(x)) != 0)
+        return result[()] if result.ndim == 0 else result
+
+    return iscomplex
+
+
+def _isreal_wrapper(original):
+    """np.isreal: a zero imaginary part (mf.imag)."""
+
+    @functools.wraps(original)
+    def isreal(x):
+        if not _is_complex(x):
+            return original(x)
+        from ._complex import imag
+
+        result = np.asarray(imag(np.asanyarray(x)) == 0)
+        return result[()] if result.ndim == 0 else result
+
+    return isreal
+
+
+def _real_if_close_wrapper(original):
+    """np.real_if_close: the real part (mf.real, a view) when every imaginary
+    part is below tol (in units of the part type's eps when tol > 1)."""
+
+    @functools.wraps(original)
+    def real_if_close(a, tol=100):
+        if not _is_complex(a):
+            return original(a, tol)
+        from ._complex import imag, part_dtype, real
+
+        arr = np.asanyarray(a)
+        if tol > 1:
+            tol = float(np.finfo(part_dtype(arr.dtype)).eps) * tol  # float16 or minifloat's bfloat16
+        if np.all(np.abs(imag(arr).astype(np.float32)) < tol):
+            return real(arr)
+        return arr
+
+    return real_if_close
 
 
 def _statistic_wrapper(original):
@@ -315,6 +430,19 @@ def _raw_fft_wrapper(original):
 
     @functools.wraps(original)
     def raw_fft(a, *args, **kwargs):
+        if _is_complex(a):
+            # complex32/bcomplex32: the transform of the exact complex64
+            # values, rounded once per part (NumPy's inverse transforms build
+            # their 1/n factor from a.real.dtype, which is the complex dtype
+            # itself here, numpy/numpy#30984, and refuse it as a ufunc dtype=)
+            out = kwargs.pop("out", None)
+            if len(args) > 5:
+                out, args = args[5], args[:5]
+            result = original(np.asarray(a).astype(np.complex64), *args, **kwargs)
+            if out is not None:
+                np.copyto(out, result, casting="same_kind")
+                return out
+            return result.astype(a.dtype)
         return original(_widen(a), *args, **kwargs)
 
     return raw_fft
@@ -381,6 +509,10 @@ def patch_numpy():
     ``average``, ``common_type``, ``fft`` and ``frompyfunc`` ufuncs take
     minifloat arrays; a minifloat ``dtype=`` works in ``np.sum``/``prod``/
     ``cumsum``/``cumprod``; arrays print each value's shortest digits.
+    For complex32/bcomplex32: ``np.real``/``imag`` (through mf.real/mf.imag),
+    ``np.angle``, ``iscomplex``, ``isreal``, ``real_if_close``, ``np.dot``/
+    ``inner``/``vdot`` (vdot conjugating) in complex64 rounded once, the
+    inverse FFTs, and printing in complex64's layout.
     Every patched function calls NumPy's original at C speed for any call
     without a minifloat operand, keeps its name, docstring, signature and
     ``__array_function__`` dispatch. NumPy offers no hook for these (see the
@@ -416,6 +548,10 @@ def patch_numpy():
     _replace_everywhere("average", (_function_base_impl, np), _average_wrapper)
     from numpy.lib import _type_check_impl
     _replace_everywhere("common_type", (_type_check_impl, np), _common_type_wrapper)
+    for name, make in (("real", _part_wrapper(0)), ("imag", _part_wrapper(1)), ("iscomplex", _iscomplex_wrapper),
+                       ("isreal", _isreal_wrapper), ("real_if_close", _real_if_close_wrapper)):
+        _replace_everywhere(name, (_type_check_impl, np), make)
+    _replace_everywhere("angle", (_function_base_impl, np), _angle_wrapper)
     from numpy._core import arrayprint
 
     from . import _printing

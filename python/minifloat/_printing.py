@@ -246,12 +246,65 @@ class MinifloatFormat:
                           pad_right=self.pad_right)
 
 
+def _part_of(x, which):
+    """The real (0) or imaginary (1) part of a complex32/bcomplex32 scalar or array."""
+    from ._complex import imag, real
+
+    part = real(x) if which == 0 else imag(x)
+    return part[()] if isinstance(x, np.generic) else part
+
+
+class ComplexPartsFormat:
+    """complex32/bcomplex32 elements in complex64's layout: the real parts of
+    the whole array laid out by their own float formatter, the imaginary
+    parts by another that always shows the sign, and "j" written right after
+    the imaginary digits (before their padding). Each part's formatter is
+    the one its type prints with: NumPy's for float16, MinifloatFormat for
+    bfloat16, so the digits are each part's shortest round trip."""
+
+    def __init__(self, data, part_format, options):
+        legacy = options.get("legacy")
+        legacy = legacy if legacy is not None else math.inf
+        sign = options.get("sign", "-")
+        if isinstance(sign, bool):
+            sign = "+" if sign else "-"
+        floatmode = options["floatmode"]
+        # NumPy 1.13's layout padded the real parts alike and not the imaginary ones
+        real_mode, imag_mode = ("maxprec_equal", "maxprec") if legacy <= 113 else (floatmode, floatmode)
+        self._real = part_format(_part_of(data, 0), dict(options, floatmode=real_mode, sign=sign))
+        self._imag = part_format(_part_of(data, 1), dict(options, floatmode=imag_mode, sign="+"))
+
+    def __call__(self, x):
+        real_text = self._real(_part_of(x, 0))
+        imag_text = self._imag(_part_of(x, 1))
+        digits = imag_text.rstrip()
+        return real_text + digits + "j" + imag_text[len(digits):]
+
+
 def format_function_wrapper(original):
     """arrayprint._get_format_function that picks MinifloatFormat for the
     formats (installed by mf.patch_numpy(): NumPy has no per-dtype printing
     hook, and without it NumPy's float formatter prints them)."""
+    def part_format(part, options):
+        options = dict(options, formatter=None)  # a float formatter is not a complex one
+        if isinstance(part.dtype, MinifloatDType):
+            return _format_of(part, options)
+        return original(part, **options)
+
+    def _format_of(data, options):
+        return MinifloatFormat(data, options["precision"], options["floatmode"], options["suppress"],
+                               options["sign"], legacy=options["legacy"],
+                               nanstr=options.get("nanstr", "nan"), infstr=options.get("infstr", "inf"))
+
     def _get_format_function(data, **options):
         formatter = options.get("formatter") or {}
+        if isinstance(data.dtype, _core.ComplexDType):
+            # complex64's layout (NumPy 2.4's own printer fails on these
+            # dtypes, NumPy 2.5's prints each scalar's str); a user's complex
+            # formatter wins, as for complex64
+            user = next((formatter[k] for k in ("complexfloat", "complex_kind", "all")
+                         if formatter.get(k) is not None), None)
+            return user if user is not None else ComplexPartsFormat(data, part_format, options)
         if not isinstance(data.dtype, MinifloatDType):
             return original(data, **options)
         # a user's float formatter wins, as for NumPy's floats (its keys in
@@ -260,8 +313,6 @@ def format_function_wrapper(original):
         user = next((formatter[k] for k in ("float", "float_kind", "all") if formatter.get(k) is not None), None)
         if user is not None:
             return user
-        return MinifloatFormat(data, options["precision"], options["floatmode"], options["suppress"],
-                               options["sign"], legacy=options["legacy"],
-                               nanstr=options.get("nanstr", "nan"), infstr=options.get("infstr", "inf"))
+        return _format_of(data, options)
 
     return _get_format_function

@@ -117,24 +117,104 @@ def _check_count(n, what):
 
 
 def get_num_threads():
-    """The number of threads minifloat's bulk operations use (process-wide)."""
+    """The number of threads minifloat's bulk operations use (process-wide).
+
+    The default is the CPUs this process may use (its affinity mask, capped
+    by its cgroup's CPU quota), or ``MINIFLOAT_NUM_THREADS`` when set at
+    import.
+
+    Returns
+    -------
+    int
+        The thread count, at least 1.
+
+    See Also
+    --------
+    set_num_threads, num_threads
+
+    Examples
+    --------
+    >>> import minifloat as mf
+    >>> mf.get_num_threads() >= 1
+    True
+    """
     return _core._get_num_threads()
 
 
 def set_num_threads(n):
-    """Use `n` threads (>= 1) for minifloat's bulk operations from now on (process-wide).
+    """Use `n` threads for minifloat's bulk operations from now on (process-wide).
 
-    Results do not depend on it: every thread count gives the same bits.
+    Casts, ``mf.cast`` (stochastic rounding too), element-wise ufuncs,
+    MX/NVFP4 quantize, dequantize and matmul, ``mf.quant`` and packing split
+    large arrays over the threads. Results do not depend on the count: every
+    thread count gives the same bits.
+
+    Parameters
+    ----------
+    n : int
+        The thread count, at least 1.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        If `n` is not an integer (floats and bools included).
+    ValueError
+        If `n` is below 1.
+
+    See Also
+    --------
+    get_num_threads, num_threads
+
+    Examples
+    --------
+    >>> import minifloat as mf
+    >>> previous = mf.get_num_threads()
+    >>> mf.set_num_threads(1)
+    >>> mf.get_num_threads()
+    1
+    >>> mf.set_num_threads(previous)
     """
     _core._set_num_threads(_check_count(n, "the thread count"))
 
 
 @contextlib.contextmanager
 def num_threads(n):
-    """``with mf.num_threads(n):`` runs the block with `n` threads, then restores the previous count.
+    """A context manager: the block runs with `n` threads, then the previous count returns.
 
     The count is process-wide, as threadpoolctl's limits are: other threads
     see it while the block runs.
+
+    Parameters
+    ----------
+    n : int
+        The thread count inside the block, at least 1.
+
+    Returns
+    -------
+    context manager
+        Yields `n`.
+
+    Raises
+    ------
+    TypeError
+        If `n` is not an integer.
+    ValueError
+        If `n` is below 1.
+
+    See Also
+    --------
+    set_num_threads, get_num_threads
+
+    Examples
+    --------
+    >>> import numpy as np, minifloat as mf
+    >>> with mf.num_threads(1):
+    ...     mf.get_num_threads()
+    1
     """
     n = _check_count(n, "the thread count")
     previous = get_num_threads()

@@ -31,17 +31,21 @@ E and M are the exponent and mantissa bits. Also built in:
   ``Binary8p{P}{s,u}{e,f}DType``): 8 bits, P = 1..7 bits of precision,
   s(igned) or u(nsigned), e(xtended: with infinities) or f(inite);
 * the sub-byte integers int1, int2, int4, uint1, uint2, uint4 (DType
-  classes Int1DType, ..., UInt4DType), kind 'i'/'u'.
+  classes Int1DType, ..., UInt4DType), kind 'i'/'u';
+* the complex types complex32 (two float16 parts) and bcomplex32 (two
+  bfloat16 parts), real part first (DType classes Complex32DType,
+  BComplex32DType), kind 'c'.
 
-``mf.FORMAT_NAMES`` and ``mf.INT_FORMAT_NAMES`` list the names,
+``mf.FORMAT_NAMES``, ``mf.INT_FORMAT_NAMES`` and ``mf.COMPLEX_FORMAT_NAMES``
+list the names,
 ``mf.format_info`` describes each float format. Every format is stored one
 value per byte (bfloat16: two); FP6, FP4 and the sub-byte integers use the
 low bits (``mf.pack`` packs them densely).
 
 Base classes: every float scalar type subclasses ``floating`` (itself a
 ``np.floating``), every integer type ``signedinteger`` or
-``unsignedinteger``; the DType classes subclass ``MinifloatDType`` or
-``IntegerDType``. Formats made by ``mf.float_format`` get their own scalar
+``unsignedinteger``, the complex types ``complexfloating``; the DType
+classes subclass ``MinifloatDType``, ``IntegerDType`` or ``ComplexDType``. Formats made by ``mf.float_format`` get their own scalar
 type and DType class (reach them through the dtype it returns).
 
 Examples
@@ -66,11 +70,13 @@ signedinteger = _core.signedinteger
 unsignedinteger = _core.unsignedinteger
 MinifloatDType = _core.MinifloatDType
 IntegerDType = _core.IntegerDType
+complexfloating = _core.complexfloating
+ComplexDType = _core.ComplexDType
 
 
 def _built_in_types():
     """(name, type) of every built-in format's scalar type and DType class."""
-    for name in (*_core.FORMAT_NAMES, *_core.INT_FORMAT_NAMES):
+    for name in (*_core.FORMAT_NAMES, *_core.INT_FORMAT_NAMES, *_core.COMPLEX_FORMAT_NAMES):
         scalar_type = getattr(_core, name)
         dtype_class = type(_np.dtype(scalar_type))
         yield name, scalar_type
@@ -80,7 +86,8 @@ def _built_in_types():
 _TYPES = dict(_built_in_types())
 globals().update(_TYPES)
 
-__all__ = ["floating", "signedinteger", "unsignedinteger", "MinifloatDType", "IntegerDType", *_TYPES]
+__all__ = ["floating", "signedinteger", "unsignedinteger", "complexfloating", "MinifloatDType", "IntegerDType",
+           "ComplexDType", *_TYPES]
 
 
 def __dir__():

@@ -30,11 +30,26 @@ class uint1(unsignedinteger): ...
 class uint2(unsignedinteger): ...
 class uint4(unsignedinteger): ...
 
+class complexfloating(np.complexfloating[Any, Any]):
+    """Abstract base of complex32 and bcomplex32."""
+
+class complex32(complexfloating):
+    """Two float16 parts, real first (ml_dtypes' and torch's complex32)."""
+
+class bcomplex32(complexfloating):
+    """Two bfloat16 parts, real first (ml_dtypes' bcomplex32)."""
+
 class MinifloatDType(np.dtype[Any]):
     """Abstract base of the float formats' DType classes."""
 
 class IntegerDType(np.dtype[Any]):
     """Abstract base of the sub-byte integers' DType classes."""
+
+class ComplexDType(np.dtype[Any]):
+    """Abstract base of the complex types' DType classes."""
+
+class Complex32DType(ComplexDType): ...
+class BComplex32DType(ComplexDType): ...
 
 class Float8E4M3FNDType(MinifloatDType): ...
 class Float8E4M3FNUZDType(MinifloatDType): ...

@@ -1,0 +1,46 @@
+"""Benchmark group 18: complex32 (two float16 parts) beside ml_dtypes'
+complex32 (issue 27; target: 10x ml_dtypes where the memory floor allows)."""
+import numpy as np
+
+GROUP = 20
+TARGET = 10.0  # ml_dtypes ms / minifloat ms
+
+
+def _values(n, salt):
+    rng = np.random.default_rng(2700 + salt)
+    return (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(np.complex64)
+
+
+def complex_cases(add, Ref, n):
+    """Appends the cases through `add(name, mf_factory, *refs)`."""
+    import minifloat as mf
+
+    try:
+        import ml_dtypes
+    except ImportError:
+        ml_dtypes = None
+
+    def on(dtype, op):
+        def make():
+            a = _values(n, 0).astype(np.complex128).astype(dtype)
+            b = _values(n, 1).astype(np.complex128).astype(dtype)
+            x = _values(n, 0)
+            return op(a, b, x, dtype)
+        return make
+
+    ops = {
+        "complex64 -> complex32": lambda a, b, x, t: (lambda: x.astype(t)),
+        "complex32 -> complex64": lambda a, b, x, t: (lambda: a.astype(np.complex64)),
+        "complex32 a + b": lambda a, b, x, t: (lambda: a + b),
+        "complex32 a * b": lambda a, b, x, t: (lambda: a * b),
+        "complex32 np.abs(a)": lambda a, b, x, t: (lambda: np.abs(a)),
+        "complex32 a.sum()": lambda a, b, x, t: (lambda: a.sum()),
+    }
+    for label, op in ops.items():
+        refs = [Ref("ml", "ml_dtypes", on(ml_dtypes.complex32, op), TARGET)] if ml_dtypes is not None else []
+        add(label, on(mf.complex32, op), *refs)
+
+
+def groups(Group, Ref):
+    return [Group(GROUP, "complex32", "vs ml_dtypes >= 10x",
+                  lambda add, data, torch: complex_cases(add, Ref, data.n))]
