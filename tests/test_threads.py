@@ -290,7 +290,7 @@ def test_pool_fp_flags_from_every_worker(split, where):
             x = np.ones(n, np.float32)
             x[at] = 1e30
             run = (lambda x=x: x.astype(mf.float8_e5m2)) if where == "cast" else \
-                  (lambda x=x: mf.cast(x, mf.float8_e5m2, rounding="toward_zero" if False else "nearest_even"))
+                  (lambda x=x: mf.cast(x, mf.float8_e5m2, rounding="nearest_even"))
         with np.errstate(over="raise"):
             with pytest.raises(FloatingPointError, match="overflow"):
                 run()
@@ -469,7 +469,6 @@ def test_pool_cgroup_quota(tmp_path, monkeypatch, mf):
     """cpu.max of cgroup v2 caps the default (read from the process's own cgroup folder)."""
     from minifloat import _threads
     (tmp_path / "cpu.max").write_text("150000 100000\n")
-    assert _threads._cgroup_v2_limit(str(tmp_path)) in (2, None) or True
     # the parser itself, on a folder outside /sys/fs/cgroup (no parents read)
     assert _threads._cgroup_v2_limit(str(tmp_path)) == 2
     (tmp_path / "cpu.max").write_text("max 100000\n")
