@@ -1131,7 +1131,7 @@ def results_markdown(cases, facts, notes, rows, heading="###"):
     fact = dict(facts)
     lines = [
         f"Measured by `python benchmarks/run.py` on {fact['date']}: {fact['CPU']}, "
-        f"{os.cpu_count()} logical cores (SIMD: {fact['SIMD flags']}), one thread; minifloat "
+        f"{os.cpu_count()} logical cores (SIMD: {fact['SIMD flags']}), one thread (group 18: one and every usable core); minifloat "
         f"{fact['minifloat']} with its `{mf._core._active_kernels()}` kernels, Python {fact['Python']}, "
         f"NumPy {fact['numpy']}, ml_dtypes {fact['ml_dtypes']}, torch {fact['torch']}; "
         f"{fact['N']}; {fact['timing']}. Load average {fact['load avg']}. "
@@ -1180,7 +1180,7 @@ def readme_markdown(cases, facts, link, chart_link=None):
     and to the chart (`chart_link`, if one was written)."""
     fact = dict(facts)
     lines = [
-        f"Measured on {fact['date']}: {fact['CPU']}, one thread, minifloat's "
+        f"Measured on {fact['date']}: {fact['CPU']}, one thread (group 18: one and every usable core), minifloat's "
         f"`{mf._core._active_kernels()}` kernels, NumPy {fact['numpy']}, ml_dtypes {fact['ml_dtypes']}, "
         f"torch {fact['torch']}; {fact['N']}. Load average {fact['load avg']}.",
         "",

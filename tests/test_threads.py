@@ -290,7 +290,7 @@ def test_pool_fp_flags_from_every_worker(split, where):
             x = np.ones(n, np.float32)
             x[at] = 1e30
             run = (lambda x=x: x.astype(mf.float8_e5m2)) if where == "cast" else \
-                  (lambda x=x: mf.cast(x, mf.float8_e5m2, rounding="toward_zero" if False else "nearest_even"))
+                  (lambda x=x: mf.cast(x, mf.float8_e5m2, rounding="nearest_even"))
         with np.errstate(over="raise"):
             with pytest.raises(FloatingPointError, match="overflow"):
                 run()
@@ -469,7 +469,6 @@ def test_pool_cgroup_quota(tmp_path, monkeypatch, mf):
     """cpu.max of cgroup v2 caps the default (read from the process's own cgroup folder)."""
     from minifloat import _threads
     (tmp_path / "cpu.max").write_text("150000 100000\n")
-    assert _threads._cgroup_v2_limit(str(tmp_path)) in (2, None) or True
     # the parser itself, on a folder outside /sys/fs/cgroup (no parents read)
     assert _threads._cgroup_v2_limit(str(tmp_path)) == 2
     (tmp_path / "cpu.max").write_text("max 100000\n")
@@ -483,10 +482,14 @@ def test_pool_shutdown_with_a_running_pool():
         mf.set_num_threads(3)
         mf._core._set_thread_min_chunk(256)
         x = np.linspace(-9, 9, 1 << 18, dtype=np.float32)
+        y = x.astype(mf.bfloat16)
+        # (NumPy's loops only: a daemon thread leaving a pybind11 call that
+        # released the GIL while the interpreter finalizes ends in
+        # std::terminate, pybind11's gil_scoped_release, with or without the pool)
         def spin():
             while True:
                 x.astype(mf.float8_e4m3fn)
-                mf.cast(x, mf.float8_e4m3fn, rounding="stochastic", rng=1)
+                np.add(y, y)
         for _ in range(3):
             threading.Thread(target=spin, daemon=True).start()
         x.astype(mf.float8_e4m3fn)
