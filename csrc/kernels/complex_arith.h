@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 
 namespace minifloat {
 
@@ -17,14 +16,6 @@ namespace minifloat {
 void complex_add_f32(const float* a, const float* b, float* out, size_t n);
 void complex_subtract_f32(const float* a, const float* b, float* out, size_t n);
 void complex_multiply_f64(const float* a, const float* b, double* out, size_t n);
-// complex32 products straight from the float16 codes (2n of them each), as
-// complex_multiply_f64 and the part's rounding give them, in registers: the
-// binary64 result narrowed to binary32 rounded to odd, which F16C rounds to
-// nearest even (24 >= 11 + 2 bits: the binary64 value rounded once). Returns how
-// many elements it did: it stops before a group of four holding an inf or a
-// NaN part (0 where the CPU lacks AVX2/FMA/F16C); sets kFlagOverflow bits in
-// *flags.
-size_t complex32_multiply_codes(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n, uint32_t* flags);
 // a + b where b is one complex value (array plus scalar)
 void complex_add_scalar_f32(const float* a, const float b[2], float* out, size_t n);
 

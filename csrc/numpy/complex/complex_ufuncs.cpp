@@ -148,36 +148,8 @@ int sign_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dimensi
 // +, -, *: decoded to binary32, computed (complex_arith.h), rounded once.
 enum class Arith { add, subtract, multiply };
 
-// Products through binary64 (exact products, one rounding of the sum there,
-// then the part's rounding from binary64).
-uint32_t general_multiply(const PartCodec& codec, const uint16_t* a, const uint16_t* b, uint16_t* out,
-                          npy_intp count) {
-    alignas(64) float x[2 * kChunk], y[2 * kChunk];
-    alignas(64) double r[2 * kChunk];
-    decode_parts_f32(codec, a, x, static_cast<size_t>(2 * count));
-    decode_parts_f32(codec, b, y, static_cast<size_t>(2 * count));
-    complex_multiply_f64(x, y, r, static_cast<size_t>(count));
-    return encode_parts_f64(codec, r, out, static_cast<size_t>(2 * count));
-}
-
 template <Arith A>
 uint32_t arith_chunk(const PartCodec& codec, const uint16_t* a, const uint16_t* b, uint16_t* out, npy_intp count) {
-    if constexpr (A == Arith::multiply) {
-        if (codec.format == PartFormat::float16) {
-            // float16 parts: straight from the codes; groups with an inf or a NaN part as below
-            uint32_t flags = 0;
-            npy_intp done = 0;
-            while (done < count) {
-                done += static_cast<npy_intp>(complex32_multiply_codes(a + 2 * done, b + 2 * done, out + 2 * done,
-                                                                        static_cast<size_t>(count - done), &flags));
-                if (done >= count) break;
-                const npy_intp group = count - done < 4 ? count - done : 4;
-                flags |= general_multiply(codec, a + 2 * done, b + 2 * done, out + 2 * done, group);
-                done += group;
-            }
-            return flags;
-        }
-    }
     alignas(64) float x[2 * kChunk], y[2 * kChunk];
     decode_parts_f32(codec, a, x, static_cast<size_t>(2 * count));
     decode_parts_f32(codec, b, y, static_cast<size_t>(2 * count));
