@@ -861,6 +861,62 @@ def test_ufuncs_on_strided_and_broadcast_operands(mf, kind):
 
 
 @EACH
+@pytest.mark.parametrize("kernel_set", ["avx512", "avx2", "portable"])
+def test_multiply_every_kernel_set(mf, kind, kernel_set):
+    """a * b by the hand-written AVX-512 and AVX2 kernels (blocks without a
+    NaN result) and by the portable loop: the same bits and the same
+    overflow flag (on a CPU without a set, the next one runs)."""
+    x, y = binary_sample(kind)
+    x, y = x[::7], y[::7]
+    previous = mf._core._set_avx512_kernels(kernel_set == "avx512"), mf._core._set_avx2_kernels(kernel_set != "portable")
+    try:
+        a, b = make(mf, kind, x), make(mf, kind, y)
+        assert_pairs(kind, codes(quietly(np.multiply, a, b)), C.complex_op(kind, np.multiply, x, y), kernel_set,
+                     operands=(x, y))
+        p = C.part_of(kind)
+        big = C.pair_codes(np.full(64, p.max_code, np.uint16), np.zeros(64, np.uint16))
+        one = C.pair_codes(np.full(64, C.encode_int(kind, 1), np.uint16), np.zeros(64, np.uint16))
+        with np.errstate(over="raise"):
+            np.multiply(make(mf, kind, big), make(mf, kind, one))  # max * 1: exact, no flag
+            with pytest.raises(FloatingPointError, match="overflow"):
+                np.multiply(make(mf, kind, big), make(mf, kind, big))
+    finally:
+        mf._core._set_avx512_kernels(previous[0])
+        mf._core._set_avx2_kernels(previous[1])
+
+
+@pytest.mark.parametrize("kernel_set", ["avx512", "avx2", "portable"])
+def test_multiply_rounds_twice_as_complex128_does(mf, kernel_set):
+    """complex128 rounds ar*br - ai*bi to binary64 before the part's
+    rounding; where binary64's result is a float16 midpoint and the exact
+    value is not, that gives another float16 than one rounding would. The
+    kernels that compute float16 products in binary32 must give complex128's
+    result there, and must not round twice where binary32's sum is a
+    midpoint but binary64's is not. Here ar*br is a midpoint m
+    (64 * (1 + 3 * 2**-11), ties up; 64 * (1 + 2**-11), ties down) and ai*bi
+    = +-2**-48 (under half of binary64's ulp at m: complex128 rounds twice)
+    or +-2**-30 (between half of binary64's and half of binary32's ulp)."""
+    tiny, small = 2.0 ** -24, 2.0 ** -15
+    rows = [(14.0, tiny, 4.578125, tiny), (14.0, -tiny, 4.578125, tiny),
+            (1.5, tiny, 42.6875, -tiny), (1.5, tiny, 42.6875, tiny),
+            (14.0, small, 4.578125, small), (1.5, small, 42.6875, -small)]
+    x = np.array([complex(ar, ai) for ar, ai, _, _ in rows] * 16)
+    y = np.array([complex(br, bi) for _, _, br, bi in rows] * 16)
+    exact = [Fraction(ar) * Fraction(br) - Fraction(ai) * Fraction(bi) for ar, ai, br, bi in rows]
+    previous = mf._core._set_avx512_kernels(kernel_set == "avx512"), mf._core._set_avx2_kernels(kernel_set != "portable")
+    try:
+        got = x.astype(mf.complex32) * y.astype(mf.complex32)
+    finally:
+        mf._core._set_avx512_kernels(previous[0])
+        mf._core._set_avx2_kernels(previous[1])
+    expected = C.complex_op("complex32", np.multiply, C.encode("complex32", x), C.encode("complex32", y))
+    assert_pairs("complex32", codes(got), expected, kernel_set)
+    assert [float(v) for v in got.astype(np.complex64).real[:6]] == [64.125, 64.125, 64.0, 64.0, 64.0625, 64.0625]
+    once = [C.encode_fraction("complex32", v) for v in exact]  # one rounding: other codes in rows 0 and 2
+    assert [int(c) == int(g) for c, g in zip(once, codes(got)[:6, 0])] == [False, True, False, True, True, True]
+
+
+@EACH
 def test_misaligned_operands(mf, kind):
     """Data at byte offsets 1 and 2 (the items' 4 bytes then straddle their
     natural alignment): casts and ufuncs read and write them right."""

@@ -1,7 +1,6 @@
-// Element-wise complex +, -, * on decoded parts (binary32 pairs of float16
-// or bfloat16 values, which they hold exactly). Each result part is what
-// NumPy's complex128 computes, ready to be rounded once into the part
-// format: a sum or difference of two part values is rounded once to
+// Element-wise complex +, -, * on the parts of complex32 / bcomplex32. Each
+// result part is what NumPy's complex128 computes, rounded once into the
+// part format: a sum or difference of two part values is rounded once to
 // binary32 and then to the part, which equals one rounding of the exact
 // value (24 >= 2p + 2 for p = 11 and 8, Figueroa 1995), as complex128's
 // once-rounded binary64 does; products of parts are exact in binary64 and
@@ -9,10 +8,22 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+
+#include "complex_parts.h"
 
 namespace minifloat {
 
-// n complex elements: a, b, out hold 2n values (real, imaginary, ...)
+enum class ComplexArith : uint8_t { add, subtract, multiply };
+
+// out = a op b on part codes (2n each, real part first); returns the FpFlag
+// bits raised. The hand-written kernels (complex_arith_avx512/avx2) take
+// the blocks whose results hold no NaN, the general loop the rest.
+uint32_t complex_arith_parts(const PartCodec& codec, ComplexArith op, const uint16_t* a, const uint16_t* b,
+                             uint16_t* out, size_t n);
+
+// The general loop's steps on decoded parts (binary32 pairs of float16 or
+// bfloat16 values, which they hold exactly); a, b, out hold 2n values.
 void complex_add_f32(const float* a, const float* b, float* out, size_t n);
 void complex_subtract_f32(const float* a, const float* b, float* out, size_t n);
 void complex_multiply_f64(const float* a, const float* b, double* out, size_t n);

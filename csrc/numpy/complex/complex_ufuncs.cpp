@@ -146,33 +146,17 @@ int sign_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dimensi
 }
 
 // +, -, *: decoded to binary32, computed (complex_arith.h), rounded once.
-enum class Arith { add, subtract, multiply };
 
-template <Arith A>
+template <ComplexArith A>
 uint32_t arith_chunk(const PartCodec& codec, const uint16_t* a, const uint16_t* b, uint16_t* out, npy_intp count) {
-    alignas(64) float x[2 * kChunk], y[2 * kChunk];
-    decode_parts_f32(codec, a, x, static_cast<size_t>(2 * count));
-    decode_parts_f32(codec, b, y, static_cast<size_t>(2 * count));
-    if constexpr (A == Arith::multiply) {
-        alignas(64) double r[2 * kChunk];
-        complex_multiply_f64(x, y, r, static_cast<size_t>(count));
-        return encode_parts_f64(codec, r, out, static_cast<size_t>(2 * count));
-    } else {
-        alignas(64) float r[2 * kChunk];
-        if constexpr (A == Arith::add) {
-            complex_add_f32(x, y, r, static_cast<size_t>(count));
-        } else {
-            complex_subtract_f32(x, y, r, static_cast<size_t>(count));
-        }
-        return encode_parts_f32(codec, r, out, static_cast<size_t>(2 * count));
-    }
+    return complex_arith_parts(codec, A, a, b, out, static_cast<size_t>(count));
 }
 
 // ufunc.accumulate (np.cumsum, np.cumprod): NumPy passes the output shifted
 // by one element as the first input, so each element needs the one before.
 // The running value stays in complex64 within the call and is rounded into
 // each output element.
-template <Arith A>
+template <ComplexArith A>
 int accumulate_in_place(const PartCodec& codec, char* const data[], npy_intp n, const npy_intp strides[]) {
     float acc[2];
     uint16_t parts[2];
@@ -183,12 +167,12 @@ int accumulate_in_place(const PartCodec& codec, char* const data[], npy_intp n, 
         float x[2];
         std::memcpy(parts, data[1] + i * strides[1], 4);
         decode_parts_f32(codec, parts, x, 2);
-        if constexpr (A == Arith::multiply) {
+        if constexpr (A == ComplexArith::multiply) {
             const double r = static_cast<double>(acc[0]) * x[0] - static_cast<double>(acc[1]) * x[1];
             const double m = static_cast<double>(acc[0]) * x[1] + static_cast<double>(acc[1]) * x[0];
             acc[0] = static_cast<float>(r);
             acc[1] = static_cast<float>(m);
-        } else if constexpr (A == Arith::add) {
+        } else if constexpr (A == ComplexArith::add) {
             acc[0] += x[0];
             acc[1] += x[1];
         } else {
@@ -202,7 +186,7 @@ int accumulate_in_place(const PartCodec& codec, char* const data[], npy_intp n, 
     return 0;
 }
 
-template <Arith A>
+template <ComplexArith A>
 int arith_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                const npy_intp strides[], NpyAuxData*) {
     const PartCodec& codec = complex_runtime(complex_kind_of_descr(context->descriptors[0])).codec;
@@ -218,10 +202,12 @@ int arith_loop(PyArrayMethod_Context* context, char* const data[], const npy_int
     for (npy_intp start = 0; start < n; start += kChunk) {
         const npy_intp count = n - start < kChunk ? n - start : kChunk;
         if (contiguous) {
-            // in place (a += b) is fine: each chunk is read before it is written
+            // straight into the output: in place (a += b) is fine, each block
+            // is read before it is written (NumPy copies partly overlapping
+            // operands first; the accumulation's overlap is handled above)
             flags |= arith_chunk<A>(codec, reinterpret_cast<const uint16_t*>(data[0]) + 2 * start,
-                                    reinterpret_cast<const uint16_t*>(data[1]) + 2 * start, r, count);
-            std::memcpy(data[2] + 4 * start, r, static_cast<size_t>(4 * count));
+                                    reinterpret_cast<const uint16_t*>(data[1]) + 2 * start,
+                                    reinterpret_cast<uint16_t*>(data[2]) + 2 * start, count);
             continue;
         }
         gather4(data[0] + start * strides[0], strides[0], count, a);
@@ -255,9 +241,9 @@ NpyAuxData* clone_aux(NpyAuxData* aux) {
     return copy ? &copy->base : nullptr;
 }
 
-template <Arith A>
+template <ComplexArith A>
 void combine(float& re, float& im, float xr, float xi) {
-    if constexpr (A == Arith::add) {
+    if constexpr (A == ComplexArith::add) {
         re += xr;
         im += xi;
     } else {
@@ -267,7 +253,7 @@ void combine(float& re, float& im, float xr, float xi) {
     }
 }
 
-template <Arith A>
+template <ComplexArith A>
 int reduce_into_row(const PartCodec& codec, AccumulationAux& aux, char* const data[], npy_intp n,
                     const npy_intp strides[]) {
     const bool single_output = strides[2] == 0;
@@ -295,7 +281,7 @@ int reduce_into_row(const PartCodec& codec, AccumulationAux& aux, char* const da
         decode_parts_f32(codec, codes, x, static_cast<size_t>(2 * count));
         if (single_output) {
             float re = row.values[0], im = row.values[1];
-            if constexpr (A == Arith::add) {
+            if constexpr (A == ComplexArith::add) {
                 // eight running sums per part, combined at the end of the chunk
                 float lanes[16] = {};
                 npy_intp i = 0;
@@ -334,7 +320,7 @@ int reduce_into_row(const PartCodec& codec, AccumulationAux& aux, char* const da
     return 0;
 }
 
-template <Arith A>
+template <ComplexArith A>
 int accumulating_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                       const npy_intp strides[], NpyAuxData* aux_base) {
     auto* aux = reinterpret_cast<AccumulationAux*>(aux_base);
@@ -345,7 +331,7 @@ int accumulating_loop(PyArrayMethod_Context* context, char* const data[], const 
     return arith_loop<A>(context, data, dimensions, strides, aux_base);
 }
 
-template <Arith A>
+template <ComplexArith A>
 int accumulating_get_loop(PyArrayMethod_Context* context, int, int, const npy_intp*,
                           PyArrayMethod_StridedLoop** out_loop, NpyAuxData** out_transferdata,
                           NPY_ARRAYMETHOD_FLAGS* flags) {
@@ -364,14 +350,14 @@ int accumulating_get_loop(PyArrayMethod_Context* context, int, int, const npy_in
     return 0;
 }
 
-template <Arith A>
+template <ComplexArith A>
 int reduction_initial(PyArrayMethod_Context* context, npy_bool reduction_is_empty, void* initial) {
     t_reduction_announced = context->method;
     const int kind = complex_kind_of_descr(context->descriptors[0]);
     // as NumPy's complex: a sum starts from -0 (sum([-0j]) keeps the sign), an empty sum is +0
-    const double identity = A == Arith::add ? (reduction_is_empty ? 0.0 : -0.0) : 1.0;
+    const double identity = A == ComplexArith::add ? (reduction_is_empty ? 0.0 : -0.0) : 1.0;
     uint16_t parts[2];
-    encode_complex_value(kind, identity, A == Arith::add ? identity : 0.0, parts);
+    encode_complex_value(kind, identity, A == ComplexArith::add ? identity : 0.0, parts);
     std::memcpy(initial, parts, 4);
     return 1;
 }
@@ -622,13 +608,13 @@ std::vector<LoopEntry> loop_table() {
     (void)D;
     (void)R;
     std::vector<LoopEntry> t = {
-        {"add", 2, Out::complex, arith_loop<Arith::add>,
-         {{NPY_METH_get_loop, reinterpret_cast<void*>(accumulating_get_loop<Arith::add>)},
-          {NPY_METH_get_reduction_initial, reinterpret_cast<void*>(reduction_initial<Arith::add>)}}},
-        {"subtract", 2, Out::complex, arith_loop<Arith::subtract>, {}},
-        {"multiply", 2, Out::complex, arith_loop<Arith::multiply>,
-         {{NPY_METH_get_loop, reinterpret_cast<void*>(accumulating_get_loop<Arith::multiply>)},
-          {NPY_METH_get_reduction_initial, reinterpret_cast<void*>(reduction_initial<Arith::multiply>)}}},
+        {"add", 2, Out::complex, arith_loop<ComplexArith::add>,
+         {{NPY_METH_get_loop, reinterpret_cast<void*>(accumulating_get_loop<ComplexArith::add>)},
+          {NPY_METH_get_reduction_initial, reinterpret_cast<void*>(reduction_initial<ComplexArith::add>)}}},
+        {"subtract", 2, Out::complex, arith_loop<ComplexArith::subtract>, {}},
+        {"multiply", 2, Out::complex, arith_loop<ComplexArith::multiply>,
+         {{NPY_METH_get_loop, reinterpret_cast<void*>(accumulating_get_loop<ComplexArith::multiply>)},
+          {NPY_METH_get_reduction_initial, reinterpret_cast<void*>(reduction_initial<ComplexArith::multiply>)}}},
         {"negative", 1, Out::complex, sign_loop<Sign::negative>, {}},
         {"positive", 1, Out::complex, sign_loop<Sign::positive>, {}},
         {"conjugate", 1, Out::complex, sign_loop<Sign::conjugate>, {}},

@@ -1,0 +1,206 @@
+#include "complex_arith_avx2.h"
+
+#include "fp_status.h"
+#include "simd_dispatch.h"
+
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
+#include <immintrin.h>
+
+#define MINIFLOAT_AVX2_COMPLEX __attribute__((target("avx2,fma,f16c")))
+
+namespace minifloat {
+
+namespace {
+
+// 8 part codes (4 elements) as binary32, exactly.
+template <PartFormat F>
+MINIFLOAT_AVX2_COMPLEX inline __m256 parts_f32(const uint16_t* p) {
+    const __m128i codes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    if constexpr (F == PartFormat::float16) {
+        return _mm256_cvtph_ps(codes);
+    } else {
+        static_assert(F == PartFormat::bfloat16);
+        return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(codes), 16));
+    }
+}
+
+// Two elements in binary64: ar*br - ai*bi and ar*bi + ai*br, each rounded
+// once from the exact value (the products of parts are exact).
+MINIFLOAT_AVX2_COMPLEX inline __m256d multiply2(__m256d a, __m256d b) {
+    const __m256d imaginary_products = _mm256_mul_pd(_mm256_permute_pd(a, 0xF), _mm256_permute_pd(b, 0x5));
+    return _mm256_fmaddsub_pd(_mm256_movedup_pd(a), b, imaginary_products);
+}
+
+// binary64 -> binary32 rounded to odd: rounded to nearest, one step back
+// toward zero where that went away from zero, the last bit set when
+// anything was dropped (no NaN here).
+MINIFLOAT_AVX2_COMPLEX inline __m128 narrow_to_odd(__m256d x) {
+    const __m256d magnitude = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
+    const __m128 f = _mm256_cvtpd_ps(x);
+    const __m256d back = _mm256_cvtps_pd(f);
+    const __m256d inexact = _mm256_cmp_pd(back, x, _CMP_NEQ_OQ);
+    const __m256d away = _mm256_and_pd(
+        inexact, _mm256_cmp_pd(_mm256_and_pd(back, magnitude), _mm256_and_pd(x, magnitude), _CMP_GT_OQ));
+    // the 64-bit masks as 32-bit ones: their low halves
+    const __m256i low_halves = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    const __m128i inexact32 =
+        _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(inexact), low_halves));
+    const __m128i away32 = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(_mm256_castpd_si256(away), low_halves));
+    const __m128i bits = _mm_or_si128(_mm_add_epi32(_mm_castps_si128(f), away32),
+                                      _mm_and_si128(inexact32, _mm_set1_epi32(1)));
+    return _mm_castsi128_ps(bits);
+}
+
+// The binary32 bits from which round to nearest even gives inf (see
+// complex_arith_avx512.cpp).
+template <PartFormat F>
+constexpr int32_t kFirstOverflowBits = F == PartFormat::float16 ? 0x477FF000 : 0x7F7F8000;
+
+// 8 binary32 values (none NaN) to part codes, rounded to nearest even.
+template <PartFormat F>
+MINIFLOAT_AVX2_COMPLEX inline __m128i encode_parts(__m256 v) {
+    if constexpr (F == PartFormat::float16) {
+        return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+    } else {
+        static_assert(F == PartFormat::bfloat16);
+        // as complex_arith_avx512.cpp: the carry of 0x7FFF plus the kept
+        // half's lowest bit is round to nearest even
+        const __m256i bits = _mm256_castps_si256(v);
+        const __m256i rounded = _mm256_add_epi32(
+            bits, _mm256_add_epi32(_mm256_set1_epi32(0x7FFF),
+                                   _mm256_and_si256(_mm256_srli_epi32(bits, 16), _mm256_set1_epi32(1))));
+        const __m256i high = _mm256_srli_epi32(rounded, 16);
+        return _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(high, high), 0x08));
+    }
+}
+
+MINIFLOAT_AVX2_COMPLEX inline __m256i magnitude_bits(__m256 v) {
+    return _mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32(0x7FFFFFFF));
+}
+
+// Lanes (all ones) of v (binary32, no NaN) that round to inf in the part.
+template <PartFormat F>
+MINIFLOAT_AVX2_COMPLEX inline __m256i rounds_to_inf(__m256 v) {
+    return _mm256_cmpgt_epi32(magnitude_bits(v), _mm256_set1_epi32(kFirstOverflowBits<F> - 1));
+}
+
+MINIFLOAT_AVX2_COMPLEX inline __m256i finite_lanes(__m256 v) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(0x7F800000), magnitude_bits(v));
+}
+
+// + and -: binary32, then the part (see complex_arith.h).
+template <PartFormat F, bool Subtract>
+MINIFLOAT_AVX2_COMPLEX size_t add_loop(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
+                                       uint32_t& flags) {
+    __m256i overflow = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const __m256 x = parts_f32<F>(a + 2 * i);
+        const __m256 y = parts_f32<F>(b + 2 * i);
+        const __m256 r = Subtract ? _mm256_sub_ps(x, y) : _mm256_add_ps(x, y);
+        if (_mm256_movemask_ps(_mm256_cmp_ps(r, r, _CMP_UNORD_Q)) != 0) break;
+        overflow = _mm256_or_si256(
+            overflow, _mm256_and_si256(rounds_to_inf<F>(r), _mm256_and_si256(finite_lanes(x), finite_lanes(y))));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i), encode_parts<F>(r));
+    }
+    if (!_mm256_testz_si256(overflow, overflow)) flags |= kFlagOverflow;
+    return i;
+}
+
+// Four elements in binary64, rounded to odd on binary32 (see
+// complex_arith_avx512.cpp). False when a result part is NaN.
+template <PartFormat F>
+MINIFLOAT_AVX2_COMPLEX inline bool multiply4_f64(__m256 x, __m256 y, __m256& result, __m256i& overflow) {
+    const __m256d low = multiply2(_mm256_cvtps_pd(_mm256_castps256_ps128(x)), _mm256_cvtps_pd(_mm256_castps256_ps128(y)));
+    const __m256d high = multiply2(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)));
+    const __m256d nan = _mm256_or_pd(_mm256_cmp_pd(low, low, _CMP_UNORD_Q), _mm256_cmp_pd(high, high, _CMP_UNORD_Q));
+    if (_mm256_movemask_pd(nan) != 0) return false;
+    result = _mm256_insertf128_ps(_mm256_castps128_ps256(narrow_to_odd(low)), narrow_to_odd(high), 1);
+    // (an infinite part comes from an infinite operand: no flag)
+    overflow = _mm256_or_si256(overflow, _mm256_and_si256(rounds_to_inf<F>(result), finite_lanes(result)));
+    return true;
+}
+
+// Four elements of float16 parts in binary32: the exact products' sum
+// rounded once to binary32, unless a lane lands on a float16 midpoint
+// inexactly (or is not finite): then the binary64 way. Why that is exact:
+// complex_arith_avx512.cpp's multiply8_f32.
+MINIFLOAT_AVX2_COMPLEX inline bool multiply4_f32(__m256 x, __m256 y, __m256& result, __m256i& overflow) {
+    const __m256 p = _mm256_mul_ps(_mm256_moveldup_ps(x), y);  // ar*br  ar*bi
+    const __m256 real_lanes_sign = _mm256_castsi256_ps(_mm256_set1_epi64x(0x80000000));
+    const __m256 t = _mm256_xor_ps(_mm256_mul_ps(_mm256_movehdup_ps(x), _mm256_permute_ps(y, 0xB1)),
+                                   real_lanes_sign);  // -ai*bi  ai*br
+    const __m256 s = _mm256_add_ps(p, t);
+    const __m256i on_coarse_grid =
+        _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(s), _mm256_set1_epi32(0xFFF)), _mm256_setzero_si256());
+    if (!_mm256_testz_si256(on_coarse_grid, on_coarse_grid)) {
+        const __m256 back = _mm256_sub_ps(s, p);
+        const __m256 error = _mm256_add_ps(_mm256_sub_ps(p, _mm256_sub_ps(s, back)), _mm256_sub_ps(t, back));
+        const __m256i inexact = _mm256_castps_si256(_mm256_cmp_ps(error, _mm256_setzero_ps(), _CMP_NEQ_UQ));
+        if (!_mm256_testz_si256(inexact, on_coarse_grid)) return false;
+    }
+    result = s;
+    overflow = _mm256_or_si256(overflow, rounds_to_inf<PartFormat::float16>(s));  // (s is finite)
+    return true;
+}
+
+template <PartFormat F>
+MINIFLOAT_AVX2_COMPLEX size_t multiply_loop(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
+                                            uint32_t& flags) {
+    __m256i overflow = _mm256_setzero_si256();
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const __m256 x = parts_f32<F>(a + 2 * i);
+        const __m256 y = parts_f32<F>(b + 2 * i);
+        __m256 r;
+        bool done = false;
+        if constexpr (F == PartFormat::float16) done = multiply4_f32(x, y, r, overflow);
+        if (!done && !multiply4_f64<F>(x, y, r, overflow)) break;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i), encode_parts<F>(r));
+    }
+    if (!_mm256_testz_si256(overflow, overflow)) flags |= kFlagOverflow;
+    return i;
+}
+
+template <PartFormat F>
+MINIFLOAT_AVX2_COMPLEX size_t arith_loop(ComplexArith op, const uint16_t* a, const uint16_t* b, uint16_t* out,
+                                         size_t n, uint32_t& flags) {
+    switch (op) {
+        case ComplexArith::add: return add_loop<F, false>(a, b, out, n, flags);
+        case ComplexArith::subtract: return add_loop<F, true>(a, b, out, n, flags);
+        case ComplexArith::multiply: return multiply_loop<F>(a, b, out, n, flags);
+    }
+    return 0;
+}
+
+bool cpu_has_fma_f16c() {
+    static const bool have = __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    return have;
+}
+
+}  // namespace
+
+bool complex_arith_avx2(ComplexArith op, PartFormat format, const uint16_t* a, const uint16_t* b, uint16_t* out,
+                        size_t n, size_t& done, uint32_t& flags) {
+    if (!avx2_usable() || !cpu_has_fma_f16c()) return false;
+    switch (format) {
+        case PartFormat::float16: done = arith_loop<PartFormat::float16>(op, a, b, out, n, flags); return true;
+        case PartFormat::bfloat16: done = arith_loop<PartFormat::bfloat16>(op, a, b, out, n, flags); return true;
+    }
+    return false;
+}
+
+}  // namespace minifloat
+
+#else
+
+namespace minifloat {
+
+bool complex_arith_avx2(ComplexArith, PartFormat, const uint16_t*, const uint16_t*, uint16_t*, size_t, size_t&,
+                        uint32_t&) {
+    return false;
+}
+
+}  // namespace minifloat
+
+#endif

@@ -1,0 +1,204 @@
+#include "complex_arith_avx512.h"
+
+#include "fp_status.h"
+#include "simd_dispatch.h"
+
+#ifdef MINIFLOAT_HAVE_X86_KERNELS
+#include "avx512_intrinsics.h"
+
+#define MINIFLOAT_AVX512_COMPLEX __attribute__((target("avx512f,avx512bw,avx512vl,fma,f16c")))
+
+namespace minifloat {
+
+namespace {
+
+// 16 part codes (8 elements) as binary32, exactly.
+template <PartFormat F>
+MINIFLOAT_AVX512_COMPLEX inline __m512 parts_f32(const uint16_t* p) {
+    const __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    if constexpr (F == PartFormat::float16) {
+        return _mm512_cvtph_ps(codes);
+    } else {
+        static_assert(F == PartFormat::bfloat16);
+        return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(codes), 16));
+    }
+}
+
+// The binary32 bits from which round to nearest even gives inf: the first
+// value at or past the part's largest finite value plus half its ulp
+// (float16: 65520; bfloat16: 0x7F7F8000, whose tie goes to the even inf).
+template <PartFormat F>
+constexpr int32_t kFirstOverflowBits = F == PartFormat::float16 ? 0x477FF000 : 0x7F7F8000;
+
+// 16 binary32 values (none NaN) to part codes, rounded to nearest even.
+template <PartFormat F>
+MINIFLOAT_AVX512_COMPLEX inline __m256i encode_parts(__m512 v) {
+    if constexpr (F == PartFormat::float16) {
+        return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    } else {
+        static_assert(F == PartFormat::bfloat16);
+        // adding 0x7FFF plus the kept half's lowest bit carries into the
+        // kept half exactly when round to nearest even goes up
+        const __m512i bits = _mm512_castps_si512(v);
+        const __m512i rounded = _mm512_add_epi32(
+            bits, _mm512_add_epi32(_mm512_set1_epi32(0x7FFF),
+                                   _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1))));
+        return _mm512_cvtepi32_epi16(_mm512_srli_epi32(rounded, 16));
+    }
+}
+
+// Lanes of v (binary32, no NaN) that round to inf in the part format.
+template <PartFormat F>
+MINIFLOAT_AVX512_COMPLEX inline __mmask16 rounds_to_inf(__m512 v) {
+    const __m512i magnitude = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7FFFFFFF));
+    return _mm512_cmpge_epi32_mask(magnitude, _mm512_set1_epi32(kFirstOverflowBits<F>));
+}
+
+MINIFLOAT_AVX512_COMPLEX inline __mmask16 finite_lanes(__m512 v) {
+    const __m512i magnitude = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7FFFFFFF));
+    return _mm512_cmplt_epi32_mask(magnitude, _mm512_set1_epi32(0x7F800000));
+}
+
+// --- + and - ------------------------------------------------------------
+// A sum of two parts rounded to binary32 and then to the part is the sum
+// rounded once (24 >= 2p + 2, see complex_arith.h). Overflow: a finite
+// pair whose sum rounds to inf (binary32's own overflow included).
+template <PartFormat F, bool Subtract>
+MINIFLOAT_AVX512_COMPLEX size_t add_loop(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
+                                         uint32_t& flags) {
+    __mmask16 overflow = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m512 x = parts_f32<F>(a + 2 * i);
+        const __m512 y = parts_f32<F>(b + 2 * i);
+        const __m512 r = Subtract ? _mm512_sub_ps(x, y) : _mm512_add_ps(x, y);
+        if (_mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q) != 0) break;
+        overflow |= rounds_to_inf<F>(r) & finite_lanes(x) & finite_lanes(y);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i), encode_parts<F>(r));
+    }
+    if (overflow != 0) flags |= kFlagOverflow;
+    return i;
+}
+
+// --- * in binary64 ------------------------------------------------------
+
+// Four elements (real, imaginary, ...): ar*br - ai*bi and ar*bi + ai*br.
+// Products of two parts are exact in binary64, so the fused multiply-add
+// rounds the same exact value once, as complex128 does.
+MINIFLOAT_AVX512_COMPLEX inline __m512d multiply4(__m512d a, __m512d b) {
+    const __m512d imaginary_products = _mm512_mul_pd(_mm512_permute_pd(a, 0xFF), _mm512_permute_pd(b, 0x55));
+    return _mm512_fmaddsub_pd(_mm512_movedup_pd(a), b, imaginary_products);
+}
+
+// binary64 -> binary32 rounded to odd (truncated, the last bit set when
+// anything was dropped); past binary32's largest value truncation gives it.
+MINIFLOAT_AVX512_COMPLEX inline __m256 narrow_to_odd(__m512d x) {
+    const __m256 f = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __mmask8 inexact = _mm512_cmp_pd_mask(_mm512_cvtps_pd(f), x, _CMP_NEQ_OQ);
+    const __m256i bits = _mm256_castps_si256(f);
+    return _mm256_castsi256_ps(_mm256_mask_or_epi32(bits, inexact, bits, _mm256_set1_epi32(1)));
+}
+
+// Eight elements: the binary64 results rounded to odd on binary32 (then
+// rounding to the part is complex128's result rounded once: 24 >= p + 2).
+// False when a result part is NaN.
+template <PartFormat F>
+MINIFLOAT_AVX512_COMPLEX inline bool multiply8_f64(__m512 x, __m512 y, __m512& result, __mmask16& overflow) {
+    const __m512d low = multiply4(_mm512_cvtps_pd(_mm512_castps512_ps256(x)), _mm512_cvtps_pd(_mm512_castps512_ps256(y)));
+    const __m512d high =
+        multiply4(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1))),
+                  _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(y), 1))));
+    if ((_mm512_cmp_pd_mask(low, low, _CMP_UNORD_Q) | _mm512_cmp_pd_mask(high, high, _CMP_UNORD_Q)) != 0) return false;
+    result = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(narrow_to_odd(low))),
+                                                 _mm256_castps_pd(narrow_to_odd(high)), 1));
+    // (an infinite part comes from an infinite operand: no flag)
+    overflow |= rounds_to_inf<F>(result) & finite_lanes(result);
+    return true;
+}
+
+// --- * of float16 parts in binary32 -------------------------------------
+// Products of two float16 values have at most 22 significant bits and
+// exponents in [-48, 32]: exact in binary32, so s = p + t is the exact
+// result x rounded once to binary32. Rounding s to float16 then gives x
+// rounded once (and so complex128's binary64 result rounded once, which is
+// x's double rounding) unless s is a float16 midpoint (a tie, or 65520
+// where overflow starts) that x is not: a rounding to a finer grid changes
+// the coarser rounding only by landing on a midpoint. Midpoints of float16
+// have their low 12 binary32 bits zero; a lane like that whose sum was
+// inexact (TwoSum's error not 0) sends the block the binary64 way, which
+// does what complex128 does. So do non-finite parts (their error is NaN
+// and their low 12 bits zero: inf, the default NaN, a float16 NaN's
+// payload shifted up by 13). False: this block needs that way.
+MINIFLOAT_AVX512_COMPLEX inline bool multiply8_f32(__m512 x, __m512 y, __m512& result, __mmask16& overflow) {
+    const __m512 p = _mm512_mul_ps(_mm512_moveldup_ps(x), y);  // ar*br  ar*bi
+    const __m512i real_lanes_sign = _mm512_set1_epi64(0x80000000);
+    const __m512 t = _mm512_castsi512_ps(_mm512_xor_si512(
+        _mm512_castps_si512(_mm512_mul_ps(_mm512_movehdup_ps(x), _mm512_permute_ps(y, 0xB1))),
+        real_lanes_sign));  // -ai*bi  ai*br
+    const __m512 s = _mm512_add_ps(p, t);
+    const __mmask16 on_coarse_grid = _mm512_testn_epi32_mask(_mm512_castps_si512(s), _mm512_set1_epi32(0xFFF));
+    if (on_coarse_grid != 0) {
+        const __m512 back = _mm512_sub_ps(s, p);
+        const __m512 error = _mm512_add_ps(_mm512_sub_ps(p, _mm512_sub_ps(s, back)), _mm512_sub_ps(t, back));
+        if (_mm512_mask_cmp_ps_mask(on_coarse_grid, error, _mm512_setzero_ps(), _CMP_NEQ_UQ) != 0) return false;
+    }
+    result = s;
+    overflow |= rounds_to_inf<PartFormat::float16>(s);  // (s is finite)
+    return true;
+}
+
+template <PartFormat F>
+MINIFLOAT_AVX512_COMPLEX size_t multiply_loop(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
+                                              uint32_t& flags) {
+    __mmask16 overflow = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m512 x = parts_f32<F>(a + 2 * i);
+        const __m512 y = parts_f32<F>(b + 2 * i);
+        __m512 r;
+        bool done = false;
+        if constexpr (F == PartFormat::float16) done = multiply8_f32(x, y, r, overflow);
+        if (!done && !multiply8_f64<F>(x, y, r, overflow)) break;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i), encode_parts<F>(r));
+    }
+    if (overflow != 0) flags |= kFlagOverflow;
+    return i;
+}
+
+template <PartFormat F>
+MINIFLOAT_AVX512_COMPLEX size_t arith_loop(ComplexArith op, const uint16_t* a, const uint16_t* b, uint16_t* out,
+                                           size_t n, uint32_t& flags) {
+    switch (op) {
+        case ComplexArith::add: return add_loop<F, false>(a, b, out, n, flags);
+        case ComplexArith::subtract: return add_loop<F, true>(a, b, out, n, flags);
+        case ComplexArith::multiply: return multiply_loop<F>(a, b, out, n, flags);
+    }
+    return 0;
+}
+
+}  // namespace
+
+bool complex_arith_avx512(ComplexArith op, PartFormat format, const uint16_t* a, const uint16_t* b, uint16_t* out,
+                          size_t n, size_t& done, uint32_t& flags) {
+    if (!avx512_bw_usable()) return false;
+    switch (format) {
+        case PartFormat::float16: done = arith_loop<PartFormat::float16>(op, a, b, out, n, flags); return true;
+        case PartFormat::bfloat16: done = arith_loop<PartFormat::bfloat16>(op, a, b, out, n, flags); return true;
+    }
+    return false;
+}
+
+}  // namespace minifloat
+
+#else
+
+namespace minifloat {
+
+bool complex_arith_avx512(ComplexArith, PartFormat, const uint16_t*, const uint16_t*, uint16_t*, size_t, size_t&,
+                          uint32_t&) {
+    return false;
+}
+
+}  // namespace minifloat
+
+#endif
