@@ -22,6 +22,7 @@ import argparse
 import datetime
 import functools
 import gc
+import importlib
 import platform
 import re
 import shutil
@@ -541,50 +542,25 @@ GROUPS = [
           "(at most 3x)", mx_quantize_cases),
     Group(11, "everyday float8_e4m3fn operations", "reported: ml_dtypes, no target", everyday_cases),
     Group(12, "sub-byte integers", "NumPy's int8/uint8 on the same bytes / minifloat >= 0.67x "
-          "(minifloat at most 1.5x)", lambda add, data, torch: _int_cases().add_int_cases(add, Ref, mf_dtype, data.n)),
+          "(minifloat at most 1.5x)",
+          lambda add, data, torch: _cases("int_cases").add_int_cases(add, Ref, mf_dtype, data.n)),
 ]
 
 
-def _quant_cases():
-    """benchmarks/quant_cases.py (issue 17), importable however run.py was loaded."""
+def _cases(module):
+    """The module benchmarks/<module>.py (another group's cases: quant_cases
+    issue 17, int_cases 19, user_format_cases 16, thread_cases 28,
+    complex_cases 27), importable however run.py was loaded."""
     sys.path.insert(0, HERE) if HERE not in sys.path else None
-    import quant_cases
-    return quant_cases
+    return importlib.import_module(module)
 
 
-def _int_cases():
-    """benchmarks/int_cases.py (issue 19), importable however run.py was loaded."""
-    sys.path.insert(0, HERE) if HERE not in sys.path else None
-    import int_cases
-    return int_cases
-
-
-def _user_format_cases():
-    """benchmarks/user_format_cases.py (issue 16), importable however run.py was loaded."""
-    sys.path.insert(0, HERE) if HERE not in sys.path else None
-    import user_format_cases
-    return user_format_cases
-
-
-def _thread_cases():
-    """benchmarks/thread_cases.py (issue 28), importable however run.py was loaded."""
-    sys.path.insert(0, HERE) if HERE not in sys.path else None
-    import thread_cases
-    return thread_cases
-
-
-def _complex_cases():
-    """benchmarks/complex_cases.py (issue 27), importable however run.py was loaded."""
-    sys.path.insert(0, HERE) if HERE not in sys.path else None
-    import complex_cases
-    return complex_cases
-
-
-GROUPS += _quant_cases().groups(Group, Ref)
+GROUPS += _cases("quant_cases").groups(Group, Ref)
 GROUPS.append(Group(17, "a format made by mf.float_format", "the built-in of the same shape / minifloat >= 0.67x "
-                    "(at most 1.5x)", lambda add, data, torch: _user_format_cases().user_format_cases(add, Ref, data)))
-GROUPS += _thread_cases().groups(Group, Ref, None)
-GROUPS += _complex_cases().groups(Group, Ref)
+                    "(at most 1.5x)",
+                    lambda add, data, torch: _cases("user_format_cases").user_format_cases(add, Ref, data)))
+GROUPS += _cases("thread_cases").groups(Group, Ref, None)
+GROUPS += _cases("complex_cases").groups(Group, Ref)
 
 
 def build_cases(data, torch, groups=None):
@@ -1079,12 +1055,13 @@ def machine_facts(n, repeat, torch, load_start, floor_note):
         usable = len(os.sched_getaffinity(0))
     except AttributeError:
         usable = os.cpu_count()
+    threads = _cases("thread_cases")
     return [
         ("date", datetime.datetime.now().strftime("%Y-%m-%d %H:%M")),
         ("CPU", cpu_name()),
-        ("cores", f"{os.cpu_count()} logical ({usable} usable, {_thread_cases().usable_cores()} after the cgroup "
+        ("cores", f"{os.cpu_count()} logical ({usable} usable, {threads.usable_cores()} after the cgroup "
                   "quota); minifloat on 1 thread except group 18 (1 thread and every usable core)"),
-        ("caches", _thread_cases().cache_sizes()),
+        ("caches", threads.cache_sizes()),
         ("SIMD flags", " ".join(simd_flags()) or "—"),
         ("Python", platform.python_version()),
         ("numpy", np.__version__),
@@ -1371,7 +1348,7 @@ def main(argv=None):
                         "e.g. 'e4m3fn', '[6]', 'matmul', 'torch'")
     p.add_argument("--no-torch", action="store_true", help="skip torch even if importable")
     p.add_argument("--no-large", action="store_true",
-                   help=f"skip the threads group's large size ({_thread_cases().LARGE_N:,} values, "
+                   help=f"skip the threads group's large size ({_cases('thread_cases').LARGE_N:,} values, "
                         "about 1.5 GB of arrays)")
     p.add_argument("--no-floor", action="store_true",
                    help="do not compile and run benchmarks/memory_floor.c")
@@ -1406,7 +1383,7 @@ def run(args, torch):
 
 
 def _run(args, torch):
-    _thread_cases().LARGE = not getattr(args, "no_large", False)
+    _cases("thread_cases").LARGE = not getattr(args, "no_large", False)
     data = Data(args.n)
     cases = build_cases(data, torch)
     if args.only:
@@ -1440,7 +1417,7 @@ def _run(args, torch):
 
     facts = machine_facts(args.n, args.repeat, torch, load_start, floor_note)
     if any(c.group == 19 for c in cases):
-        facts += _thread_cases().first_call_facts()
+        facts += _cases("thread_cases").first_call_facts()
     notes = []
     rows = case_rows(cases, notes)
     fails = failures(cases)

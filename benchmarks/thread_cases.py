@@ -47,27 +47,26 @@ def _codes(n):
     return _normal(n).astype(mf.float8_e4m3fn)
 
 
-def _at(threads, make):
-    """A factory whose callable runs with `threads` minifloat threads."""
+def _with_threads(set_num_threads, threads, make):
+    """A factory whose callable runs after ``set_num_threads(threads)``
+    (minifloat's or torch's)."""
     def factory():
         fn = make()
 
         def run():
-            mf.set_num_threads(threads)
+            set_num_threads(threads)
             return fn()
         return run
     return factory
+
+
+def _at(threads, make):
+    """A factory whose callable runs with `threads` minifloat threads."""
+    return _with_threads(mf.set_num_threads, threads, make)
 
 
 def _torch_at(torch, threads, make):
-    def factory():
-        fn = make()
-
-        def run():
-            torch.set_num_threads(threads)
-            return fn()
-        return run
-    return factory
+    return _with_threads(torch.set_num_threads, threads, make)
 
 
 def _headline(n, torch):

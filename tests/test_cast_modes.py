@@ -389,29 +389,28 @@ def test_every_value_midpoint_and_neighbour(mf, name, dtype, mode):
                      f"{name} {mode} saturate={sat} from {np.dtype(dtype)}")
 
 
+def check_every_mode(mf, name, x, seed_tag, source):
+    """mf.cast of `x` into `name` in every mode, saturating or not, against
+    the reference (seeds drawn from `seed_tag`; `source` names x's dtype)."""
+    T = getattr(mf, name)
+    for mode in MODES:
+        for sat in (False, True):
+            seed = seed_of(seed_tag, name, mode, sat)
+            got = mcast(mf, x, T, **kw_for(mode, sat, seed))
+            assert_codes(got, expected(name, x, mode, sat, seed), x,
+                         f"{name} {mode} saturate={sat} from {source}")
+
+
 @ALL
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_random_samples_every_mode(mf, name, dtype):
-    T = getattr(mf, name)
-    x = random_samples(name, dtype)
-    for mode in MODES:
-        for sat in (False, True):
-            seed = seed_of("random", name, mode, sat)
-            got = mcast(mf, x, T, **kw_for(mode, sat, seed))
-            assert_codes(got, expected(name, x, mode, sat, seed), x,
-                         f"{name} {mode} saturate={sat} from {np.dtype(dtype)}")
+    check_every_mode(mf, name, random_samples(name, dtype), "random", np.dtype(dtype))
 
 
 @ALL
 def test_all_float16_every_mode(mf, name):
-    T = getattr(mf, name)
     x = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
-    for mode in MODES:
-        for sat in (False, True):
-            seed = seed_of("f16", name, mode, sat)
-            got = mcast(mf, x, T, **kw_for(mode, sat, seed))
-            assert_codes(got, expected(name, x, mode, sat, seed), x,
-                         f"{name} {mode} saturate={sat} from float16")
+    check_every_mode(mf, name, x, "f16", "float16")
 
 
 @ALL

@@ -13,7 +13,6 @@ import sys
 import textwrap
 import time
 import warnings
-from contextlib import contextmanager
 from decimal import Decimal
 from fractions import Fraction
 
@@ -21,12 +20,12 @@ import numpy as np
 import pytest
 
 import reference as R
+from kernel_sets import KERNEL_SETS, kernels
 
 NAMES = list(R.FORMATS)
 WITH_NAN = [n for n in NAMES if R.FORMATS[n].has_nan]
 # formats with more than one NaN code (the others have one or none)
 SEVERAL_NANS = [n for n in NAMES if sum(map(R.FORMATS[n].is_nan_code, range(R.FORMATS[n].ncodes))) > 1]
-KERNEL_SETS = {"avx512": (True, True), "avx2": (False, True), "portable": (False, False)}
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -46,17 +45,6 @@ def assert_clean(result):
 def codes(arr):
     arr = np.asarray(arr)
     return arr.view(np.uint16 if arr.itemsize == 2 else np.uint8)
-
-
-@contextmanager
-def kernels(mf, kernel_set):
-    avx512, avx2 = KERNEL_SETS[kernel_set]
-    previous = mf._core._set_avx512_kernels(avx512), mf._core._set_avx2_kernels(avx2)
-    try:
-        yield
-    finally:
-        mf._core._set_avx512_kernels(previous[0])
-        mf._core._set_avx2_kernels(previous[1])
 
 
 def runnable_kernel_sets(mf):
@@ -129,15 +117,8 @@ def test_object_array_resized_by_an_element(path):
     values the array had when the conversion began."""
     call = {"cast": "mf.cast(a, mf.float8_e4m3fn)", "astype": "a.astype(mf.float8_e4m3fn)"}[path]
     result = run(UAF_PRELUDE + f"""
-    class Shrinks:
-        def __init__(self):
-            self.array = None
-        def __float__(self):
-            if self.array is not None:
-                self.array.resize(0, refcheck=False)
-                self.array = None
-            return 1.0
-    element = Shrinks()
+    from bad_inputs import MutatesArrayOnFloat  # (the child runs in tests/)
+    element = MutatesArrayOnFloat()
     a = np.array([element] + [Fraction(3, 2)] * 1000, dtype=object)
     element.array = a
     try:

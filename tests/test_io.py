@@ -21,7 +21,8 @@ import reference as R
 NAMES = mf.FORMAT_NAMES
 ALL = pytest.mark.parametrize("name", NAMES)
 
-# The safetensors dtype names (the Dtype enum of huggingface/safetensors 0.8).
+# The safetensors dtype names (the Dtype enum of huggingface/safetensors 0.8),
+# written out again rather than read from minifloat._io: the test checks that table.
 ST_NAMES = {
     "float8_e4m3fn": "F8_E4M3",
     "float8_e5m2": "F8_E5M2",

@@ -7,18 +7,15 @@ pin each other set it can run to the portable one. A set the CPU lacks is
 skipped (its kernels would fall through to the portable ones anyway).
 """
 import warnings
-from contextlib import contextmanager
 
 import numpy as np
 import pytest
 
 import reference as R
+from kernel_sets import kernels
 
 NAMES = list(R.FORMATS)
 MODES = ["nearest_even", "nearest_away", "toward_zero", "up", "down"]
-
-# kernel set -> (AVX-512 kernels enabled, AVX2 kernels enabled)
-KERNEL_SETS = {"avx512": (True, True), "avx2": (False, True), "portable": (False, False)}
 
 
 @pytest.fixture(autouse=True, params=["avx512", "avx2"])
@@ -27,17 +24,6 @@ def hand_kernels(request, mf):
     if request.param not in mf._core._cpu_kernel_sets():
         pytest.skip(f"this CPU has no {request.param}")
     return request.param
-
-
-@contextmanager
-def kernels(mf, kernel_set):
-    avx512, avx2 = KERNEL_SETS[kernel_set]
-    previous = mf._core._set_avx512_kernels(avx512), mf._core._set_avx2_kernels(avx2)
-    try:
-        yield
-    finally:
-        mf._core._set_avx512_kernels(previous[0])
-        mf._core._set_avx2_kernels(previous[1])
 
 
 _hand = {}

@@ -27,21 +27,9 @@ def codes(x):
     return U.codes_of(np.asarray(x)).reshape(-1).astype(np.int64)
 
 
-def few_bit_codes(name, limit=8.0):
-    """Codes of finite values with <= 2 significant bits in [1/limit, limit]
-    (both signs): products have <= 4 bits in [2**-6, 2**6], so sums of up to
-    2**12 of them are exact in float32 (and in float64) in any order."""
-    allc = U.unary_codes(name)
-    v = U.decode(name, allc)
-    ok = np.isfinite(v) & (np.abs(v) <= limit) & (np.abs(v) >= 1 / limit)
-    m, _ = np.frexp(np.where(ok, v, 1.0))
-    two = np.ldexp(np.abs(m), 2) == np.round(np.ldexp(np.abs(m), 2))
-    return allc[ok & two]
-
-
 def operands(mf, name, shape_a, shape_b, seed, pool=None):
     rng = np.random.default_rng(seed)
-    pool = few_bit_codes(name) if pool is None else pool
+    pool = U.few_bit_codes(name) if pool is None else pool
     ca = rng.choice(pool, shape_a)
     cb = rng.choice(pool, shape_b)
     T = T_of(mf, name)
@@ -70,7 +58,7 @@ def check_exact(name, got, exact64, ctx):
 def test_matmul_family_exact(mf, name):
     T = T_of(mf, name)
     ca, cb, a, b, va, vb = operands(mf, name, (7, 64), (64, 5), seed=1)
-    exact = va @ vb  # exact: see few_bit_codes
+    exact = va @ vb  # exact: see U.few_bit_codes
     with np.errstate(all="ignore"):
         for ctx, got in (
             ("matmul", np.matmul(a, b)),

@@ -266,6 +266,15 @@ def _nan_sample(name, rng):
     return c
 
 
+def _nan_trials(mf, name):
+    """Ten samples with NaNs (the same ones for every test): (array, values)."""
+    T = T_of(mf, name)
+    rng = np.random.default_rng(12)
+    for _ in range(10):
+        c = _nan_sample(name, rng)
+        yield c.view(T), U.decode(name, c)
+
+
 HAS_NAN = [n for n in NAMES if R.FORMATS[n].has_nan]
 
 
@@ -273,11 +282,7 @@ HAS_NAN = [n for n in NAMES if R.FORMATS[n].has_nan]
 def test_nanmax_nanmin(mf, name):
     f = R.FORMATS[name]
     T = T_of(mf, name)
-    rng = np.random.default_rng(12)
-    for trial in range(10):
-        c = _nan_sample(name, rng)
-        x = c.view(T)
-        v = U.decode(name, c)
+    for x, v in _nan_trials(mf, name):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             assert U.decode(name, codes(np.nanmax(x)))[0] == np.nanmax(v)
@@ -291,12 +296,7 @@ def test_nanmax_nanmin(mf, name):
 @pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 @pytest.mark.parametrize("name", HAS_NAN)
 def test_nanargmax_nanargmin(mf, name):
-    T = T_of(mf, name)
-    rng = np.random.default_rng(12)
-    for trial in range(10):
-        c = _nan_sample(name, rng)
-        x = c.view(T)
-        v = U.decode(name, c)
+    for x, v in _nan_trials(mf, name):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             assert np.nanargmax(x) == np.nanargmax(v), name

@@ -274,21 +274,11 @@ def test_mean_rounds_once(mf, name):
 # --------------------------------------------------------------------------
 
 
-def _few_bit_values(name, limit=8.0):
-    """Finite values with at most 2 significant bits in [1/limit, limit]."""
-    allc = U.unary_codes(name)
-    v = U.decode(name, allc)
-    ok = np.isfinite(v) & (np.abs(v) <= limit) & (np.abs(v) >= 1 / limit)
-    m, _ = np.frexp(np.where(ok, v, 1.0))
-    two_bits = np.ldexp(np.abs(m), 2) == np.round(np.ldexp(np.abs(m), 2))
-    return allc[ok & two_bits]
-
-
 @ALL
 def test_prod_and_cumprod(mf, name):
     T = T_of(mf, name)
     rng = np.random.default_rng(9)
-    pool = _few_bit_values(name)
+    pool = U.few_bit_codes(name)
     for n in (1, 2, 5, 8):
         for trial in range(20):
             c = rng.choice(pool, n)
@@ -328,7 +318,7 @@ def test_cumsum_and_accumulate(mf, name):
         assert codes(np.cumsum(a, axis=1)[2]) == exp
         assert codes(np.cumsum(a, axis=0)[:, 7]) == [rcode(name, k) for k in range(1, 5)]
         rng = np.random.default_rng(13)
-        pool = _few_bit_values(name)
+        pool = U.few_bit_codes(name)
         c = rng.choice(pool, 200)
         v = U.decode(name, c)
         run, exp2 = Fraction(0), []

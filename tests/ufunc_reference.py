@@ -188,6 +188,18 @@ def unary_codes(name) -> np.ndarray:
     return R.all_codes(name)
 
 
+def few_bit_codes(name, limit=8.0) -> np.ndarray:
+    """Codes of finite values with <= 2 significant bits in [1/limit, limit]
+    (both signs): products have <= 4 bits in [2**-6, 2**6], so sums of up to
+    2**12 of them are exact in float32 (and in float64) in any order."""
+    allc = unary_codes(name)
+    v = decode(name, allc)
+    ok = np.isfinite(v) & (np.abs(v) <= limit) & (np.abs(v) >= 1 / limit)
+    m, _ = np.frexp(np.where(ok, v, 1.0))
+    two_bits = np.ldexp(np.abs(m), 2) == np.round(np.ldexp(np.abs(m), 2))
+    return allc[ok & two_bits]
+
+
 # --------------------------------------------------------------------------
 # Result container
 # --------------------------------------------------------------------------

@@ -36,12 +36,7 @@ _TINY_FLOAT32 = np.float32(np.finfo(np.float32).smallest_subnormal)
 
 def _integer_type(dtype):
     """(dtype, qmin, qmax) of a minifloat integer type, int8 or uint8."""
-    if dtype is None:  # (np.dtype reads None as float64)
-        raise TypeError("quantize_affine needs an integer dtype (mf.int4, mf.uint4, ...), not None")
-    try:
-        dt = np.dtype(dtype)
-    except TypeError as error:
-        raise TypeError(f"quantize_affine needs an integer dtype (mf.int4, mf.uint4, ...), not {dtype!r}") from error
+    dt = _arguments.needed_dtype(dtype, "quantize_affine", "an integer dtype (mf.int4, mf.uint4, ...)")
     if isinstance(dt, _core.IntegerDType) or dt in (np.dtype(np.int8), np.dtype(np.uint8)):
         info = _iinfo(dt)
         return dt, int(info.min), int(info.max)
@@ -115,11 +110,7 @@ class AffineQuantizedArray:
         self.block_size = block_size
         self.axis = axis
 
-    @property
-    def group_size(self):
-        """Deprecated: ``block_size``."""
-        _arguments.deprecated_attribute("AffineQuantizedArray", "group_size", "block_size")
-        return self.block_size
+    group_size = _arguments.renamed_attribute("AffineQuantizedArray", "group_size", "block_size")
 
     @property
     def dtype(self):
@@ -255,9 +246,7 @@ def quantize_affine(x, dtype, *, block_size=128, axis=-1, zero_point=True, **key
     zero_point = _arguments.flag(zero_point, "zero_point")
     if block_size is not None:
         block_size = _arguments.positive_integer(block_size, block_name)
-    arr = np.asarray(x)
-    if arr.dtype.kind not in "fiub" and not isinstance(arr.dtype, _core.MinifloatDType):
-        raise TypeError(f"quantize_affine needs real numbers, not an array of {arr.dtype}")
+    arr = _arguments.real_array(x, "quantize_affine", "an array of {}")
     if arr.ndim == 0:
         raise ValueError("quantize_affine needs an array with at least one dimension")
     values = arr.astype(np.float64)

@@ -15,6 +15,8 @@ of error, naming the argument and the value passed:
   strings; another type is a TypeError, another string a ValueError.
 * dtypes: what ``np.dtype`` takes, but not None (which NumPy reads as
   float64).
+* data to quantize: an array of real numbers (bool, integer, float or a
+  minifloat format); another dtype is a TypeError.
 * a renamed keyword: the old spelling keeps working, with a
   DeprecationWarning naming the new one.
 """
@@ -22,6 +24,8 @@ import operator
 import warnings
 
 import numpy as np
+
+from ._core import MinifloatDType
 
 
 def shown(value):
@@ -135,6 +139,29 @@ def dtype(value, name, what="a dtype"):
         raise TypeError(f"{name} must be {what}, not {shown(value)}") from error
 
 
+def needed_dtype(value, where, what):
+    """``np.dtype(value)`` for the function `where`, which needs `what`; None
+    (NumPy's float64) and what NumPy does not read as a dtype are a TypeError
+    "`where` needs `what`, not ..."."""
+    if value is None:
+        raise TypeError(f"{where} needs {what}, not None")
+    try:
+        return np.dtype(value)
+    except TypeError as error:
+        raise TypeError(f"{where} needs {what}, not {value!r}") from error
+
+
+def real_array(value, where, shown_dtype="{}"):
+    """``np.asarray(value)``, an array of real numbers (bool, integer, float
+    or a minifloat format) for the function `where`; another dtype is a
+    TypeError "`where` needs real numbers, not <dtype>" (`shown_dtype`
+    words the dtype)."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf" and not isinstance(arr.dtype, MinifloatDType):
+        raise TypeError(f"{where} needs real numbers, not {shown_dtype.format(arr.dtype)}")
+    return arr
+
+
 def float_dtype(value, name="dtype"):
     """A floating-point dtype (NumPy's or a minifloat format) to write
     values into; an integer or other dtype is a TypeError."""
@@ -165,6 +192,18 @@ def deprecated_attribute(owner, old, new):
     (call it from the property that stands for the old name)."""
     warnings.warn(f"{owner}.{old} is deprecated, use {owner}.{new} (the same value)", DeprecationWarning,
                   stacklevel=3)
+
+
+def renamed_attribute(owner, old, new):
+    """A property of the class `owner` for the attribute's old name `old`:
+    the value of `new`, with ``deprecated_attribute``'s warning."""
+
+    def read(self):
+        deprecated_attribute(owner, old, new)
+        return getattr(self, new)
+
+    read.__name__ = old
+    return property(read, doc=f"Deprecated: ``{new}``.")
 
 
 def no_other_keywords(keywords, where, hints=None):

@@ -5,7 +5,7 @@ anything that is not a minifloat format is a TypeError naming the function.
 for this.)"""
 import numpy as np
 
-from . import _core
+from . import _arguments, _core
 from ._core import MinifloatDType
 from ._ml_dtypes import ml_dtypes_format
 
@@ -30,12 +30,7 @@ def minifloat_dtype(dtype, what):
     own = own_dtype_named(dtype)
     if isinstance(own, MinifloatDType):
         return own
-    if dtype is None:  # (np.dtype reads None as float64)
-        raise TypeError(f"{what} needs a minifloat dtype, not None")
-    try:
-        resolved = np.dtype(dtype)
-    except TypeError as error:
-        raise TypeError(f"{what} needs a minifloat dtype, not {dtype!r}") from error
+    resolved = _arguments.needed_dtype(dtype, what, "a minifloat dtype")
     if not isinstance(resolved, MinifloatDType):
         name = ml_dtypes_format(resolved)
         if name is not None:

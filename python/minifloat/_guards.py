@@ -48,6 +48,12 @@ def _finish(result, result_dtype, out):
         # a NaN result is the format's canonical NaN (which NaN float32
         # arithmetic passes on depends on the order it met them in)
         result = np.where(np.isnan(result), np.float32(np.nan), result)
+    return _deliver(result, result_dtype, out)
+
+
+def _deliver(result, result_dtype, out):
+    """`result` copied into `out` (of the result's shape), or rounded once
+    into `result_dtype` (a 0-d result as a scalar)."""
     if out is not None:
         if out.shape != result.shape:
             # NumPy's functions never broadcast a result into `out`
@@ -91,6 +97,7 @@ def _int_einsum(original, operands, kwargs):
         return original(*wide, **kwargs)
     kwargs = {k: v for k, v in kwargs.items() if k not in ("dtype", "out")}
     result = np.asarray(original(*wide, dtype=np.int64, **kwargs))
+    # (not _deliver: this path has never checked out's shape, and no change of behaviour is meant here)
     if out is not None:
         np.copyto(out, result, casting="unsafe")
         return out
@@ -139,14 +146,7 @@ def _complex_einsum(original, operands, positions, kwargs):
                         f"to dtype({str(out.dtype)!r}), the output operand dtype, according to the "
                         f"rule {casting!r}")
     result = np.asarray(original(*operands, dtype=np.complex64 if own_target else target, **kwargs))
-    if out is not None:
-        if out.shape != result.shape:
-            raise ValueError(f"out has shape {out.shape} but the result has shape {result.shape}: "
-                             f"pass an out array of the result's shape")
-        np.copyto(out, result, casting="unsafe")
-        return out
-    rounded = result.astype(target)
-    return rounded[()] if rounded.ndim == 0 else rounded
+    return _deliver(result, target, out)
 
 
 def _einsum_handler(original, *operands, **kwargs):

@@ -33,40 +33,35 @@ def _ml_dtypes(what):
     return ml_dtypes
 
 
+def _ml_dtypes_name(dtype, own_class, names):
+    """The name in `names` of the type an ml_dtypes dtype holds, or None (for
+    a dtype of minifloat's class `own_class`, any other dtype, or where
+    ml_dtypes is not imported: this never imports it)."""
+    ml_dtypes = sys.modules.get("ml_dtypes")
+    if ml_dtypes is None or isinstance(dtype, own_class):
+        return None
+    name = dtype.name
+    if name in names and getattr(ml_dtypes, name, None) is dtype.type:
+        return name
+    return None
+
+
 def ml_dtypes_format(dtype):
     """The name of the minifloat format an ml_dtypes dtype holds, or None
     (for any other dtype; never imports ml_dtypes)."""
-    ml_dtypes = sys.modules.get("ml_dtypes")
-    if ml_dtypes is None or isinstance(dtype, MinifloatDType):
-        return None
-    name = dtype.name
-    if name in _core.FORMAT_NAMES and getattr(ml_dtypes, name, None) is dtype.type:
-        return name
-    return None
+    return _ml_dtypes_name(dtype, MinifloatDType, _core.FORMAT_NAMES)
 
 
 def ml_dtypes_int_type(dtype):
     """The name of the integer type an ml_dtypes dtype holds, or None."""
-    ml_dtypes = sys.modules.get("ml_dtypes")
-    if ml_dtypes is None or isinstance(dtype, IntegerDType):
-        return None
-    name = dtype.name
-    if name in _core.INT_FORMAT_NAMES and getattr(ml_dtypes, name, None) is dtype.type:
-        return name
-    return None
+    return _ml_dtypes_name(dtype, IntegerDType, _core.INT_FORMAT_NAMES)
 
 
 def ml_dtypes_complex_type(dtype):
     """The name of the complex type (complex32/bcomplex32) an ml_dtypes dtype
     holds, or None. Both libraries store it in the same bits (real part
     first, each part a float16/bfloat16), so the exchange is a view."""
-    ml_dtypes = sys.modules.get("ml_dtypes")
-    if ml_dtypes is None or isinstance(dtype, ComplexDType):
-        return None
-    name = dtype.name
-    if name in _core.COMPLEX_FORMAT_NAMES and getattr(ml_dtypes, name, None) is dtype.type:
-        return name
-    return None
+    return _ml_dtypes_name(dtype, ComplexDType, _core.COMPLEX_FORMAT_NAMES)
 
 
 def _int_bits(name):

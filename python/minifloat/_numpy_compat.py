@@ -19,6 +19,7 @@ Not covered: ``ndarray.mean/var/std`` if they were first called before the
 patch (NumPy caches the implementation on first use).
 """
 import functools
+import operator
 
 import numpy as np
 from numpy._core import _methods, fromnumeric, multiarray, numeric, umath
@@ -151,34 +152,23 @@ def _angle_wrapper(original):
     return angle
 
 
-def _iscomplex_wrapper(original):
-    """np.iscomplex: a nonzero imaginary part (mf.imag)."""
+def _imag_test_wrapper(compare):
+    """The wrapper maker of np.iscomplex (``compare``: operator.ne) or
+    np.isreal (operator.eq): the imaginary part (mf.imag) compared with 0."""
 
-    @functools.wraps(original)
-    def iscomplex(x):
-        if not _is_complex(x):
-            return original(x)
-        from ._complex import imag
+    def make(original):
+        @functools.wraps(original)
+        def test(x):
+            if not _is_complex(x):
+                return original(x)
+            from ._complex import imag
 
-        result = np.asarray(imag(np.asanyarray(x)) != 0)
-        return result[()] if result.ndim == 0 else result
+            result = np.asarray(compare(imag(np.asanyarray(x)), 0))
+            return result[()] if result.ndim == 0 else result
 
-    return iscomplex
+        return test
 
-
-def _isreal_wrapper(original):
-    """np.isreal: a zero imaginary part (mf.imag)."""
-
-    @functools.wraps(original)
-    def isreal(x):
-        if not _is_complex(x):
-            return original(x)
-        from ._complex import imag
-
-        result = np.asarray(imag(np.asanyarray(x)) == 0)
-        return result[()] if result.ndim == 0 else result
-
-    return isreal
+    return make
 
 
 def _real_if_close_wrapper(original):
@@ -548,8 +538,8 @@ def patch_numpy():
     _replace_everywhere("average", (_function_base_impl, np), _average_wrapper)
     from numpy.lib import _type_check_impl
     _replace_everywhere("common_type", (_type_check_impl, np), _common_type_wrapper)
-    for name, make in (("real", _part_wrapper(0)), ("imag", _part_wrapper(1)), ("iscomplex", _iscomplex_wrapper),
-                       ("isreal", _isreal_wrapper), ("real_if_close", _real_if_close_wrapper)):
+    for name, make in (("real", _part_wrapper(0)), ("imag", _part_wrapper(1)), ("iscomplex", _imag_test_wrapper(operator.ne)),
+                       ("isreal", _imag_test_wrapper(operator.eq)), ("real_if_close", _real_if_close_wrapper)):
         _replace_everywhere(name, (_type_check_impl, np), make)
     _replace_everywhere("angle", (_function_base_impl, np), _angle_wrapper)
     from numpy._core import arrayprint

@@ -347,6 +347,15 @@ class MinifloatZDType(ZDType, HasItemSize):
             return cls()
         raise DataTypeValidationError(f"{data!r} is not the Zarr data type {name!r}")
 
+    @classmethod
+    def _configuration_of(cls, data):
+        """The "configuration" of data type JSON that names this data type (of
+        the types with parameters; None where it has none); JSON that names
+        another one is a DataTypeValidationError."""
+        if not (isinstance(data, dict) and data.get("name") == cls._zarr_v3_name):
+            raise DataTypeValidationError(f"{data!r} is not the Zarr data type {cls._zarr_v3_name!r}")
+        return data.get("configuration")
+
     def to_json(self, zarr_format):
         if zarr_format == 3:
             return self._zarr_v3_name
@@ -521,9 +530,7 @@ class MinifloatFloat(MinifloatZDType):
 
     @classmethod
     def _from_json_v3(cls, data):
-        if not (isinstance(data, dict) and data.get("name") == FLOAT_NAME):
-            raise DataTypeValidationError(f"{data!r} is not the Zarr data type {FLOAT_NAME!r}")
-        config = data.get("configuration")
+        config = cls._configuration_of(data)
         if set(data) != {"name", "configuration"} or not isinstance(config, dict):
             raise ValueError(f"the Zarr data type {data!r} needs a configuration: the format's description "
                              f"({', '.join(_PARAMETERS)})")
@@ -598,9 +605,7 @@ class MinifloatInt(MinifloatZDType):
 
     @classmethod
     def _from_json_v3(cls, data):
-        if not (isinstance(data, dict) and data.get("name") == INT_NAME):
-            raise DataTypeValidationError(f"{data!r} is not the Zarr data type {INT_NAME!r}")
-        config = data.get("configuration")
+        config = cls._configuration_of(data)
         if set(data) != {"name", "configuration"} or not isinstance(config, dict) \
                 or set(config) != {"bits", "signed"}:
             raise ValueError(f"the Zarr data type {data!r} needs the configuration "

@@ -272,6 +272,8 @@ class MXArray:
         element_index = -1 if element is None else _core.format_index(np.dtype(element).name)
         scale_index = _core.format_index(_scale_dtype(self.format).name)
         outer, count, inner = self._layout()
+        # not _arguments.positive_integer: a bad attribute of a built MXArray is
+        # parts that do not fit together, a ValueError (as the docstring says)
         if not isinstance(self.block_size, numbers.Integral) or isinstance(self.block_size, bool) \
                 or self.block_size < 1:
             raise ValueError(f"MXArray.block_size must be a positive integer, not {self.block_size!r}")
@@ -797,9 +799,7 @@ def _quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sc
     scale_mode = _arguments.choice(scale_mode, SCALE_MODES, "scale_mode")
     element, emax, max_element, significand_bits, _ = parameters
     block_size = _block_size(fmt, parameters, block_size, any_block_size)
-    arr = np.asarray(x)
-    if arr.dtype.kind not in "biuf" and not isinstance(arr.dtype, _core.MinifloatDType):
-        raise TypeError(f"mf.mx.quantize needs real numbers, not {arr.dtype}")
+    arr = _arguments.real_array(x, "mf.mx.quantize")
     if arr.ndim == 0:
         raise ValueError(f"x must have at least one dimension to cut into blocks along axis={axis!r}, not a 0-d "
                          f"array ({_arguments.shown(x)}); np.atleast_1d(x) is one block of one value")

@@ -131,11 +131,7 @@ class QuantizedArray:
         self.scheme = scheme
         self.options = {} if options is None else dict(options)
 
-    @property
-    def block_shape(self):
-        """Deprecated: ``block_size``."""
-        _arguments.deprecated_attribute("QuantizedArray", "block_shape", "block_size")
-        return self.block_size
+    block_shape = _arguments.renamed_attribute("QuantizedArray", "block_shape", "block_size")
 
     @property
     def dtype(self):
@@ -259,11 +255,7 @@ class Groups:
             self.blocks = (1,) * (ndim - len(block_size)) + tuple(block_size)
             self.counts = tuple(-(-n // b) for n, b in zip(self.data_shape, self.blocks))
 
-    @property
-    def block_shape(self):
-        """Deprecated: ``block_size``."""
-        _arguments.deprecated_attribute("Groups", "block_shape", "block_size")
-        return self.block_size
+    block_shape = _arguments.renamed_attribute("Groups", "block_shape", "block_size")
 
     @property
     def shape(self):
@@ -630,12 +622,7 @@ def _scheme_named(name):
 
 
 def _scheme_for(dtype):
-    if dtype is None:  # (np.dtype reads None as float64)
-        raise TypeError("mf.quant.quantize needs a minifloat dtype, not None")
-    try:
-        resolved = np.dtype(dtype)
-    except TypeError as error:
-        raise TypeError(f"mf.quant.quantize needs a minifloat dtype, not {dtype!r}") from error
+    resolved = _arguments.needed_dtype(dtype, "mf.quant.quantize", "a minifloat dtype")
     for scheme in _SCHEMES:
         if scheme.accepts(resolved):
             return scheme, resolved
@@ -709,9 +696,7 @@ def quantize(x, dtype, *, granularity="tensor", axis=0, block_size=_DEFAULT_BLOC
     if granularity == "channel" or axis is not None:
         axis = _arguments.integer(axis, "axis")
     blocks = _arguments.positive_integers(block_size, block_name)
-    arr = np.asarray(x)
-    if arr.dtype.kind not in "biuf" and not isinstance(arr.dtype, _core.MinifloatDType):
-        raise TypeError(f"mf.quant.quantize needs real numbers, not {arr.dtype}")
+    arr = _arguments.real_array(x, "mf.quant.quantize")
     # rounded once, as mf.mx does; the built-in scheme only reads it (no copy
     # of float32 data), another scheme gets an array of its own
     x32 = arr.astype(np.float32, copy=not isinstance(scheme, ScaledScheme))
