@@ -388,7 +388,8 @@ MINIFLOAT_KERNEL_INLINE bool encode_u8_block_by_hand(const EncodePlan& plan, Rou
         case KernelKind::general: {
             if (!(std::is_same_v<Source, double> ? plan.avx512_layouts_float64 : plan.avx512_layouts)) return false;
             const FastConstants<uint32_t, float>* high = plan.fast64_high_usable ? &plan.fast64_high : nullptr;
-            return encode_u8_block_avx512(plan.fast32, high, false, mode, in, out, n, flags);
+            return encode_u8_block_avx512(plan.fast32, high, false, mode, in, out, n, flags) ||
+                   encode_u8_block_avx2(plan, mode, in, out, n, flags);
         }
     }
     return false;
@@ -731,6 +732,9 @@ uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n
     // the AVX-512 encoder first: a third of the table's time (float32 ->
     // binary8p3ue on an AMD Zen 4: 1.6 -> 0.6 ms for 4M values)
     if (plan.avx512_layouts && avx512_vbmi_usable()) return encode_f32_without_table(plan, in, out, n);
+    // then the AVX2 encoder, for unsigned formats with zero (float32 ->
+    // binary8p4ue, 4M values, Zen 4 with AVX-512 off: 1.04 ms, the table 1.78)
+    if (avx2_usable() && encode_u8_avx2_serves(plan, false)) return encode_f32_without_table(plan, in, out, n);
     const ByteTableEncoder* table = plan.byte_table != nullptr ? &plan.byte_table->table() : nullptr;
     if (table == nullptr || !table->usable) return encode_f32_without_table(plan, in, out, n);
     // chunks, then blocks with a value the table leaves to the exact

@@ -37,9 +37,15 @@ constexpr Source one_of() {
     }
 }
 
+// The codes the encoder makes: sign and magnitude (the formats of kind
+// sign_magnitude), float8_e8m0fnu's biased exponents, or the magnitude
+// alone (unsigned formats with zero, of kind general: P3109's binary8pPue
+// and unsigned mf.float_format formats; their special lanes decline).
+enum class CodeKind : uint8_t { sign_magnitude, exponent_only, unsigned_magnitude };
+
 // What the encoder carries from one block of 32 to the next.
 struct EncodeState {
-    __m256i outside;       // float8_e8m0fnu lanes this kernel does not handle
+    __m256i outside;       // lanes this kernel declines (float8_e8m0fnu's, unsigned formats' special ones)
     SpecialLanes seen;     // overflow, inf and NaN lanes, for the flags
     int subnormal_blocks;  // blocks with a lane below the normal range, in this group
     MINIFLOAT_AVX2_CODEC EncodeState() : outside(_mm256_setzero_si256()), subnormal_blocks(0) {}
@@ -51,11 +57,33 @@ struct EncodeState {
 // encode_groups for when that pays). Returns whether the codes still lack
 // their sign bits (formats that keep -0, no special lane: the packing adds
 // them, see pack32_bytes_with_signs).
-template <bool ExponentOnly, Rounding Mode, bool TryNormal, bool UpperHalves = false>
+template <CodeKind K, Rounding Mode, bool TryNormal, bool UpperHalves = false>
 MINIFLOAT_AVX2_INLINE bool encode32_codes(const EncodeVectors& v, const __m256i u[4], __m256i c[4],
                                           EncodeState& state) {
-    if constexpr (ExponentOnly) {
+    if constexpr (K == CodeKind::exponent_only) {
         for (int q = 0; q < 4; q++) c[q] = encode8_e8m0<Mode>(u[q], state.outside);
+        return false;
+    } else if constexpr (K == CodeKind::unsigned_magnitude) {
+        // the magnitude is the code; overflow, inf and NaN of positive lanes
+        // as the signed formats'; declined: negative values that do not
+        // round to zero (invalid) and negative specials
+        __m256i largest = _mm256_setzero_si256();
+        const bool normal = all_normal(v, u);
+        state.subnormal_blocks += static_cast<int>(!normal);
+        if (TryNormal && normal) {
+            for (int q = 0; q < 4; q++) c[q] = encode8<Mode, false, false, false>(v, u[q], largest);
+        } else {
+            for (int q = 0; q < 4; q++) c[q] = encode8<Mode, true, UpperHalves, false>(v, u[q], largest);
+        }
+        const bool special = any_special(v, largest);
+        for (int q = 0; q < 4; q++) {
+            __m256i invalid = _mm256_xor_si256(_mm256_cmpeq_epi32(c[q], _mm256_setzero_si256()), _mm256_set1_epi32(-1));
+            if (special) {
+                invalid = _mm256_or_si256(invalid, _mm256_cmpgt_epi32(_mm256_and_si256(u[q], v.abs_mask), v.special_below));
+                c[q] = fix_special8<Mode>(v, u[q], c[q], state.seen);
+            }
+            state.outside = _mm256_or_si256(state.outside, _mm256_and_si256(invalid, _mm256_srai_epi32(u[q], 31)));
+        }
         return false;
     } else {
         const auto round = [&](auto with_sign) MINIFLOAT_AVX2_CODEC MINIFLOAT_LAMBDA_INLINE {
@@ -84,11 +112,11 @@ MINIFLOAT_AVX2_INLINE bool encode32_codes(const EncodeVectors& v, const __m256i 
 }
 
 // 32 codes from float32 or bfloat16 sources.
-template <bool ExponentOnly, Rounding Mode, bool TryNormal, class Source>
+template <CodeKind K, Rounding Mode, bool TryNormal, class Source>
 MINIFLOAT_AVX2_INLINE __m256i encode32(const EncodeVectors& v, const Source* in, EncodeState& state) {
     __m256i u[4], c[4];
     for (int q = 0; q < 4; q++) u[q] = load8(in + 8 * q);
-    if (encode32_codes<ExponentOnly, Mode, TryNormal>(v, u, c, state)) {
+    if (encode32_codes<K, Mode, TryNormal>(v, u, c, state)) {
         return pack32_bytes_with_signs(c[0], c[1], c[2], c[3], u, v.sign_byte);
     }
     return pack32_bytes(c[0], c[1], c[2], c[3]);
@@ -111,17 +139,17 @@ MINIFLOAT_AVX2_INLINE __m256i upper_halves8(const double* in) {
 // lower halves folded into bit 0 (rounding to odd at 20 fraction bits, see
 // DoubleHighWordTraits): `v` holds the constants of those halves
 // (upper_half_vectors).
-template <bool ExponentOnly, Rounding Mode, bool TryNormal>
+template <CodeKind K, Rounding Mode, bool TryNormal>
 MINIFLOAT_AVX2_INLINE __m256i encode32(const EncodeVectors& v, const double* in, EncodeState& state) {
     __m256i u[4], c[4];
-    if constexpr (ExponentOnly) {
+    if constexpr (K == CodeKind::exponent_only) {
         // the sticky bit only matters rounding up: the nearest modes look at the fraction's first bit alone
         for (int q = 0; q < 4; q++) {
             c[q] = encode8_e8m0<Mode, 20>(upper_halves8<Mode == Rounding::up>(in + 8 * q), state.outside);
         }
     } else {
         for (int q = 0; q < 4; q++) u[q] = upper_halves8<true>(in + 8 * q);
-        if (encode32_codes<false, Mode, TryNormal, true>(v, u, c, state)) {
+        if (encode32_codes<K, Mode, TryNormal, true>(v, u, c, state)) {
             return from_pair_order(pack32_bytes_with_signs(c[0], c[1], c[2], c[3], u, v.sign_byte));
         }
     }
@@ -138,7 +166,7 @@ MINIFLOAT_AVX2_INLINE void store32(uint8_t* out, __m256i codes) {
 // to the next). That branch on the data would mispredict more than the
 // subnormal rounding it skips costs (measured: the worst mix of blocks took
 // twice as long).
-template <bool ExponentOnly, Rounding Mode, class Source>
+template <CodeKind K, Rounding Mode, class Source>
 MINIFLOAT_AVX2_INLINE void encode_groups(const EncodeVectors& v, const Source* in, uint8_t* out, size_t first,
                                                size_t end, EncodeState& state, bool& try_normal) {
     constexpr size_t kGroup = 8 * 32;
@@ -147,9 +175,9 @@ MINIFLOAT_AVX2_INLINE void encode_groups(const EncodeVectors& v, const Source* i
         state.subnormal_blocks = 0;
         for (size_t i = group; i < group_end; i += 32) {
             if (try_normal) {
-                store32(out + i, encode32<ExponentOnly, Mode, true>(v, in + i, state));
+                store32(out + i, encode32<K, Mode, true>(v, in + i, state));
             } else {
-                store32(out + i, encode32<ExponentOnly, Mode, false>(v, in + i, state));
+                store32(out + i, encode32<K, Mode, false>(v, in + i, state));
             }
         }
         try_normal = state.subnormal_blocks < 2;
@@ -157,7 +185,7 @@ MINIFLOAT_AVX2_INLINE void encode_groups(const EncodeVectors& v, const Source* i
 }
 
 // The whole block in one rounding mode, fixed at compile time.
-template <bool ExponentOnly, Rounding Mode, class Source>
+template <CodeKind K, Rounding Mode, class Source>
 MINIFLOAT_AVX2_CODEC bool encode_in_mode(const EncodePlan& plan, const Source* in, uint8_t* out, size_t n,
                                          uint32_t& flags) {
     EncodeVectors v;
@@ -173,19 +201,19 @@ MINIFLOAT_AVX2_CODEC bool encode_in_mode(const EncodePlan& plan, const Source* i
     for (size_t j = 0; j < parts.length; j += kBlock) {
         for (unsigned s = 0; s < parts.streams; s++) {
             const size_t first = s * parts.length + j;
-            encode_groups<ExponentOnly, Mode>(v, in, out, first, first + kBlock, state, try_normal);
+            encode_groups<K, Mode>(v, in, out, first, first + kBlock, state, try_normal);
         }
         // declined: stop early, the caller redoes the values
-        if (ExponentOnly && !_mm256_testz_si256(state.outside, state.outside)) return false;
+        if (K != CodeKind::sign_magnitude && !_mm256_testz_si256(state.outside, state.outside)) return false;
     }
     size_t i = parts.end() + (n - parts.end()) / 32 * 32;
-    encode_groups<ExponentOnly, Mode>(v, in, out, parts.end(), i, state, try_normal);
+    encode_groups<K, Mode>(v, in, out, parts.end(), i, state, try_normal);
     if (i < n) {  // the rest through a buffer padded with ones (a plain value in every format)
         Source padded[32];
         for (Source& x : padded) x = one_of<Source>();
         std::memcpy(padded, in + i, (n - i) * sizeof(Source));
         alignas(32) uint8_t codes[32];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(codes), encode32<ExponentOnly, Mode, false>(v, padded, state));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(codes), encode32<K, Mode, false>(v, padded, state));
         std::memcpy(out + i, codes, n - i);
     }
     if (!_mm256_testz_si256(state.outside, state.outside)) return false;
@@ -199,8 +227,12 @@ MINIFLOAT_AVX2_CODEC bool encode_choosing_mode(const EncodePlan& plan, Rounding 
                                                uint32_t& flags) {
     return with_deterministic_mode(mode, [&](auto mode_constant) {
         constexpr Rounding M = decltype(mode_constant)::value;
-        return plan.exponent_only ? encode_in_mode<true, M>(plan, in, out, n, flags)
-                                  : encode_in_mode<false, M>(plan, in, out, n, flags);
+        switch (plan.kind) {
+            case KernelKind::sign_magnitude: return encode_in_mode<CodeKind::sign_magnitude, M>(plan, in, out, n, flags);
+            case KernelKind::e8m0: return encode_in_mode<CodeKind::exponent_only, M>(plan, in, out, n, flags);
+            case KernelKind::general: return encode_in_mode<CodeKind::unsigned_magnitude, M>(plan, in, out, n, flags);
+        }
+        return false;
     });
 }
 
@@ -262,11 +294,23 @@ MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, 
 
 }  // namespace
 
+bool encode_u8_avx2_serves(const EncodePlan& plan, bool float64_source) {
+    switch (plan.kind) {
+        case KernelKind::sign_magnitude: return !float64_source || plan.fast64_high_usable;
+        case KernelKind::e8m0: return true;
+        case KernelKind::general:
+            // unsigned with zero, normals within float32's (float32 sources) and
+            // upper halves usable (float64 sources)
+            return plan.avx512_layouts && !plan.is_signed && plan.has_zero &&
+                   (float64_source ? plan.avx512_layouts_float64 && plan.fast64_high_usable : !plan.widen_float32);
+    }
+    return false;
+}
+
 template <class Source>
 bool encode_u8_block_avx2(const EncodePlan& plan, Rounding mode, const Source* in, uint8_t* out, size_t n,
                           uint32_t& flags) {
-    if (!avx2_usable()) return false;
-    if (std::is_same_v<Source, double> && !plan.exponent_only && !plan.fast64_high_usable) return false;
+    if (!avx2_usable() || !encode_u8_avx2_serves(plan, std::is_same_v<Source, double>)) return false;
     return encode_choosing_mode(plan, mode, in, out, n, flags);
 }
 
@@ -296,6 +340,7 @@ bool decode_u8_to_f32_avx2(const DecodePlan& plan, const uint8_t* in, float* out
 #else
 
 namespace minifloat {
+bool encode_u8_avx2_serves(const EncodePlan&, bool) { return false; }
 template <class Source>
 bool encode_u8_block_avx2(const EncodePlan&, Rounding, const Source*, uint8_t*, size_t, uint32_t&) {
     return false;

@@ -1,8 +1,9 @@
 // The AVX2 8-bit codec kernels, for CPUs without AVX-512 (or with those
 // kernels disabled). Each returns false, doing nothing useful, when the CPU
 // cannot run them, and the encoders also for a float8_e8m0fnu block holding
-// a value outside its positive range (2^-127 to 2^127, as rounded): the
-// caller then runs the exact portable kernel on that block.
+// a value outside its positive range (2^-127 to 2^127, as rounded) or an
+// unsigned format's block holding a special value: the caller then runs the
+// exact portable kernel on that block.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,12 @@
 #include "rounding.h"
 
 namespace minifloat {
+
+// Whether encode_u8_block_avx2 models `plan`'s format (whatever the CPU):
+// the sign_magnitude and e8m0 kinds, and unsigned formats with zero of the
+// general kind (whose overflow, inf, NaN and invalid negative values it
+// declines: false for that block).
+bool encode_u8_avx2_serves(const EncodePlan& plan, bool float64_source);
 
 // float32, float64 (by their upper halves, rounded to odd: see
 // DoubleHighWordTraits in convert_kernels.cpp), or bfloat16 codes (Source uint16_t: float32's upper
