@@ -88,23 +88,36 @@ MINIFLOAT_AVX2_COMPLEX inline __m256i finite_lanes(__m256 v) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(0x7F800000), magnitude_bits(v));
 }
 
-// + and -: binary32, then the part (see complex_arith.h).
-template <PartFormat F, bool Subtract>
-MINIFLOAT_AVX2_COMPLEX size_t add_loop(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
-                                       uint32_t& flags) {
+// Four elements at a time: block(x, y, r, overflow) computes the binary32
+// results r (false: this block has a NaN result, which the general loop
+// does), then the parts are rounded and stored.
+template <PartFormat F, class Block>
+MINIFLOAT_AVX2_COMPLEX inline size_t blocks_of_four(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
+                                                    uint32_t& flags, Block&& block) {
     __m256i overflow = _mm256_setzero_si256();
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        const __m256 x = parts_f32<F>(a + 2 * i);
-        const __m256 y = parts_f32<F>(b + 2 * i);
-        const __m256 r = Subtract ? _mm256_sub_ps(x, y) : _mm256_add_ps(x, y);
-        if (_mm256_movemask_ps(_mm256_cmp_ps(r, r, _CMP_UNORD_Q)) != 0) break;
-        overflow = _mm256_or_si256(
-            overflow, _mm256_and_si256(rounds_to_inf<F>(r), _mm256_and_si256(finite_lanes(x), finite_lanes(y))));
+        __m256 r;
+        if (!block(parts_f32<F>(a + 2 * i), parts_f32<F>(b + 2 * i), r, overflow)) break;
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i), encode_parts<F>(r));
     }
     if (!_mm256_testz_si256(overflow, overflow)) flags |= kFlagOverflow;
     return i;
+}
+
+// + and -: binary32, then the part (see complex_arith.h).
+template <PartFormat F, bool Subtract>
+MINIFLOAT_AVX2_COMPLEX size_t add_loop(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
+                                       uint32_t& flags) {
+    return blocks_of_four<F>(
+        a, b, out, n, flags,
+        [](__m256 x, __m256 y, __m256& r, __m256i& overflow) MINIFLOAT_AVX2_COMPLEX MINIFLOAT_LAMBDA_INLINE {
+            r = Subtract ? _mm256_sub_ps(x, y) : _mm256_add_ps(x, y);
+            if (_mm256_movemask_ps(_mm256_cmp_ps(r, r, _CMP_UNORD_Q)) != 0) return false;
+            const __m256i finite = _mm256_and_si256(finite_lanes(x), finite_lanes(y));
+            overflow = _mm256_or_si256(overflow, _mm256_and_si256(rounds_to_inf<F>(r), finite));
+            return true;
+        });
 }
 
 // Four elements in binary64, rounded to odd on binary32 (see
@@ -147,19 +160,14 @@ MINIFLOAT_AVX2_COMPLEX inline bool multiply4_f32(__m256 x, __m256 y, __m256& res
 template <PartFormat F>
 MINIFLOAT_AVX2_COMPLEX size_t multiply_loop(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
                                             uint32_t& flags) {
-    __m256i overflow = _mm256_setzero_si256();
-    size_t i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const __m256 x = parts_f32<F>(a + 2 * i);
-        const __m256 y = parts_f32<F>(b + 2 * i);
-        __m256 r;
-        bool done = false;
-        if constexpr (F == PartFormat::float16) done = multiply4_f32(x, y, r, overflow);
-        if (!done && !multiply4_f64<F>(x, y, r, overflow)) break;
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i), encode_parts<F>(r));
-    }
-    if (!_mm256_testz_si256(overflow, overflow)) flags |= kFlagOverflow;
-    return i;
+    return blocks_of_four<F>(
+        a, b, out, n, flags,
+        [](__m256 x, __m256 y, __m256& r, __m256i& overflow) MINIFLOAT_AVX2_COMPLEX MINIFLOAT_LAMBDA_INLINE {
+            if constexpr (F == PartFormat::float16) {
+                if (multiply4_f32(x, y, r, overflow)) return true;
+            }
+            return multiply4_f64<F>(x, y, r, overflow);
+        });
 }
 
 template <PartFormat F>

@@ -59,6 +59,23 @@ MINIFLOAT_AVX512_COMPLEX inline __mmask16 finite_lanes(__m512 v) {
     return _mm512_cmplt_epi32_mask(magnitude, _mm512_set1_epi32(0x7F800000));
 }
 
+// Eight elements at a time: block(x, y, r, overflow) computes the binary32
+// results r of the decoded parts (false: this block has a NaN result, which
+// the general loop does), then the parts are rounded and stored.
+template <PartFormat F, class Block>
+MINIFLOAT_AVX512_COMPLEX inline size_t blocks_of_eight(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
+                                                       uint32_t& flags, Block&& block) {
+    __mmask16 overflow = 0;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m512 r;
+        if (!block(parts_f32<F>(a + 2 * i), parts_f32<F>(b + 2 * i), r, overflow)) break;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i), encode_parts<F>(r));
+    }
+    if (overflow != 0) flags |= kFlagOverflow;
+    return i;
+}
+
 // --- + and - ------------------------------------------------------------
 // A sum of two parts rounded to binary32 and then to the part is the sum
 // rounded once (24 >= 2p + 2, see complex_arith.h). Overflow: a finite
@@ -66,18 +83,14 @@ MINIFLOAT_AVX512_COMPLEX inline __mmask16 finite_lanes(__m512 v) {
 template <PartFormat F, bool Subtract>
 MINIFLOAT_AVX512_COMPLEX size_t add_loop(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
                                          uint32_t& flags) {
-    __mmask16 overflow = 0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m512 x = parts_f32<F>(a + 2 * i);
-        const __m512 y = parts_f32<F>(b + 2 * i);
-        const __m512 r = Subtract ? _mm512_sub_ps(x, y) : _mm512_add_ps(x, y);
-        if (_mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q) != 0) break;
-        overflow |= rounds_to_inf<F>(r) & finite_lanes(x) & finite_lanes(y);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i), encode_parts<F>(r));
-    }
-    if (overflow != 0) flags |= kFlagOverflow;
-    return i;
+    return blocks_of_eight<F>(a, b, out, n, flags,
+                              [](__m512 x, __m512 y, __m512& r, __mmask16& overflow)
+                                  MINIFLOAT_AVX512_COMPLEX MINIFLOAT_LAMBDA_INLINE {
+                                      r = Subtract ? _mm512_sub_ps(x, y) : _mm512_add_ps(x, y);
+                                      if (_mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q) != 0) return false;
+                                      overflow |= rounds_to_inf<F>(r) & finite_lanes(x) & finite_lanes(y);
+                                      return true;
+                                  });
 }
 
 // --- * in binary64 ------------------------------------------------------
@@ -150,19 +163,14 @@ MINIFLOAT_AVX512_COMPLEX inline bool multiply8_f32(__m512 x, __m512 y, __m512& r
 template <PartFormat F>
 MINIFLOAT_AVX512_COMPLEX size_t multiply_loop(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
                                               uint32_t& flags) {
-    __mmask16 overflow = 0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m512 x = parts_f32<F>(a + 2 * i);
-        const __m512 y = parts_f32<F>(b + 2 * i);
-        __m512 r;
-        bool done = false;
-        if constexpr (F == PartFormat::float16) done = multiply8_f32(x, y, r, overflow);
-        if (!done && !multiply8_f64<F>(x, y, r, overflow)) break;
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i), encode_parts<F>(r));
-    }
-    if (overflow != 0) flags |= kFlagOverflow;
-    return i;
+    return blocks_of_eight<F>(a, b, out, n, flags,
+                              [](__m512 x, __m512 y, __m512& r, __mmask16& overflow)
+                                  MINIFLOAT_AVX512_COMPLEX MINIFLOAT_LAMBDA_INLINE {
+                                      if constexpr (F == PartFormat::float16) {
+                                          if (multiply8_f32(x, y, r, overflow)) return true;
+                                      }
+                                      return multiply8_f64<F>(x, y, r, overflow);
+                                  });
 }
 
 template <PartFormat F>
