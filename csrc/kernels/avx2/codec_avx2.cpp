@@ -60,6 +60,19 @@ struct EncodeState {
 template <CodeKind K, Rounding Mode, bool TryNormal, bool UpperHalves = false>
 MINIFLOAT_AVX2_INLINE bool encode32_codes(const EncodeVectors& v, const __m256i u[4], __m256i c[4],
                                           EncodeState& state) {
+    // the magnitudes (and signs, WithSign) into c; whether a lane is special
+    const auto round = [&](auto with_sign) MINIFLOAT_AVX2_CODEC MINIFLOAT_LAMBDA_INLINE {
+        constexpr bool kWithSign = decltype(with_sign)::value;
+        __m256i largest = _mm256_setzero_si256();
+        const bool normal = all_normal(v, u);
+        state.subnormal_blocks += static_cast<int>(!normal);
+        if (TryNormal && normal) {
+            for (int q = 0; q < 4; q++) c[q] = encode8<Mode, false, false, kWithSign>(v, u[q], largest);
+        } else {
+            for (int q = 0; q < 4; q++) c[q] = encode8<Mode, true, UpperHalves, kWithSign>(v, u[q], largest);
+        }
+        return any_special(v, largest);
+    };
     if constexpr (K == CodeKind::exponent_only) {
         for (int q = 0; q < 4; q++) c[q] = encode8_e8m0<Mode>(u[q], state.outside);
         return false;
@@ -67,15 +80,7 @@ MINIFLOAT_AVX2_INLINE bool encode32_codes(const EncodeVectors& v, const __m256i 
         // the magnitude is the code; overflow, inf and NaN of positive lanes
         // as the signed formats'; declined: negative values that do not
         // round to zero (invalid) and negative specials
-        __m256i largest = _mm256_setzero_si256();
-        const bool normal = all_normal(v, u);
-        state.subnormal_blocks += static_cast<int>(!normal);
-        if (TryNormal && normal) {
-            for (int q = 0; q < 4; q++) c[q] = encode8<Mode, false, false, false>(v, u[q], largest);
-        } else {
-            for (int q = 0; q < 4; q++) c[q] = encode8<Mode, true, UpperHalves, false>(v, u[q], largest);
-        }
-        const bool special = any_special(v, largest);
+        const bool special = round(std::false_type{});
         for (int q = 0; q < 4; q++) {
             __m256i invalid = _mm256_xor_si256(_mm256_cmpeq_epi32(c[q], _mm256_setzero_si256()), _mm256_set1_epi32(-1));
             if (special) {
@@ -86,18 +91,6 @@ MINIFLOAT_AVX2_INLINE bool encode32_codes(const EncodeVectors& v, const __m256i 
         }
         return false;
     } else {
-        const auto round = [&](auto with_sign) MINIFLOAT_AVX2_CODEC MINIFLOAT_LAMBDA_INLINE {
-            constexpr bool kWithSign = decltype(with_sign)::value;
-            __m256i largest = _mm256_setzero_si256();
-            const bool normal = all_normal(v, u);
-            state.subnormal_blocks += static_cast<int>(!normal);
-            if (TryNormal && normal) {
-                for (int q = 0; q < 4; q++) c[q] = encode8<Mode, false, false, kWithSign>(v, u[q], largest);
-            } else {
-                for (int q = 0; q < 4; q++) c[q] = encode8<Mode, true, UpperHalves, kWithSign>(v, u[q], largest);
-            }
-            return any_special(v, largest);
-        };
         // fnuz formats sign only nonzero codes: each code is signed as rounded
         const bool signed_now = v.zero_drops_sign;
         const bool special = signed_now ? round(std::true_type{}) : round(std::false_type{});
