@@ -19,7 +19,7 @@ void append_void_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
 void append_minifloat_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
 
 // The DType families whose casts a later layer extends.
-enum class CastFamily { floats, integers };
+enum class CastFamily { floats, integers, complex };
 // Casts with another library's DTypes (interop/: ml_dtypes'), added at
 // import before the DTypes are made (module.cpp) and appended for every
 // DType of `family` made from then on, in the order added. A source returns

@@ -16,12 +16,13 @@ struct OwnedSpec {
 std::deque<OwnedSpec> g_specs;  // deque: elements never move
 
 // by family, added at import under the GIL
-std::vector<CastSpecSource> g_float_sources, g_int_sources;
+std::vector<CastSpecSource> g_float_sources, g_int_sources, g_complex_sources;
 
 std::vector<CastSpecSource>& sources_of(CastFamily family) {
     switch (family) {
         case CastFamily::floats: return g_float_sources;
         case CastFamily::integers: return g_int_sources;
+        case CastFamily::complex: return g_complex_sources;
     }
     return g_float_sources;  // not reached: every family is a case above
 }

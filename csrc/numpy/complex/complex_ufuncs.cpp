@@ -10,9 +10,7 @@
 // round once (as the float formats do in float32, ufunc_accumulate.h).
 #include <cmath>
 #include <cstring>
-#include <new>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "cast_specs.h"
@@ -22,6 +20,7 @@
 #include "fp_status.h"
 #include "promoter_registration.h"
 #include "registry.h"
+#include "ufunc_accumulate.h"
 
 namespace minifloat {
 
@@ -235,26 +234,6 @@ int arith_loop(PyArrayMethod_Context* context, char* const data[], const npy_int
 
 // ---- sums and products: complex64 across calls -------------------------------------
 
-thread_local const void* t_reduction_announced = nullptr;
-
-struct AccumulatorRow {
-    npy_intp stride = 0;
-    std::vector<float> values;       // running complex64 results (pairs)
-    std::vector<uint32_t> written;   // the codes last written from them
-};
-
-struct AccumulationAux {
-    NpyAuxData base;
-    bool reduction = false;
-    std::unordered_map<char*, AccumulatorRow> rows;
-};
-
-void free_aux(NpyAuxData* aux) { delete reinterpret_cast<AccumulationAux*>(aux); }
-NpyAuxData* clone_aux(NpyAuxData* aux) {
-    auto* copy = new (std::nothrow) AccumulationAux(*reinterpret_cast<AccumulationAux*>(aux));
-    return copy ? &copy->base : nullptr;
-}
-
 template <Arith A>
 void combine(float& re, float& im, float xr, float xi) {
     if constexpr (A == Arith::add) {
@@ -272,12 +251,7 @@ int reduce_into_row(const PartCodec& codec, AccumulationAux& aux, char* const da
                     const npy_intp strides[]) {
     const bool single_output = strides[2] == 0;
     const npy_intp length = single_output ? 1 : n;
-    AccumulatorRow& row = aux.rows[data[2]];
-    if (row.stride != strides[2] || static_cast<npy_intp>(row.values.size()) != 2 * length) {
-        row.stride = strides[2];
-        row.values.assign(static_cast<size_t>(2 * length), 0.0f);
-        row.written.assign(static_cast<size_t>(length), ~0u);
-    }
+    AccumulatorRow& row = accumulator_row(aux, data[2], strides[2], length, 2);  // complex64 pairs
     for (npy_intp j = 0; j < length; j++) {
         uint32_t code;
         std::memcpy(&code, data[2] + j * strides[2], 4);
@@ -337,8 +311,7 @@ int reduce_into_row(const PartCodec& codec, AccumulationAux& aux, char* const da
 template <Arith A>
 int accumulating_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                       const npy_intp strides[], NpyAuxData* aux_base) {
-    auto* aux = reinterpret_cast<AccumulationAux*>(aux_base);
-    if (aux != nullptr && aux->reduction && data[0] == data[2] && strides[0] == strides[2]) {
+    if (AccumulationAux* aux = reduction_step(aux_base, data, strides)) {
         const PartCodec& codec = complex_runtime(complex_kind_of_descr(context->descriptors[0])).codec;
         return reduce_into_row<A>(codec, *aux, data, dimensions[0], strides);
     }
@@ -346,27 +319,8 @@ int accumulating_loop(PyArrayMethod_Context* context, char* const data[], const 
 }
 
 template <Arith A>
-int accumulating_get_loop(PyArrayMethod_Context* context, int, int, const npy_intp*,
-                          PyArrayMethod_StridedLoop** out_loop, NpyAuxData** out_transferdata,
-                          NPY_ARRAYMETHOD_FLAGS* flags) {
-    auto* aux = new (std::nothrow) AccumulationAux();
-    if (aux == nullptr) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    aux->base.free = free_aux;
-    aux->base.clone = clone_aux;
-    aux->reduction = t_reduction_announced == context->method;
-    t_reduction_announced = nullptr;
-    *out_loop = accumulating_loop<A>;
-    *out_transferdata = &aux->base;
-    *flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
-    return 0;
-}
-
-template <Arith A>
 int reduction_initial(PyArrayMethod_Context* context, npy_bool reduction_is_empty, void* initial) {
-    t_reduction_announced = context->method;
+    announce_reduction(context);
     const int kind = complex_kind_of_descr(context->descriptors[0]);
     // as NumPy's complex: a sum starts from -0 (sum([-0j]) keeps the sign), an empty sum is +0
     const double identity = A == Arith::add ? (reduction_is_empty ? 0.0 : -0.0) : 1.0;
@@ -623,11 +577,11 @@ std::vector<LoopEntry> loop_table() {
     (void)R;
     std::vector<LoopEntry> t = {
         {"add", 2, Out::complex, arith_loop<Arith::add>,
-         {{NPY_METH_get_loop, reinterpret_cast<void*>(accumulating_get_loop<Arith::add>)},
+         {{NPY_METH_get_loop, reinterpret_cast<void*>(accumulating_get_loop<accumulating_loop<Arith::add>>)},
           {NPY_METH_get_reduction_initial, reinterpret_cast<void*>(reduction_initial<Arith::add>)}}},
         {"subtract", 2, Out::complex, arith_loop<Arith::subtract>, {}},
         {"multiply", 2, Out::complex, arith_loop<Arith::multiply>,
-         {{NPY_METH_get_loop, reinterpret_cast<void*>(accumulating_get_loop<Arith::multiply>)},
+         {{NPY_METH_get_loop, reinterpret_cast<void*>(accumulating_get_loop<accumulating_loop<Arith::multiply>>)},
           {NPY_METH_get_reduction_initial, reinterpret_cast<void*>(reduction_initial<Arith::multiply>)}}},
         {"negative", 1, Out::complex, sign_loop<Sign::negative>, {}},
         {"positive", 1, Out::complex, sign_loop<Sign::positive>, {}},

@@ -10,7 +10,6 @@
 #include "cast_specs.h"
 #include "dtype_core.h"
 #include "int_types.h"
-#include "legacy_copyswap.h"
 
 namespace minifloat {
 
@@ -251,6 +250,7 @@ struct IntFamily {
     static constexpr const char* kNameDoc = "The type's name.";
     static constexpr Py_ssize_t kDescrSize = sizeof(IntDescr);
     static constexpr CastFamily kCasts = CastFamily::integers;
+    static constexpr const char* kSwapHint = "";  // one byte: never said
 
     static int index_of_class(const PyArray_DTypeMeta* cls) { return int_index_of_dtype_class(cls); }
     static int index_of_descr(const PyArray_Descr* descr) { return reinterpret_cast<const IntDescr*>(descr)->int_index; }
@@ -264,6 +264,7 @@ struct IntFamily {
     static char kind(int index) { return int_runtime(index).row->is_signed ? 'i' : 'u'; }
     static char type_char(int index) { return int_runtime(index).row->type_char; }
     static int itemsize(int) { return 1; }
+    static int part_bytes(int) { return 1; }
     static void keep_singleton(int index, PyArray_Descr* descr) {
         reinterpret_cast<IntDescr*>(descr)->int_index = index;
         int_runtime(index).descr = descr;
@@ -287,14 +288,7 @@ struct IntFamily {
             append_array_functions<uint8_t>(out, row.bits);
         }
     }
-    static int finish(int index, PyArray_Descr* descr) {
-        // mf.int4.dtype is the dtype, as for the float formats and ml_dtypes'
-        // types (a class attribute: instances find it too)
-        PyTypeObject& type = int_runtime(index).scalar_type;
-        if (PyDict_SetItemString(type.tp_dict, "dtype", reinterpret_cast<PyObject*>(descr)) < 0) return -1;
-        PyType_Modified(&type);
-        return install_copyswap(descr, 1);
-    }
+    static int finish(int, PyArray_Descr*) { return 0; }
 };
 
 }  // namespace
