@@ -28,6 +28,26 @@ using CastSpecSource = int (*)(int index, std::vector<PyArrayMethod_Spec*>& out)
 void add_cast_spec_source(CastFamily family, CastSpecSource source);
 int append_added_cast_specs(CastFamily family, int index, std::vector<PyArrayMethod_Spec*>& out);
 
+// The slots of a loop that handles any stride and alignment: it serves as
+// NumPy's strided, contiguous and unaligned loops alike.
+std::vector<PyType_Slot> loop_slots(PyArrayMethod_StridedLoop* loop);
+
+// NumPy's ComplexWarning ("Casting complex values to real discards the
+// imaginary part"): -1 where that raised.
+int warn_complex_to_real();
+
+// get_loop of a cast from a complex type to a real one: warns once per cast
+// when it is set up, as NumPy does, then hands out `Loop`.
+template <PyArrayMethod_StridedLoop* Loop>
+int complex_to_real_get_loop(PyArrayMethod_Context*, int, int, const npy_intp*, PyArrayMethod_StridedLoop** out_loop,
+                             NpyAuxData** out_transferdata, NPY_ARRAYMETHOD_FLAGS* flags) {
+    if (warn_complex_to_real() < 0) return -1;
+    *out_loop = Loop;
+    *out_transferdata = nullptr;
+    *flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
+    return 0;
+}
+
 // Owns a spec with its DType list and slots.
 PyArrayMethod_Spec* make_method_spec(const char* name, int nin, int nout, NPY_CASTING casting,
                                      NPY_ARRAYMETHOD_FLAGS flags,

@@ -262,39 +262,6 @@ NPY_CASTING same_layout_resolve(PyObject*, PyArray_DTypeMeta* const dtypes[], Py
     return NPY_EQUIV_CASTING;
 }
 
-PyObject* complex_warning_category() {
-    static PyObject* category = nullptr;
-    if (category == nullptr) {
-        PyObject* exceptions = PyImport_ImportModule("numpy.exceptions");
-        if (exceptions == nullptr) return nullptr;
-        category = PyObject_GetAttrString(exceptions, "ComplexWarning");
-        Py_DECREF(exceptions);
-    }
-    return category;
-}
-
-// Complex to real warns once per cast, as complex64 -> float32 does.
-template <PyArrayMethod_StridedLoop* Loop>
-int warning_get_loop(PyArrayMethod_Context*, int, int, const npy_intp*, PyArrayMethod_StridedLoop** out_loop,
-                     NpyAuxData** out_transferdata, NPY_ARRAYMETHOD_FLAGS* flags) {
-    PyObject* category = complex_warning_category();
-    if (category == nullptr ||
-        PyErr_WarnEx(category, "Casting complex values to real discards the imaginary part", 1) < 0) {
-        return -1;
-    }
-    *out_loop = Loop;
-    *out_transferdata = nullptr;
-    *flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
-    return 0;
-}
-
-std::vector<PyType_Slot> loop_slots(PyArrayMethod_StridedLoop* loop) {
-    return {{NPY_METH_strided_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_contiguous_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_unaligned_strided_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_unaligned_contiguous_loop, reinterpret_cast<void*>(loop)}};
-}
-
 // Both directions with one other type. `in_others_spec`: the specs go into
 // the other DType's own spec (a format made by mf.float_format after the
 // complex types exist), where nullptr stands for that DType instead.
@@ -322,7 +289,7 @@ void append_pair(int kind, PyArray_DTypeMeta* other_class, const std::string& ot
     std::vector<PyType_Slot> slots = loop_slots(out_loop);
     // complex -> bool keeps both parts (nonzero either way): no warning, as complex64 -> bool
     if constexpr (!is_complex_v<T> && !std::is_same_v<T, Bool>) {
-        slots.push_back({NPY_METH_get_loop, reinterpret_cast<void*>(warning_get_loop<out_loop>)});
+        slots.push_back({NPY_METH_get_loop, reinterpret_cast<void*>(complex_to_real_get_loop<out_loop>)});
     }
     out.push_back(make_method_spec((name + "_to_" + other_name).c_str(), 1, 1, out_of, out_flags, {self_class, other_class},
                                    std::move(slots)));
@@ -379,7 +346,7 @@ void append_int_types(int kind, std::vector<PyArrayMethod_Spec*>& out) {
             static_cast<NPY_ARRAYMETHOD_FLAGS>(NPY_METH_SUPPORTS_UNALIGNED | NPY_METH_NO_FLOATINGPOINT_ERRORS),
             {cls, nullptr}, loop_slots(int_type_into_complex)));
         std::vector<PyType_Slot> slots = loop_slots(complex_into_int_type);
-        slots.push_back({NPY_METH_get_loop, reinterpret_cast<void*>(warning_get_loop<complex_into_int_type>)});
+        slots.push_back({NPY_METH_get_loop, reinterpret_cast<void*>(complex_to_real_get_loop<complex_into_int_type>)});
         out.push_back(make_method_spec((name + "_to_" + other).c_str(), 1, 1, NPY_UNSAFE_CASTING,
                                        NPY_METH_SUPPORTS_UNALIGNED, {nullptr, cls}, std::move(slots)));
     }

@@ -25,15 +25,6 @@ PyTypeObject g_complex_abstract_scalar{PyVarObject_HEAD_INIT(nullptr, 0)};
 
 namespace {
 
-PyArray_DTypeMeta* new_ref(PyArray_DTypeMeta* d) {
-    Py_INCREF(d);
-    return d;
-}
-PyArray_DTypeMeta* not_implemented() {
-    Py_INCREF(Py_NotImplemented);
-    return reinterpret_cast<PyArray_DTypeMeta*>(Py_NotImplemented);
-}
-
 // ---- promotion -------------------------------------------------------------
 
 // Every value of NumPy's integer type `t` (or bool) is a value of the part
@@ -124,21 +115,9 @@ int get_constant(PyArray_Descr* descr, int id, void* data) {
 
 // ---- legacy array functions ----------------------------------------------------
 
-struct Parts {
-    float re, im;
-};
-
-Parts decode_item(const PartCodec& codec, const char* item) {
-    uint16_t codes[2];
-    std::memcpy(codes, item, 4);
-    float values[2];
-    decode_parts_f32(codec, codes, values, 2);
-    return {values[0], values[1]};
-}
-
 // NumPy's complex sort order: [R + Rj, R + nanj, nan + Rj, nan + nanj],
 // lexicographic within each group.
-bool less(Parts a, Parts b) {
+bool less(ComplexF32 a, ComplexF32 b) {
     const bool a_nan = std::isnan(a.re), b_nan = std::isnan(b.re);
     if (a_nan != b_nan) return b_nan;
     const bool ai_nan = std::isnan(a.im), bi_nan = std::isnan(b.im);
@@ -150,12 +129,12 @@ bool less(Parts a, Parts b) {
 template <int Kind>
 int compare(const void* a, const void* b, void*) {
     const PartCodec& codec = complex_runtime(Kind).codec;
-    const Parts x = decode_item(codec, static_cast<const char*>(a)), y = decode_item(codec, static_cast<const char*>(b));
+    const ComplexF32 x = load_complex_f32(codec, static_cast<const char*>(a)), y = load_complex_f32(codec, static_cast<const char*>(b));
     return less(x, y) ? -1 : (less(y, x) ? 1 : 0);
 }
 
 struct Keyed {
-    Parts value;
+    ComplexF32 value;
     uint32_t bits;
 };
 
@@ -165,7 +144,7 @@ int sort(void* start, npy_intp n, void*) {
     char* items = static_cast<char*>(start);
     std::vector<Keyed> keyed(static_cast<size_t>(n));
     for (npy_intp i = 0; i < n; i++) {
-        keyed[static_cast<size_t>(i)].value = decode_item(codec, items + 4 * i);
+        keyed[static_cast<size_t>(i)].value = load_complex_f32(codec, items + 4 * i);
         std::memcpy(&keyed[static_cast<size_t>(i)].bits, items + 4 * i, 4);
     }
     std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return less(a.value, b.value); });
@@ -177,8 +156,8 @@ template <int Kind>
 int argsort(void* start, npy_intp* order, npy_intp n, void*) {
     const PartCodec& codec = complex_runtime(Kind).codec;
     const char* items = static_cast<const char*>(start);
-    std::vector<Parts> values(static_cast<size_t>(n));
-    for (npy_intp i = 0; i < n; i++) values[static_cast<size_t>(i)] = decode_item(codec, items + 4 * i);
+    std::vector<ComplexF32> values(static_cast<size_t>(n));
+    for (npy_intp i = 0; i < n; i++) values[static_cast<size_t>(i)] = load_complex_f32(codec, items + 4 * i);
     std::stable_sort(order, order + n, [&values](npy_intp a, npy_intp b) {
         return less(values[static_cast<size_t>(a)], values[static_cast<size_t>(b)]);
     });
@@ -192,10 +171,10 @@ int arg_extreme(void* data, npy_intp n, npy_intp* out, void*) {
     const char* items = static_cast<const char*>(data);
     *out = 0;
     if (n <= 0) return 0;
-    Parts best = decode_item(codec, items);
+    ComplexF32 best = load_complex_f32(codec, items);
     if (std::isnan(best.re) || std::isnan(best.im)) return 0;
     for (npy_intp i = 1; i < n; i++) {
-        const Parts v = decode_item(codec, items + 4 * i);
+        const ComplexF32 v = load_complex_f32(codec, items + 4 * i);
         if (std::isnan(v.re) || std::isnan(v.im)) {
             *out = i;
             return 0;
@@ -248,14 +227,11 @@ void dot(void* a, npy_intp stride_a, void* b, npy_intp stride_b, void* out, npy_
     const char* pb = static_cast<const char*>(b);
     float re = 0.0f, im = 0.0f;
     for (npy_intp i = 0; i < n; i++, pa += stride_a, pb += stride_b) {
-        const Parts x = decode_item(codec, pa), y = decode_item(codec, pb);
+        const ComplexF32 x = load_complex_f32(codec, pa), y = load_complex_f32(codec, pb);
         re += x.re * y.re - x.im * y.im;
         im += x.re * y.im + x.im * y.re;
     }
-    const float values[2] = {re, im};
-    uint16_t parts[2];
-    encode_parts_f32(codec, values, parts, 2);
-    std::memcpy(out, parts, 4);
+    store_complex_f32(codec, static_cast<char*>(out), {re, im});
 }
 
 template <int Kind>

@@ -332,49 +332,29 @@ int reduction_initial(PyArrayMethod_Context* context, npy_bool reduction_is_empt
 
 // ---- matmul and vecdot: complex64 sums of products, rounded once -------------------------
 
-struct C64 {
-    float re, im;
-};
-
-C64 load(const PartCodec& codec, const char* item) {
-    uint16_t parts[2];
-    std::memcpy(parts, item, 4);
-    float v[2];
-    decode_parts_f32(codec, parts, v, 2);
-    return {v[0], v[1]};
-}
-
-uint32_t store(const PartCodec& codec, char* item, C64 v) {
-    const float values[2] = {v.re, v.im};
-    uint16_t parts[2];
-    const uint32_t flags = encode_parts_f32(codec, values, parts, 2);
-    std::memcpy(item, parts, 4);
-    return flags;
-}
-
 // matmul: (n,k),(k,m)->(n,m)
 int matmul_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                 const npy_intp steps[], NpyAuxData*) {
     const PartCodec& codec = complex_runtime(complex_kind_of_descr(context->descriptors[0])).codec;
     const npy_intp n = dimensions[1], k = dimensions[2], m = dimensions[3];
-    std::vector<C64> a(static_cast<size_t>(n * k)), b(static_cast<size_t>(k * m));
+    std::vector<ComplexF32> a(static_cast<size_t>(n * k)), b(static_cast<size_t>(k * m));
     uint32_t flags = 0;
     for (npy_intp o = 0; o < dimensions[0]; o++) {
         for (npy_intp i = 0; i < n; i++) {
-            for (npy_intp j = 0; j < k; j++) a[i * k + j] = load(codec, data[0] + o * steps[0] + i * steps[3] + j * steps[4]);
+            for (npy_intp j = 0; j < k; j++) a[i * k + j] = load_complex_f32(codec, data[0] + o * steps[0] + i * steps[3] + j * steps[4]);
         }
         for (npy_intp i = 0; i < k; i++) {
-            for (npy_intp j = 0; j < m; j++) b[i * m + j] = load(codec, data[1] + o * steps[1] + i * steps[5] + j * steps[6]);
+            for (npy_intp j = 0; j < m; j++) b[i * m + j] = load_complex_f32(codec, data[1] + o * steps[1] + i * steps[5] + j * steps[6]);
         }
         for (npy_intp i = 0; i < n; i++) {
             for (npy_intp j = 0; j < m; j++) {
                 float re = 0, im = 0;
                 for (npy_intp t = 0; t < k; t++) {
-                    const C64 x = a[i * k + t], y = b[t * m + j];
+                    const ComplexF32 x = a[i * k + t], y = b[t * m + j];
                     re += x.re * y.re - x.im * y.im;
                     im += x.re * y.im + x.im * y.re;
                 }
-                flags |= store(codec, data[2] + o * steps[2] + i * steps[7] + j * steps[8], {re, im});
+                flags |= store_complex_f32(codec, data[2] + o * steps[2] + i * steps[7] + j * steps[8], {re, im});
             }
         }
     }
@@ -390,12 +370,12 @@ int vecdot_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
     for (npy_intp o = 0; o < dimensions[0]; o++) {
         float re = 0, im = 0;
         for (npy_intp t = 0; t < dimensions[1]; t++) {
-            const C64 x = load(codec, data[0] + o * steps[0] + t * steps[3]);
-            const C64 y = load(codec, data[1] + o * steps[1] + t * steps[4]);
+            const ComplexF32 x = load_complex_f32(codec, data[0] + o * steps[0] + t * steps[3]);
+            const ComplexF32 y = load_complex_f32(codec, data[1] + o * steps[1] + t * steps[4]);
             re += x.re * y.re + x.im * y.im;
             im += x.re * y.im - x.im * y.re;
         }
-        flags |= store(codec, data[2] + o * steps[2], {re, im});
+        flags |= store_complex_f32(codec, data[2] + o * steps[2], {re, im});
     }
     raise_fp_flags(flags);
     return 0;

@@ -10,6 +10,7 @@
 #include "cast_specs.h"
 #include "dtype_core.h"
 #include "int_types.h"
+#include "promotion.h"
 
 namespace minifloat {
 
@@ -59,9 +60,7 @@ PyArray_DTypeMeta* smallest_integer_holding(Range a, Range b) {
         const bool fits = rt.min <= lo && static_cast<unsigned long long>(rt.max) >= hi;
         if (fits && rt.row->is_signed == (lo < 0)) {
             // the table lists widths in increasing order within each signedness
-            PyArray_DTypeMeta* cls = &int_runtime(i).dtype_class;
-            Py_INCREF(cls);
-            return cls;
+            return new_ref(&int_runtime(i).dtype_class);
         }
     }
     const int signed_nums[] = {NPY_INT8, NPY_INT16, NPY_INT32, NPY_INT64};
@@ -93,10 +92,7 @@ bool is_text_or_time(const PyArray_DTypeMeta* d) {
 
 PyArray_DTypeMeta* int_common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other) {
     const IntTypeRuntime& rt = int_runtime(int_index_of_dtype_class(cls));
-    if (other == &PyArray_PyLongDType) {  // Python ints are weak (NEP 50)
-        Py_INCREF(cls);
-        return cls;
-    }
+    if (other == &PyArray_PyLongDType) return new_ref(cls);  // Python ints are weak (NEP 50)
     Range mine{rt.min, static_cast<unsigned long long>(rt.max)}, theirs{};
     if (integer_range_of(other, &theirs)) {
         PyArray_DTypeMeta* result = smallest_integer_holding(mine, theirs);
@@ -107,8 +103,7 @@ PyArray_DTypeMeta* int_common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* o
         // raises UFuncTypeError as the float formats and NumPy's int8 do in
         // a ufunc (NumPy's own result_type(int8, str) still says '<U4', a
         // legacy rule kept out of the new types on purpose).
-        Py_INCREF(Py_NotImplemented);
-        return reinterpret_cast<PyArray_DTypeMeta*>(Py_NotImplemented);
+        return not_implemented();
     }
     // Floats, complex, Python floats, the float formats and other libraries'
     // types: promote as NumPy's int8/uint8 of the same signedness does (every
@@ -118,8 +113,7 @@ PyArray_DTypeMeta* int_common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* o
     Py_DECREF(stand_in);
     if (result == nullptr) {
         PyErr_Clear();
-        Py_INCREF(Py_NotImplemented);
-        return reinterpret_cast<PyArray_DTypeMeta*>(Py_NotImplemented);
+        return not_implemented();
     }
     return result;
 }
