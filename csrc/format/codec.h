@@ -123,6 +123,15 @@ inline Encoded encode_from_real(const Format& f, const SpecialCodes& specials, R
     const int magnitude_residual = negative ? -residual : residual;
     const Real magnitude = std::fabs(value);
     const detail::MagnitudeRounding how = detail::magnitude_rounding(mode, negative);
+    // Beyond the largest value (by binade, or by rounding into the next):
+    // rounded down, the largest value; else the format's overflow code.
+    const auto overflow = [&]() -> Encoded {
+        if (!f.is_signed && negative) return {specials.invalid_code, kFlagInvalid};
+        if (how == detail::MagnitudeRounding::down) {
+            return {negative ? specials.max_negative : specials.max_positive, specials.overflow_flags};
+        }
+        return {negative ? specials.overflow_negative : specials.overflow_positive, specials.overflow_flags};
+    };
     if (!f.has_zero && ((negative && !f.is_signed) || (magnitude == 0 && magnitude_residual <= 0))) {
         // Zero (and negative numbers, unsigned) have no encoding
         // (float8_e8m0fnu): NaN.
@@ -142,13 +151,7 @@ inline Encoded encode_from_real(const Format& f, const SpecialCodes& specials, R
         std::frexp(magnitude, &exponent);
         exponent -= 1;  // magnitude in [2^exponent, 2^(exponent+1))
         if (exponent > f.max_exponent + 1) {
-            if (!f.is_signed && negative) return {specials.invalid_code, kFlagInvalid};
-            if (how == detail::MagnitudeRounding::down) {
-                return {negative ? specials.max_negative : specials.max_positive,
-                        specials.overflow_flags};
-            }
-            return {negative ? specials.overflow_negative : specials.overflow_positive,
-                    specials.overflow_flags};
+            return overflow();
         }
         int64_t c;
         if (!f.has_subnormals && exponent < f.min_normal_exponent) {
@@ -170,13 +173,7 @@ inline Encoded encode_from_real(const Format& f, const SpecialCodes& specials, R
             }
         }
         if (c > static_cast<int64_t>(f.max_magnitude)) {
-            if (!f.is_signed && negative) return {specials.invalid_code, kFlagInvalid};
-            if (how == detail::MagnitudeRounding::down) {
-                return {negative ? specials.max_negative : specials.max_positive,
-                        specials.overflow_flags};
-            }
-            return {negative ? specials.overflow_negative : specials.overflow_positive,
-                    specials.overflow_flags};
+            return overflow();
         }
         code_magnitude = static_cast<uint32_t>(c);
     }
