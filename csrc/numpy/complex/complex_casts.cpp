@@ -31,6 +31,15 @@ namespace {
 
 constexpr size_t kChunk = 256;  // elements per block: 2 * 256 doubles on the stack
 
+// f(start, count) over [0, n) in chunks of at most kChunk; the FpFlag bits
+// f returns, or-ed.
+template <class F>
+uint32_t by_chunks(size_t n, F&& f) {
+    uint32_t flags = 0;
+    for (size_t start = 0; start < n; start += kChunk) flags |= f(start, n - start < kChunk ? n - start : kChunk);
+    return flags;
+}
+
 struct Bool {
     npy_bool value;
 };
@@ -114,27 +123,21 @@ uint32_t into_complex(int kind, int other, const char* in, char* out, size_t n) 
         return encode_parts_f64(codec, reinterpret_cast<const double*>(in), parts, 2 * n);
     } else if constexpr (std::is_same_v<Src, float>) {
         float values[2 * kChunk];
-        uint32_t flags = 0;
         const float* src = reinterpret_cast<const float*>(in);
-        for (size_t start = 0; start < n; start += kChunk) {
-            const size_t count = n - start < kChunk ? n - start : kChunk;
+        return by_chunks(n, [&](size_t start, size_t count) {
             for (size_t i = 0; i < count; i++) {
                 values[2 * i] = src[start + i];
                 values[2 * i + 1] = 0.0f;
             }
-            flags |= encode_parts_f32(codec, values, parts + 2 * start, 2 * count);
-        }
-        return flags;
+            return encode_parts_f32(codec, values, parts + 2 * start, 2 * count);
+        });
     } else {
         double pairs[2 * kChunk];
-        uint32_t flags = 0;
         const size_t item = itemsize_of<Src>(other);
-        for (size_t start = 0; start < n; start += kChunk) {
-            const size_t count = n - start < kChunk ? n - start : kChunk;
+        return by_chunks(n, [&](size_t start, size_t count) {
             to_pairs<Src>(other, in + start * item, pairs, count);
-            flags |= encode_parts_f64(codec, pairs, parts + 2 * start, 2 * count);
-        }
-        return flags;
+            return encode_parts_f64(codec, pairs, parts + 2 * start, 2 * count);
+        });
     }
 }
 
@@ -161,22 +164,18 @@ uint32_t out_of_complex(int kind, int other, const char* in, char* out_bytes, si
             return 0;
         }
         float values[2 * kChunk], reals[kChunk];
-        uint32_t flags = 0;
-        for (size_t start = 0; start < n; start += kChunk) {
-            const size_t count = n - start < kChunk ? n - start : kChunk;
+        return by_chunks(n, [&](size_t start, size_t count) {
             decode_parts_f32(codec, parts + 2 * start, values, 2 * count);
             for (size_t i = 0; i < count; i++) reals[i] = values[2 * i];
-            flags |= encode_f32(half_float_codec().plan, reals, out + start, count);
-            flags |= float16_underflow(reals, out + start, count);
-        }
-        return flags;
+            const uint32_t flags = encode_f32(half_float_codec().plan, reals, out + start, count);
+            return flags | float16_underflow(reals, out + start, count);  // (reads the halves just written)
+        });
     } else {
         // through float32 pairs (exact for both part formats)
         float values[2 * kChunk];
-        uint32_t flags = 0;
         const size_t item = itemsize_of<Dst>(other);
-        for (size_t start = 0; start < n; start += kChunk) {
-            const size_t count = n - start < kChunk ? n - start : kChunk;
+        return by_chunks(n, [&](size_t start, size_t count) {
+            uint32_t flags = 0;
             decode_parts_f32(codec, parts + 2 * start, values, 2 * count);
             char* dst = out_bytes + start * item;
             if constexpr (std::is_same_v<Dst, OtherComplex>) {
@@ -197,8 +196,8 @@ uint32_t out_of_complex(int kind, int other, const char* in, char* out_bytes, si
                     flags |= floats_to_integers(integer_kind_of<Dst>(), reals, dst, count);
                 }
             }
-        }
-        return flags;
+            return flags;
+        });
     }
 }
 
