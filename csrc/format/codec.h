@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "format.h"
 #include "rounding.h"
@@ -212,21 +213,29 @@ constexpr bool exact_in_long_double() {
     return std::numeric_limits<long double>::digits >= std::numeric_limits<Int>::digits;
 }
 
-inline Encoded encode_from_int64(const Format& f, const SpecialCodes& s, int64_t v,
-                                 Rounding mode = Rounding::nearest_even, uint64_t random = 0) {
-    if (mode == Rounding::stochastic && exact_in_long_double<int64_t>()) {
+// A 64-bit integer rounded once: through binary64 and the residual of that
+// rounding, or exactly through long double for stochastic rounding.
+template <class Int>
+inline Encoded encode_from_integer(const Format& f, const SpecialCodes& s, Int v, Rounding mode, uint64_t random) {
+    if (mode == Rounding::stochastic && exact_in_long_double<Int>()) {
         return encode_from_real<long double>(f, s, static_cast<long double>(v), 0, mode, random);
     }
     const double approx = static_cast<double>(v);
-    return encode_from_double(f, s, approx, residual_of_int64(v, approx), mode, random);
+    int residual;
+    if constexpr (std::is_signed_v<Int>) {
+        residual = residual_of_int64(v, approx);
+    } else {
+        residual = residual_of_uint64(v, approx);
+    }
+    return encode_from_double(f, s, approx, residual, mode, random);
+}
+inline Encoded encode_from_int64(const Format& f, const SpecialCodes& s, int64_t v,
+                                 Rounding mode = Rounding::nearest_even, uint64_t random = 0) {
+    return encode_from_integer<int64_t>(f, s, v, mode, random);
 }
 inline Encoded encode_from_uint64(const Format& f, const SpecialCodes& s, uint64_t v,
                                   Rounding mode = Rounding::nearest_even, uint64_t random = 0) {
-    if (mode == Rounding::stochastic && exact_in_long_double<uint64_t>()) {
-        return encode_from_real<long double>(f, s, static_cast<long double>(v), 0, mode, random);
-    }
-    const double approx = static_cast<double>(v);
-    return encode_from_double(f, s, approx, residual_of_uint64(v, approx), mode, random);
+    return encode_from_integer<uint64_t>(f, s, v, mode, random);
 }
 inline Encoded encode_from_long_double(const Format& f, const SpecialCodes& s, long double v,
                                        Rounding mode = Rounding::nearest_even,

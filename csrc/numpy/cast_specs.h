@@ -13,6 +13,9 @@ namespace minifloat {
 void append_numeric_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
 // format <-> str_ and bytes_
 void append_text_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
+// A str_ (`unicode`) or bytes_ item of `size` bytes as a Python str or
+// bytes, its trailing NULs dropped (as NumPy reads it); new reference.
+PyObject* text_item_object(const char* item, npy_intp size, bool unicode);
 // format <-> void: raw bytes refused, structured dtypes field by field
 void append_void_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out);
 // format -> itself, and both directions with every format registered before it

@@ -420,12 +420,8 @@ int from_text_loop(PyArrayMethod_Context* context, char* const data[], const npy
     for (npy_intp i = 0; i < dimensions[0]; i++, in += strides[0], out += strides[1]) {
         PyObject* text;
         if constexpr (Unicode) {
-            size_t length = in_size / 4;
-            std::vector<Py_UCS4> chars(length);
-            std::memcpy(chars.data(), in, 4 * length);
-            while (length > 0 && chars[length - 1] == 0) length--;
-            text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, chars.data(), static_cast<Py_ssize_t>(length));
-        } else {
+            text = text_item_object(in, static_cast<npy_intp>(in_size), true);
+        } else {  // as str: complex() takes no bytes
             size_t length = in_size;
             while (length > 0 && in[length - 1] == 0) length--;
             text = PyUnicode_DecodeASCII(in, static_cast<Py_ssize_t>(length), "strict");

@@ -309,23 +309,7 @@ int text_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp d
     const char* in = data[0];
     char* out = data[1];
     for (npy_intp i = 0; i < dims[0]; i++, in += strides[0], out += strides[1]) {
-        PyObject* text;
-        if (Unicode) {
-            npy_intp chars = width / 4;
-            while (chars > 0) {
-                Py_UCS4 c;
-                std::memcpy(&c, in + 4 * (chars - 1), 4);
-                if (c != 0) break;
-                chars--;
-            }
-            std::vector<Py_UCS4> buffer(static_cast<size_t>(chars));
-            if (chars > 0) std::memcpy(buffer.data(), in, static_cast<size_t>(chars) * 4);
-            text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buffer.data(), chars);
-        } else {
-            npy_intp len = width;
-            while (len > 0 && in[len - 1] == 0) len--;
-            text = PyBytes_FromStringAndSize(in, len);
-        }
+        PyObject* text = text_item_object(in, width, Unicode);
         if (text == nullptr) return -1;
         int value = 0;
         const int status = int_value_from_object(rt, text, &value);
