@@ -7,9 +7,9 @@
 // descriptor slots, the class as a Python type (no-argument constructor,
 // name, str, __reduce__, newbyteorder), the abstract parent, the assembly
 // of a member's cast specs and slots, its legacy copyswap and the scalar
-// type's `dtype` attribute. What differs is a family's
-// traits, a struct of static members the templates below read at compile
-// time (no indirection in any slot):
+// type's `dtype` attribute. What differs is a family's traits, a struct of
+// static members the templates below read at compile time (no indirection
+// in any slot):
 //
 //   struct MyFamily {
 //       // the abstract parent: its tp_name (errors name it) and doc; where
