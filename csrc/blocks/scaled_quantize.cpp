@@ -88,25 +88,20 @@ inline uint32_t magnitude_bits(float v) {
 MINIFLOAT_SIMD_CLONES uint32_t span_max(const float* __restrict values, size_t n, uint32_t* nonfinite) {
     constexpr size_t kLanes = 16;
     uint32_t m[kLanes] = {}, bad[kLanes] = {};
-    size_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-        for (size_t k = 0; k < kLanes; k++) {
-            uint32_t bits;
-            std::memcpy(&bits, values + i + k, sizeof bits);
-            bits &= 0x7fffffffu;
-            const uint32_t finite = bits < kInfBits ? 1u : 0u;
-            m[k] = std::max(m[k], finite ? bits : 0u);
-            bad[k] |= finite ^ 1u;
-        }
-    }
-    for (size_t k = 0; i + k < n; k++) {
+    // value `at` into lane k
+    const auto take = [&m, &bad, values](size_t k, size_t at) MINIFLOAT_LAMBDA_INLINE {
         uint32_t bits;
-        std::memcpy(&bits, values + i + k, sizeof bits);
+        std::memcpy(&bits, values + at, sizeof bits);
         bits &= 0x7fffffffu;
         const uint32_t finite = bits < kInfBits ? 1u : 0u;
         m[k] = std::max(m[k], finite ? bits : 0u);
         bad[k] |= finite ^ 1u;
+    };
+    size_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        for (size_t k = 0; k < kLanes; k++) take(k, i + k);
     }
+    for (size_t k = 0; i + k < n; k++) take(k, i + k);
     uint32_t all_m = 0, all_bad = 0;
     for (size_t k = 0; k < kLanes; k++) {
         all_m = std::max(all_m, m[k]);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "format.h"
 #include "rounding.h"
@@ -123,6 +124,15 @@ inline Encoded encode_from_real(const Format& f, const SpecialCodes& specials, R
     const int magnitude_residual = negative ? -residual : residual;
     const Real magnitude = std::fabs(value);
     const detail::MagnitudeRounding how = detail::magnitude_rounding(mode, negative);
+    // Beyond the largest value (by binade, or by rounding into the next):
+    // rounded down, the largest value; else the format's overflow code.
+    const auto overflow = [&]() -> Encoded {
+        if (!f.is_signed && negative) return {specials.invalid_code, kFlagInvalid};
+        if (how == detail::MagnitudeRounding::down) {
+            return {negative ? specials.max_negative : specials.max_positive, specials.overflow_flags};
+        }
+        return {negative ? specials.overflow_negative : specials.overflow_positive, specials.overflow_flags};
+    };
     if (!f.has_zero && ((negative && !f.is_signed) || (magnitude == 0 && magnitude_residual <= 0))) {
         // Zero (and negative numbers, unsigned) have no encoding
         // (float8_e8m0fnu): NaN.
@@ -142,13 +152,7 @@ inline Encoded encode_from_real(const Format& f, const SpecialCodes& specials, R
         std::frexp(magnitude, &exponent);
         exponent -= 1;  // magnitude in [2^exponent, 2^(exponent+1))
         if (exponent > f.max_exponent + 1) {
-            if (!f.is_signed && negative) return {specials.invalid_code, kFlagInvalid};
-            if (how == detail::MagnitudeRounding::down) {
-                return {negative ? specials.max_negative : specials.max_positive,
-                        specials.overflow_flags};
-            }
-            return {negative ? specials.overflow_negative : specials.overflow_positive,
-                    specials.overflow_flags};
+            return overflow();
         }
         int64_t c;
         if (!f.has_subnormals && exponent < f.min_normal_exponent) {
@@ -170,13 +174,7 @@ inline Encoded encode_from_real(const Format& f, const SpecialCodes& specials, R
             }
         }
         if (c > static_cast<int64_t>(f.max_magnitude)) {
-            if (!f.is_signed && negative) return {specials.invalid_code, kFlagInvalid};
-            if (how == detail::MagnitudeRounding::down) {
-                return {negative ? specials.max_negative : specials.max_positive,
-                        specials.overflow_flags};
-            }
-            return {negative ? specials.overflow_negative : specials.overflow_positive,
-                    specials.overflow_flags};
+            return overflow();
         }
         code_magnitude = static_cast<uint32_t>(c);
     }
@@ -215,21 +213,29 @@ constexpr bool exact_in_long_double() {
     return std::numeric_limits<long double>::digits >= std::numeric_limits<Int>::digits;
 }
 
-inline Encoded encode_from_int64(const Format& f, const SpecialCodes& s, int64_t v,
-                                 Rounding mode = Rounding::nearest_even, uint64_t random = 0) {
-    if (mode == Rounding::stochastic && exact_in_long_double<int64_t>()) {
+// A 64-bit integer rounded once: through binary64 and the residual of that
+// rounding, or exactly through long double for stochastic rounding.
+template <class Int>
+inline Encoded encode_from_integer(const Format& f, const SpecialCodes& s, Int v, Rounding mode, uint64_t random) {
+    if (mode == Rounding::stochastic && exact_in_long_double<Int>()) {
         return encode_from_real<long double>(f, s, static_cast<long double>(v), 0, mode, random);
     }
     const double approx = static_cast<double>(v);
-    return encode_from_double(f, s, approx, residual_of_int64(v, approx), mode, random);
+    int residual;
+    if constexpr (std::is_signed_v<Int>) {
+        residual = residual_of_int64(v, approx);
+    } else {
+        residual = residual_of_uint64(v, approx);
+    }
+    return encode_from_double(f, s, approx, residual, mode, random);
+}
+inline Encoded encode_from_int64(const Format& f, const SpecialCodes& s, int64_t v,
+                                 Rounding mode = Rounding::nearest_even, uint64_t random = 0) {
+    return encode_from_integer<int64_t>(f, s, v, mode, random);
 }
 inline Encoded encode_from_uint64(const Format& f, const SpecialCodes& s, uint64_t v,
                                   Rounding mode = Rounding::nearest_even, uint64_t random = 0) {
-    if (mode == Rounding::stochastic && exact_in_long_double<uint64_t>()) {
-        return encode_from_real<long double>(f, s, static_cast<long double>(v), 0, mode, random);
-    }
-    const double approx = static_cast<double>(v);
-    return encode_from_double(f, s, approx, residual_of_uint64(v, approx), mode, random);
+    return encode_from_integer<uint64_t>(f, s, v, mode, random);
 }
 inline Encoded encode_from_long_double(const Format& f, const SpecialCodes& s, long double v,
                                        Rounding mode = Rounding::nearest_even,

@@ -152,15 +152,6 @@ int ml_dtypes_cast_loop(PyArrayMethod_Context* context, char* const data[],
     return 0;
 }
 
-std::vector<PyType_Slot> loop_slots() {
-    // translate_codes handles any stride and alignment
-    PyArrayMethod_StridedLoop* loop = ml_dtypes_cast_loop;
-    return {{NPY_METH_strided_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_contiguous_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_unaligned_strided_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_unaligned_contiguous_loop, reinterpret_cast<void*>(loop)}};
-}
-
 // The same format under both DTypes is "equiv": the same values in the same
 // bits, as NumPy calls a byte-order change; two formats are as safe as the
 // cast between minifloat's own DTypes of them.
@@ -196,10 +187,10 @@ int append_ml_dtypes_cast_specs(int index, std::vector<PyArrayMethod_Spec*>& out
             NPY_METH_SUPPORTS_UNALIGNED | (other == index ? NPY_METH_NO_FLOATINGPOINT_ERRORS : 0));
         out.push_back(make_method_spec((ml_name + "_to_" + name).c_str(), 1, 1,
                                        ml_dtypes_casting(other, index), flags,
-                                       {ml_class, nullptr}, loop_slots()));
+                                       {ml_class, nullptr}, loop_slots(ml_dtypes_cast_loop)));
         out.push_back(make_method_spec((name + "_to_" + ml_name).c_str(), 1, 1,
                                        ml_dtypes_casting(index, other), flags,
-                                       {nullptr, ml_class}, loop_slots()));
+                                       {nullptr, ml_class}, loop_slots(ml_dtypes_cast_loop)));
     }
     return 0;
 }

@@ -147,12 +147,6 @@ int ml_int_cast_loop(PyArrayMethod_Context* context, char* const data[], const n
     return 0;
 }
 
-std::vector<PyType_Slot> loop_slots() {
-    PyArrayMethod_StridedLoop* loop = ml_int_cast_loop;  // one byte: any stride, any alignment
-    return {{NPY_METH_strided_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_unaligned_strided_loop, reinterpret_cast<void*>(loop)}};
-}
-
 // Same type, unsigned: the same bits ("equiv", as a byte-order change is).
 // Same type, signed: the same values in other bits ("safe"). Otherwise safe
 // when the target's range holds the source's, else same_kind.
@@ -174,9 +168,9 @@ int append_int_ml_dtypes_cast_specs(int index, std::vector<PyArrayMethod_Spec*>&
         if (ml_class == nullptr) continue;
         const std::string ml_name = std::string("ml_dtypes.") + kIntFormatTable[other].name;
         out.push_back(make_method_spec((ml_name + "_to_" + name).c_str(), 1, 1, casting_between(other, index), flags,
-                                       {ml_class, nullptr}, loop_slots()));
+                                       {ml_class, nullptr}, loop_slots(ml_int_cast_loop)));
         out.push_back(make_method_spec((name + "_to_" + ml_name).c_str(), 1, 1, casting_between(index, other), flags,
-                                       {nullptr, ml_class}, loop_slots()));
+                                       {nullptr, ml_class}, loop_slots(ml_int_cast_loop)));
     }
     return 0;
 }

@@ -11,6 +11,7 @@
 #include "codec.h"
 #include "codec_avx2.h"
 #include "codec_avx512.h"
+#include "float_bits.h"
 #include "fp_status.h"
 #include "lookup_kernels.h"
 
@@ -24,45 +25,17 @@ namespace minifloat {
 
 namespace {
 
-// A binary floating-point layout: sign, exponent, FractionBits of fraction
-// in an unsigned BitsT.
-template <class BitsT, unsigned FractionBits, unsigned Bias>
-struct BinaryLayout {
-    using Bits = BitsT;
-    static constexpr Bits fraction_bits = FractionBits;
-    static constexpr Bits bias = Bias;
-    static constexpr Bits sign_shift = sizeof(Bits) * 8 - 1;
-    static constexpr Bits abs_mask = ~Bits{0} >> 1;
-    static constexpr Bits inf_bits = abs_mask & ~((Bits{1} << FractionBits) - 1);
-};
-
-template <class Float> struct IeeeTraits;
-template <> struct IeeeTraits<float> : BinaryLayout<uint32_t, 23, 127> {};
-template <> struct IeeeTraits<double> : BinaryLayout<uint64_t, 52, 1023> {};
+using float_bits::BinaryLayout;
+using float_bits::IeeeTraits;
+using float_bits::bit_cast;
+using float_bits::mask_if;
+using float_bits::select;
 
 // A float64's upper 32 bits read as a float format of their own (11-bit
 // exponent, 20-bit fraction). The AVX2 float64 encoder rounds those, the
 // lower 32 bits folded into bit 0 as a sticky bit: rounding to odd at 20
 // fraction bits, which every 8-bit format's rounding then gets right.
 struct DoubleHighWordTraits : BinaryLayout<uint32_t, 20, 1023> {};
-
-template <class To, class From>
-MINIFLOAT_KERNEL_INLINE To bit_cast(const From& from) {
-    static_assert(sizeof(To) == sizeof(From), "size mismatch");
-    To to;
-    std::memcpy(&to, &from, sizeof(To));
-    return to;
-}
-
-// All-ones when `condition`, else zero; and a select on such masks.
-template <class Bits>
-MINIFLOAT_KERNEL_INLINE Bits mask_if(bool condition) {
-    return Bits{0} - static_cast<Bits>(condition);
-}
-template <class Bits>
-MINIFLOAT_KERNEL_INLINE Bits select(Bits mask, Bits if_set, Bits if_clear) {
-    return (if_set & mask) | (if_clear & ~mask);
-}
 
 // The plan's fields as locals of the source's lane width.
 template <class Bits>
@@ -205,44 +178,24 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_one_e8m0(const LaneConstants<typename Ie
                                                  typename IeeeTraits<Float>::Bits& flags) {
     using T = IeeeTraits<Float>;
     using Bits = typename T::Bits;
-    constexpr Bits kLaneBits = sizeof(Bits) * 8;
     constexpr Bits kHalf = Bits{1} << (T::fraction_bits - 1);
     const Bits negative = mask_if<Bits>((u >> T::sign_shift) != 0);
     const Bits a = u & T::abs_mask;
-    const Bits fraction = a & ((Bits{1} << T::fraction_bits) - 1);
-    const Bits exponent = a >> T::fraction_bits;
-    // A float32 subnormal at or above 2^-127 sits in [2^-127, 2^-126) with a
-    // fraction one bit shorter; below that everything clamps to 2^-127.
-    const Bits subnormal = mask_if<Bits>(exponent == 0);
-    const Bits last_binade = T::bias == 127 ? subnormal & mask_if<Bits>(fraction >= kHalf) : Bits{0};
-    const Bits binade_fraction = select<Bits>(subnormal, (fraction - kHalf) << 1, fraction);
+    const float_bits::E8m0Binade<Float> b = float_bits::e8m0_binade<Float>(a);
     Bits bump;
     if constexpr (Mode == Rounding::nearest_even || Mode == Rounding::nearest_away) {
-        bump = mask_if<Bits>(binade_fraction >= kHalf) & 1;
+        bump = mask_if<Bits>(b.fraction >= kHalf) & 1;
     } else if constexpr (Mode == Rounding::up) {
-        bump = mask_if<Bits>(binade_fraction != 0) & 1;
+        bump = mask_if<Bits>(b.fraction != 0) & 1;
     } else if constexpr (Mode == Rounding::toward_zero || Mode == Rounding::down) {
         bump = 0;
     } else {
-        const uint64_t threshold = static_cast<uint64_t>(binade_fraction) << (64 - T::fraction_bits);
+        const uint64_t threshold = static_cast<uint64_t>(b.fraction) << (64 - T::fraction_bits);
         bump = static_cast<Bits>(random < threshold);
     }
-    // exponent - source bias + 127, negative (below 2^-127) clamps to 0
-    const Bits unclamped = exponent + Bits{127} - T::bias + bump;
-    const Bits below = T::bias == 127 ? Bits{0} : mask_if<Bits>((unclamped >> (kLaneBits - 1)) != 0);
-    Bits code = ~below & unclamped;
-    code = select<Bits>(subnormal, last_binade & bump, code);
-    const Bits is_nan = mask_if<Bits>(a > T::inf_bits);
-    const Bits is_inf = mask_if<Bits>(a == T::inf_bits);
-    const Bits invalid = negative | mask_if<Bits>(a == 0);
-    const Bits overflow = ~is_nan & ~is_inf & ~invalid & mask_if<Bits>(code > 254);
     constexpr bool toward_zero = Mode == Rounding::toward_zero || Mode == Rounding::down;
-    code = select<Bits>(overflow, toward_zero ? k.max_positive : k.overflow_positive, code);
-    code = select<Bits>(is_inf & ~negative, k.inf_positive, code);
-    code = select<Bits>(invalid | is_nan, k.nan_positive, code);
-    flags |= (overflow & k.overflow_flags) | (is_inf & ~negative & k.inf_flags) |
-             (invalid & ~is_nan & Bits{kFlagInvalid});
-    return static_cast<uint32_t>(code);
+    return float_bits::e8m0_code<Float>(b, a, negative, bump, toward_zero ? k.max_positive : k.overflow_positive,
+                                        k.inf_positive, k.nan_positive, k.overflow_flags, k.inf_flags, flags);
 }
 
 template <class Float, Rounding Mode, class Out>

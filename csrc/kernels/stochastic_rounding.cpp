@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "counter_random.h"
+#include "float_bits.h"
 #include "fp_status.h"
 #include "memory_streams.h"
 #include "stochastic_avx512.h"
@@ -26,32 +27,11 @@ namespace minifloat {
 
 namespace {
 
-template <class Float> struct SourceLayout;
-template <> struct SourceLayout<float> {
-    using Bits = uint32_t;
-    using Int = int32_t;
-    static constexpr Bits fraction_bits = 23, bias = 127;
-};
-template <> struct SourceLayout<double> {
-    using Bits = uint64_t;
-    using Int = int64_t;
-    static constexpr Bits fraction_bits = 52, bias = 1023;
-};
-
-template <class Bits>
-MINIFLOAT_KERNEL_INLINE Bits all_ones_if(bool condition) {
-    return Bits{0} - static_cast<Bits>(condition);
-}
-template <class Bits>
-MINIFLOAT_KERNEL_INLINE Bits pick(Bits mask, Bits if_set, Bits if_clear) {
-    return (if_set & mask) | (if_clear & ~mask);
-}
-template <class To, class From>
-MINIFLOAT_KERNEL_INLINE To bits_as(const From& from) {
-    To to;
-    std::memcpy(&to, &from, sizeof to);
-    return to;
-}
+template <class Float>
+using SourceLayout = float_bits::IeeeTraits<Float>;
+using float_bits::mask_if;
+using float_bits::select;
+using float_bits::bit_cast;
 
 // The plan's fields as locals of the source's lane width (the loops would
 // not vectorize with loads through the plan).
@@ -81,7 +61,7 @@ struct StochasticConstants {
           nan_flags(p.nan_flags),
           inf_flags(p.inf_flags),
           overflow_flags(p.overflow_flags),
-          zero_drops_sign(all_ones_if<Bits>(p.zero_drops_sign)) {
+          zero_drops_sign(mask_if<Bits>(p.zero_drops_sign)) {
         const Bits emin_field = static_cast<Bits>(p.min_normal_exponent + static_cast<int32_t>(L::bias));
         // a target whose normal range starts where the source's does
         // (bfloat16 from float32) has the source's subnormal step: the normal
@@ -132,7 +112,7 @@ MINIFLOAT_KERNEL_INLINE typename SourceLayout<Float>::Bits subnormal_magnitude(c
     // lanes at or above the normal range are clamped (their result is not
     // used; no overflow to inf, no invalid conversion)
     const Bits clamped = a < k.normal_from ? a : k.normal_from;
-    const Float v = bits_as<Float>(clamped) * k.step_scale;
+    const Float v = bit_cast<Float>(clamped) * k.step_scale;
     const typename L::Int q = static_cast<typename L::Int>(v);
     const Float fraction = v - static_cast<Float>(q);
     const uint32_t threshold = static_cast<uint32_t>(fraction * static_cast<Float>(4294967296.0));
@@ -151,18 +131,18 @@ MINIFLOAT_KERNEL_INLINE typename SourceLayout<Float>::Bits stochastic_code(const
     constexpr Bits kLaneBits = sizeof(Bits) * 8;
     constexpr Bits kAbs = ~Bits{0} >> 1;
     constexpr Bits kInf = kAbs & ~((Bits{1} << L::fraction_bits) - 1);
-    const Bits negative = all_ones_if<Bits>((u >> (kLaneBits - 1)) != 0);
+    const Bits negative = mask_if<Bits>((u >> (kLaneBits - 1)) != 0);
     const Bits a = u & kAbs;
-    const Bits magnitude = pick<Bits>(all_ones_if<Bits>(a < k.normal_from), subnormal_magnitude(k, a, draw),
+    const Bits magnitude = select<Bits>(mask_if<Bits>(a < k.normal_from), subnormal_magnitude(k, a, draw),
                                       normal_magnitude(k, a, draw));
-    const Bits is_nan = all_ones_if<Bits>(a > kInf);
-    const Bits is_inf = all_ones_if<Bits>(a == kInf);
-    const Bits overflow = ~is_nan & ~is_inf & all_ones_if<Bits>(magnitude > k.max_magnitude);
+    const Bits is_nan = mask_if<Bits>(a > kInf);
+    const Bits is_inf = mask_if<Bits>(a == kInf);
+    const Bits overflow = ~is_nan & ~is_inf & mask_if<Bits>(magnitude > k.max_magnitude);
     Bits code = magnitude | (negative & k.sign_bit);
-    code = pick<Bits>(all_ones_if<Bits>(magnitude == 0) & k.zero_drops_sign, Bits{0}, code);
-    code = pick<Bits>(overflow, pick<Bits>(negative, k.overflow_negative, k.overflow_positive), code);
-    code = pick<Bits>(is_inf, pick<Bits>(negative, k.inf_negative, k.inf_positive), code);
-    code = pick<Bits>(is_nan, pick<Bits>(negative, k.nan_negative, k.nan_positive), code);
+    code = select<Bits>(mask_if<Bits>(magnitude == 0) & k.zero_drops_sign, Bits{0}, code);
+    code = select<Bits>(overflow, select<Bits>(negative, k.overflow_negative, k.overflow_positive), code);
+    code = select<Bits>(is_inf, select<Bits>(negative, k.inf_negative, k.inf_positive), code);
+    code = select<Bits>(is_nan, select<Bits>(negative, k.nan_negative, k.nan_positive), code);
     flags |= (overflow & k.overflow_flags) | (is_inf & k.inf_flags) | (is_nan & k.nan_flags);
     return code;
 }
@@ -184,7 +164,7 @@ MINIFLOAT_KERNEL_INLINE bool stochastic_block_normal(const StochasticConstants<F
         const Bits a = bits[i] & kAbs;
         const Bits code = normal_magnitude(k, a, draws[i]) | ((bits[i] >> k.sign_shift) & k.sign_bit);
         out[i] = static_cast<Out>(code);
-        outside |= all_ones_if<Bits>(a - k.normal_from >= span);
+        outside |= mask_if<Bits>(a - k.normal_from >= span);
     }
     return outside == 0;
 }
@@ -197,40 +177,18 @@ MINIFLOAT_KERNEL_INLINE uint32_t stochastic_code_e8m0(const StochasticConstants<
                                                       typename SourceLayout<Float>::Bits& flags) {
     using L = SourceLayout<Float>;
     using Bits = typename L::Bits;
-    constexpr Bits kLaneBits = sizeof(Bits) * 8;
-    constexpr Bits kAbs = ~Bits{0} >> 1;
-    constexpr Bits kInf = kAbs & ~((Bits{1} << L::fraction_bits) - 1);
-    constexpr Bits kHalf = Bits{1} << (L::fraction_bits - 1);
-    const Bits negative = all_ones_if<Bits>((u >> (kLaneBits - 1)) != 0);
-    const Bits a = u & kAbs;
-    const Bits fraction = a & ((Bits{1} << L::fraction_bits) - 1);
-    const Bits exponent = a >> L::fraction_bits;
-    // float32 subnormals at or above 2^-127 sit in [2^-127, 2^-126) with a
-    // fraction one bit shorter; below that everything clamps to 2^-127
-    const Bits subnormal = all_ones_if<Bits>(exponent == 0);
-    const Bits last_binade = L::bias == 127 ? subnormal & all_ones_if<Bits>(fraction >= kHalf) : Bits{0};
-    const Bits binade_fraction = pick<Bits>(subnormal, (fraction - kHalf) << 1, fraction);
+    const Bits negative = mask_if<Bits>((u >> L::sign_shift) != 0);
+    const Bits a = u & L::abs_mask;
+    const float_bits::E8m0Binade<Float> b = float_bits::e8m0_binade<Float>(a);
     Bits threshold;
     if constexpr (L::fraction_bits < 32) {
-        threshold = binade_fraction << (32 - L::fraction_bits);
+        threshold = b.fraction << (32 - L::fraction_bits);
     } else {
-        threshold = binade_fraction >> (L::fraction_bits - 32);
+        threshold = b.fraction >> (L::fraction_bits - 32);
     }
     const Bits bump = static_cast<Bits>(static_cast<Bits>(draw) < threshold);
-    const Bits unclamped = exponent + Bits{127} - L::bias + bump;
-    const Bits below = L::bias == 127 ? Bits{0} : all_ones_if<Bits>((unclamped >> (kLaneBits - 1)) != 0);
-    Bits code = ~below & unclamped;
-    code = pick<Bits>(subnormal, last_binade & bump, code);
-    const Bits is_nan = all_ones_if<Bits>(a > kInf);
-    const Bits is_inf = all_ones_if<Bits>(a == kInf);
-    const Bits invalid = negative | all_ones_if<Bits>(a == 0);
-    const Bits overflow = ~is_nan & ~is_inf & ~invalid & all_ones_if<Bits>(code > 254);
-    code = pick<Bits>(overflow, k.overflow_positive, code);
-    code = pick<Bits>(is_inf & ~negative, k.inf_positive, code);
-    code = pick<Bits>(invalid | is_nan, k.nan_positive, code);
-    flags |= (overflow & k.overflow_flags) | (is_inf & ~negative & k.inf_flags) |
-             (invalid & ~is_nan & Bits{kFlagInvalid});
-    return static_cast<uint32_t>(code);
+    return float_bits::e8m0_code<Float>(b, a, negative, bump, k.overflow_positive, k.inf_positive, k.nan_positive,
+                                        k.overflow_flags, k.inf_flags, flags);
 }
 
 template <class Float, class Out>

@@ -108,13 +108,6 @@ NPY_CASTING same_format_resolve(PyArrayMethodObject*, PyArray_DTypeMeta* const*,
     return NPY_NO_CASTING;
 }
 
-std::vector<PyType_Slot> loop_slots(PyArrayMethod_StridedLoop* loop) {
-    return {{NPY_METH_strided_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_contiguous_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_unaligned_strided_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_unaligned_contiguous_loop, reinterpret_cast<void*>(loop)}};
-}
-
 }  // namespace
 
 void translate_codes(int from, int to, char* const data[], npy_intp n, const npy_intp strides[]) {

@@ -254,36 +254,6 @@ int cast_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp
     return 0;
 }
 
-template <PyArrayMethod_StridedLoop* Loop>
-int complex_source_get_loop(PyArrayMethod_Context*, int, int, const npy_intp*,
-                            PyArrayMethod_StridedLoop** out_loop, NpyAuxData** out_transferdata,
-                            NPY_ARRAYMETHOD_FLAGS* flags) {
-    static PyObject* complex_warning = nullptr;
-    if (complex_warning == nullptr) {
-        PyObject* exceptions = PyImport_ImportModule("numpy.exceptions");
-        if (exceptions == nullptr) return -1;
-        complex_warning = PyObject_GetAttrString(exceptions, "ComplexWarning");
-        Py_DECREF(exceptions);
-        if (complex_warning == nullptr) return -1;
-    }
-    if (PyErr_WarnEx(complex_warning,
-                     "Casting complex values to real discards the imaginary part", 1) < 0) {
-        return -1;
-    }
-    *out_loop = Loop;
-    *out_transferdata = nullptr;
-    *flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
-    return 0;
-}
-
-std::vector<PyType_Slot> loop_slots(PyArrayMethod_StridedLoop* loop) {
-    // The loop itself handles any stride and alignment.
-    return {{NPY_METH_strided_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_contiguous_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_unaligned_strided_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_unaligned_contiguous_loop, reinterpret_cast<void*>(loop)}};
-}
-
 struct NumericCast {
     PyArray_DTypeMeta* dtype;
     PyArrayMethod_StridedLoop* into_format;
@@ -300,7 +270,7 @@ template <class Real>
 NumericCast complex_cast(PyArray_DTypeMeta* dtype) {
     constexpr PyArrayMethod_StridedLoop* into = cast_loop<encode_complex_block<Real>, 1>;
     return {dtype, into, cast_loop<decode_complex_block<Real>, 0>,
-            complex_source_get_loop<into>};
+            complex_to_real_get_loop<into>};
 }
 
 std::vector<NumericCast> numeric_casts() {

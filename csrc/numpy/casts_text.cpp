@@ -4,6 +4,7 @@
 // loops hold the GIL.
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "cast_specs.h"
 #include "decode_blocks.h"
@@ -88,6 +89,23 @@ int format_to_text_loop(PyArrayMethod_Context* context, char* const data[],
     return 0;
 }
 
+}  // namespace
+
+PyObject* text_item_object(const char* item, npy_intp size, bool unicode) {
+    if (unicode) {
+        npy_intp length = size / 4;
+        std::vector<Py_UCS4> chars(static_cast<size_t>(length));  // aligned: the item need not be
+        if (length > 0) std::memcpy(chars.data(), item, static_cast<size_t>(length) * 4);
+        while (length > 0 && chars[static_cast<size_t>(length) - 1] == 0) length--;
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, chars.data(), length);
+    }
+    npy_intp length = size;
+    while (length > 0 && item[length - 1] == 0) length--;
+    return PyBytes_FromStringAndSize(item, length);
+}
+
+namespace {
+
 template <int TypeNum>
 int text_to_format_loop(PyArrayMethod_Context* context, char* const data[],
                         const npy_intp dimensions[], const npy_intp strides[], NpyAuxData*) {
@@ -97,17 +115,7 @@ int text_to_format_loop(PyArrayMethod_Context* context, char* const data[],
     char* out = data[1];
     uint32_t flags = 0;
     for (npy_intp i = 0; i < dimensions[0]; i++, in += strides[0], out += strides[1]) {
-        PyObject* text;
-        if (TypeNum == NPY_UNICODE) {
-            npy_intp length = in_size / 4;
-            uint32_t ch = 0;
-            while (length > 0 && (std::memcpy(&ch, in + 4 * (length - 1), 4), ch == 0)) length--;
-            text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, in, length);
-        } else {
-            npy_intp length = in_size;
-            while (length > 0 && in[length - 1] == 0) length--;
-            text = PyBytes_FromStringAndSize(in, length);
-        }
+        PyObject* text = text_item_object(in, in_size, TypeNum == NPY_UNICODE);
         if (text == nullptr) return -1;
         uint32_t code = 0;
         const bool ok = code_from_text(rt, rt.default_specials, text, &code, &flags);

@@ -12,7 +12,6 @@
 #include "decode_blocks.h"
 #include "dtype_core.h"
 #include "format_types.h"
-#include "legacy_copyswap.h"
 #include "promotion.h"
 #include "scalar_convert.h"
 #include "scalar_elements.h"
@@ -112,6 +111,8 @@ struct FloatFamily {
     static constexpr const char* kNameDoc = "The format's name.";
     static constexpr Py_ssize_t kDescrSize = sizeof(MinifloatDescr);
     static constexpr CastFamily kCasts = CastFamily::floats;
+    static constexpr const char* kSwapHint =
+        "to swap the bytes of the codes use arr.byteswap() (or arr.view(np.uint16).byteswap())";
 
     static int index_of_class(const PyArray_DTypeMeta* cls) { return format_index_of_dtype_class(cls); }
     static int index_of_descr(const PyArray_Descr* descr) {
@@ -133,6 +134,7 @@ struct FloatFamily {
     static char kind(int) { return 'f'; }
     static char type_char(int index) { return runtime(index).row.type_char; }
     static int itemsize(int index) { return runtime(index).format.storage_bytes; }
+    static int part_bytes(int index) { return itemsize(index); }
     static void keep_singleton(int index, PyArray_Descr* descr) {
         reinterpret_cast<MinifloatDescr*>(descr)->format_index = index;
         format_types(index).descr = reinterpret_cast<MinifloatDescr*>(descr);
@@ -157,14 +159,9 @@ struct FloatFamily {
         append_array_function_slots(index, out);
         append_text_scanning_slots(out);
     }
-    // copyswap first: once getitem no longer builds scalars, indexing does it
-    // with copyswap (scalar_elements.h)
-    static int finish(int index, PyArray_Descr* descr) {
-        if (install_copyswap(descr, runtime(index).format.storage_bytes) < 0 || build_scalars_by_copy(index) < 0) {
-            return -1;
-        }
-        return attach_dtype_to_scalar_type(index);
-    }
+    // after copyswap (the core installs it first): once getitem no longer
+    // builds scalars, indexing does it with copyswap (scalar_elements.h)
+    static int finish(int index, PyArray_Descr*) { return build_scalars_by_copy(index); }
 };
 
 }  // namespace

@@ -16,7 +16,8 @@ PyObject* reduce_by_scalar_type(PyTypeObject* scalar_type) {
 }
 
 // NumPy's own newbyteorder refuses new-style DTypes outright.
-PyObject* newbyteorder(PyObject* self, PyObject* const* args, Py_ssize_t nargs, const char* name, int itemsize) {
+PyObject* newbyteorder(PyObject* self, PyObject* const* args, Py_ssize_t nargs, const char* name, int itemsize,
+                       const char* swap_hint) {
     if (nargs > 1) {
         PyErr_SetString(PyExc_TypeError, "newbyteorder() takes at most 1 argument");
         return nullptr;
@@ -45,10 +46,7 @@ PyObject* newbyteorder(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
             return nullptr;
     }
     if (itemsize > 1 && !native) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s exists in native byte order only; to swap the bytes of the codes use "
-                     "arr.byteswap() (or arr.view(np.uint16).byteswap())",
-                     name);
+        PyErr_Format(PyExc_TypeError, "%s exists in native byte order only; %s", name, swap_hint);
         return nullptr;
     }
     Py_INCREF(self);
@@ -121,7 +119,7 @@ int init_abstract_dtype(PyArray_DTypeMeta* cls, const char* name, const char* do
 
 PyArray_Descr* init_member_dtype(PyArray_DTypeMeta* cls, PyTypeObject* scalar_type, CastFamily family, int index,
                                  std::vector<PyArrayMethod_Spec*> casts, std::vector<PyType_Slot> slots,
-                                 int itemsize, char kind, char type_char) {
+                                 int itemsize, int part_bytes, char kind, char type_char) {
     if (append_added_cast_specs(family, index, casts) < 0) return nullptr;
     casts.push_back(nullptr);
     slots.push_back({0, nullptr});
@@ -136,11 +134,17 @@ PyArray_Descr* init_member_dtype(PyArray_DTypeMeta* cls, PyTypeObject* scalar_ty
     PyArray_Descr* descr = reinterpret_cast<PyArray_Descr*>(PyArrayDescr_Type.tp_new(t, nullptr, nullptr));
     if (descr == nullptr) return nullptr;
     descr->elsize = itemsize;
-    descr->alignment = itemsize;
+    descr->alignment = part_bytes;
     descr->kind = kind;
     descr->type = type_char;
     descr->byteorder = itemsize == 1 ? '|' : '=';
     return descr;
+}
+
+int attach_dtype_to_scalar_type(PyTypeObject* scalar_type, PyArray_Descr* descr) {
+    if (PyDict_SetItemString(scalar_type->tp_dict, "dtype", reinterpret_cast<PyObject*>(descr)) < 0) return -1;
+    PyType_Modified(scalar_type);
+    return 0;
 }
 
 }  // namespace minifloat

@@ -1,13 +1,15 @@
 // One core for every family of minifloat's DType classes (the float
-// formats: dtype_class.cpp; the sub-byte integers: integers/int_dtypes.cpp).
+// formats: dtype_class.cpp; the sub-byte integers: integers/int_dtypes.cpp;
+// the complex types: complex/complex_dtypes.cpp).
 // A family is an abstract parent (NumPy's promoters key on it; it has no
 // instances) and one concrete class per member, each with one singleton
 // descriptor. What every family does alike is written here once: the
 // descriptor slots, the class as a Python type (no-argument constructor,
-// name, str, __reduce__, newbyteorder), the abstract parent, and the
-// assembly of a member's cast specs and slots. What differs is a family's
-// traits, a struct of static members the templates below read at compile
-// time (no indirection in any slot):
+// name, str, __reduce__, newbyteorder), the abstract parent, the assembly
+// of a member's cast specs and slots, its legacy copyswap and the scalar
+// type's `dtype` attribute. What differs is a family's traits, a struct of
+// static members the templates below read at compile time (no indirection
+// in any slot):
 //
 //   struct MyFamily {
 //       // the abstract parent: its tp_name (errors name it) and doc; where
@@ -23,6 +25,8 @@
 //       static constexpr Py_ssize_t kDescrSize = sizeof(MyDescr);
 //       // whose casts other layers add (cast_specs.h)
 //       static constexpr CastFamily kCasts = CastFamily::...;
+//       // how newbyteorder's error for a wider type says to swap the bytes
+//       static constexpr const char* kSwapHint = "to swap the bytes of the codes use arr.byteswap()";
 //       // members by index: -1 for a class that is not one (the parent)
 //       static int index_of_class(const PyArray_DTypeMeta* cls);
 //       static int index_of_descr(const PyArray_Descr* descr);  // a member's
@@ -37,6 +41,9 @@
 //       static char kind(int index);
 //       static char type_char(int index);
 //       static int itemsize(int index);
+//       // one part's width: the alignment, and what a byte swap reverses
+//       // (the whole element, or each part of a complex one)
+//       static int part_bytes(int index);
 //       static void keep_singleton(int index, PyArray_Descr* descr);
 //       static PyArray_Descr* singleton(int index);  // borrowed
 //       // the family's own slots and casts
@@ -45,7 +52,9 @@
 //       static PyObject* getitem(PyArray_Descr* descr, char* data);
 //       static int append_casts(int index, std::vector<PyArrayMethod_Spec*>& out);  // -1: error set
 //       static void append_slots(int index, std::vector<PyType_Slot>& out);         // beyond the core's
-//       static int finish(int index, PyArray_Descr* singleton);  // after the class is made; -1: error set
+//       // after the class, its singleton and copyswap are made, before the
+//       // scalar type gets its `dtype`; -1: error set
+//       static int finish(int index, PyArray_Descr* singleton);
 //   };
 //
 // then DTypeCore<MyFamily>::init_abstract() once and
@@ -55,6 +64,7 @@
 #include <vector>
 
 #include "cast_specs.h"
+#include "legacy_copyswap.h"
 #include "numpy_api.h"
 
 namespace minifloat {
@@ -67,8 +77,9 @@ PyObject* reduce_by_scalar_type(PyTypeObject* scalar_type);
 // dtype.newbyteorder(order) for a member named `name` stored in `itemsize`
 // bytes: a one-byte type has no byte order ('|'), so every order is this
 // dtype (as for np.uint8); a wider one exists in native order only (the
-// other raises TypeError, the codes can be swapped with ndarray.byteswap()).
-PyObject* newbyteorder(PyObject* self, PyObject* const* args, Py_ssize_t nargs, const char* name, int itemsize);
+// other raises TypeError, ending in `swap_hint`).
+PyObject* newbyteorder(PyObject* self, PyObject* const* args, Py_ssize_t nargs, const char* name, int itemsize,
+                       const char* swap_hint);
 
 // Makes the abstract parent `cls` (tp_name `name`) of a family whose
 // descriptors are `descr_size` bytes, its scalar type `scalar_type`.
@@ -77,10 +88,15 @@ int init_abstract_dtype(PyArray_DTypeMeta* cls, const char* name, const char* do
 
 // Makes the concrete class `cls` (a PyType_Ready'd type) a NumPy DType with
 // `casts` (the family's own; the ones added for `family` are appended) and
-// the slots `slots`, then its singleton descriptor; nullptr with an error set.
+// the slots `slots`, then its singleton descriptor (aligned to `part_bytes`);
+// nullptr with an error set.
 PyArray_Descr* init_member_dtype(PyArray_DTypeMeta* cls, PyTypeObject* scalar_type, CastFamily family, int index,
                                  std::vector<PyArrayMethod_Spec*> casts, std::vector<PyType_Slot> slots,
-                                 int itemsize, char kind, char type_char);
+                                 int itemsize, int part_bytes, char kind, char type_char);
+
+// `scalar_type.dtype` is the member's descriptor (as ml_dtypes' types have
+// it; a class attribute, so instances find it too). -1 with an error set.
+int attach_dtype_to_scalar_type(PyTypeObject* scalar_type, PyArray_Descr* descr);
 
 // ---- one family -------------------------------------------------------------
 
@@ -135,7 +151,7 @@ struct DTypeCore {
     }
     static PyObject* byteorder(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
         const int index = index_of(self);
-        return newbyteorder(self, args, nargs, F::name(index), F::itemsize(index));
+        return newbyteorder(self, args, nargs, F::name(index), F::itemsize(index), F::kSwapHint);
     }
 
     static inline PyMethodDef methods[] = {
@@ -187,10 +203,12 @@ struct DTypeCore {
         F::append_slots(index, slots);
         PyArray_Descr* descr = init_member_dtype(&F::dtype_class(index), &F::scalar_type(index), F::kCasts, index,
                                                  std::move(casts), std::move(slots), F::itemsize(index),
-                                                 F::kind(index), F::type_char(index));
+                                                 F::part_bytes(index), F::kind(index), F::type_char(index));
         if (descr == nullptr) return -1;
         F::keep_singleton(index, descr);
-        return F::finish(index, descr);
+        if (install_copyswap(descr, F::itemsize(index), F::part_bytes(index)) < 0) return -1;
+        if (F::finish(index, descr) < 0) return -1;
+        return attach_dtype_to_scalar_type(&F::scalar_type(index), descr);
     }
 };
 

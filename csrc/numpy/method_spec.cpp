@@ -1,4 +1,5 @@
-// Storage for ArrayMethod specs built at import.
+// Storage for ArrayMethod specs built at import, and the slots and warning
+// casts share.
 #include <deque>
 #include <string>
 
@@ -16,12 +17,13 @@ struct OwnedSpec {
 std::deque<OwnedSpec> g_specs;  // deque: elements never move
 
 // by family, added at import under the GIL
-std::vector<CastSpecSource> g_float_sources, g_int_sources;
+std::vector<CastSpecSource> g_float_sources, g_int_sources, g_complex_sources;
 
 std::vector<CastSpecSource>& sources_of(CastFamily family) {
     switch (family) {
         case CastFamily::floats: return g_float_sources;
         case CastFamily::integers: return g_int_sources;
+        case CastFamily::complex: return g_complex_sources;
     }
     return g_float_sources;  // not reached: every family is a case above
 }
@@ -34,6 +36,25 @@ int append_added_cast_specs(CastFamily family, int index, std::vector<PyArrayMet
         if (source(index, out) < 0) return -1;
     }
     return 0;
+}
+
+std::vector<PyType_Slot> loop_slots(PyArrayMethod_StridedLoop* loop) {
+    return {{NPY_METH_strided_loop, reinterpret_cast<void*>(loop)},
+            {NPY_METH_contiguous_loop, reinterpret_cast<void*>(loop)},
+            {NPY_METH_unaligned_strided_loop, reinterpret_cast<void*>(loop)},
+            {NPY_METH_unaligned_contiguous_loop, reinterpret_cast<void*>(loop)}};
+}
+
+int warn_complex_to_real() {
+    static PyObject* category = nullptr;  // numpy.exceptions.ComplexWarning, kept
+    if (category == nullptr) {
+        PyObject* exceptions = PyImport_ImportModule("numpy.exceptions");
+        if (exceptions == nullptr) return -1;
+        category = PyObject_GetAttrString(exceptions, "ComplexWarning");
+        Py_DECREF(exceptions);
+        if (category == nullptr) return -1;
+    }
+    return PyErr_WarnEx(category, "Casting complex values to real discards the imaginary part", 1);
 }
 
 PyArrayMethod_Spec* make_method_spec(const char* name, int nin, int nout, NPY_CASTING casting,

@@ -9,6 +9,16 @@
 
 namespace minifloat {
 
+PyArray_DTypeMeta* new_ref(PyArray_DTypeMeta* d) {
+    Py_INCREF(d);
+    return d;
+}
+
+PyArray_DTypeMeta* not_implemented() {
+    Py_INCREF(Py_NotImplemented);
+    return reinterpret_cast<PyArray_DTypeMeta*>(Py_NotImplemented);
+}
+
 namespace {
 
 // Whether every finite value of `a` is one of `b` with a's specials: made
@@ -32,16 +42,6 @@ bool compute_subset(int a, int b) {
         if (e.flags != 0 || !same_double(to.decode_f64[e.code], v)) return false;
     }
     return true;
-}
-
-PyArray_DTypeMeta* new_ref(PyArray_DTypeMeta* d) {
-    Py_INCREF(d);
-    return d;
-}
-
-PyArray_DTypeMeta* not_implemented() {
-    Py_INCREF(Py_NotImplemented);
-    return reinterpret_cast<PyArray_DTypeMeta*>(Py_NotImplemented);
 }
 
 // Smallest standard float holding format `index` and a value set that

@@ -10,6 +10,11 @@ namespace minifloat {
 // `b` keeps a's specials (inf, NaN, -0).
 bool format_is_subset(int a, int b);
 
+// What a common_dtype slot returns (every family's): `d` as a new
+// reference, or Py_NotImplemented (new reference) where there is none.
+PyArray_DTypeMeta* new_ref(PyArray_DTypeMeta* d);
+PyArray_DTypeMeta* not_implemented();
+
 // NumPy's common_dtype slot for format `index`: a new reference, or
 // Py_NotImplemented (new reference).
 PyArray_DTypeMeta* common_dtype_with(int index, PyArray_DTypeMeta* other);

@@ -369,16 +369,6 @@ uint32_t scalar_code(PyObject* scalar) {
                                                                              : s->storage.half;
 }
 
-int attach_dtype_to_scalar_type(int index) {
-    // mf.float8_e4m3fn.dtype is the dtype (as ml_dtypes' types have it); a
-    // plain class attribute, so instances find it too.
-    FormatTypes& types = format_types(index);
-    PyTypeObject* type = &types.scalar_type;
-    if (PyDict_SetItemString(type->tp_dict, "dtype", reinterpret_cast<PyObject*>(types.descr)) < 0) return -1;
-    PyType_Modified(type);
-    return 0;
-}
-
 int report_scalar_fp_flags(const char* operation, uint32_t flags) {
     if (flags == 0) return 0;
     int npy_flags = 0;

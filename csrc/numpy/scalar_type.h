@@ -17,10 +17,6 @@ PyObject* new_scalar(int index, uint32_t code);
 // The code a minifloat scalar holds (format_index_of_scalar(scalar) >= 0).
 uint32_t scalar_code(PyObject* scalar);
 
-// Makes the format's DType the scalar type's `dtype` class attribute; call
-// once the descriptor exists. -1 with an exception on failure.
-int attach_dtype_to_scalar_type(int index);
-
 // Reports FpFlag bits as NumPy's scalar-operation warnings/errors
 // ("overflow encountered in scalar add"); -1 if that raised.
 int report_scalar_fp_flags(const char* operation, uint32_t flags);

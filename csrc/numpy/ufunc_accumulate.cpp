@@ -18,24 +18,53 @@ namespace {
 // asking the same method for its loop; ufunc calls and ufunc.at never set it.
 thread_local const void* t_reduction_announced = nullptr;
 
-struct AccumulatorRow {
-    npy_intp stride = 0;
-    std::vector<float> values;     // running float32 results
-    std::vector<uint32_t> written; // the codes last written from them
-};
-
-struct AccumulationAux {
-    NpyAuxData base;
-    bool reduction = false;
-    std::unordered_map<char*, AccumulatorRow> rows;
-};
-
 void free_aux(NpyAuxData* aux) { delete reinterpret_cast<AccumulationAux*>(aux); }
 
 NpyAuxData* clone_aux(NpyAuxData* aux) {
     auto* copy = new (std::nothrow) AccumulationAux(*reinterpret_cast<AccumulationAux*>(aux));
     return copy ? &copy->base : nullptr;
 }
+
+}  // namespace
+
+void announce_reduction(PyArrayMethod_Context* context) { t_reduction_announced = context->method; }
+
+int get_accumulating_loop(PyArrayMethod_Context* context, PyArrayMethod_StridedLoop* loop,
+                          PyArrayMethod_StridedLoop** out_loop, NpyAuxData** out_transferdata,
+                          NPY_ARRAYMETHOD_FLAGS* flags) {
+    auto* aux = new (std::nothrow) AccumulationAux();
+    if (aux == nullptr) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    aux->base.free = free_aux;
+    aux->base.clone = clone_aux;
+    aux->reduction = t_reduction_announced == context->method;
+    t_reduction_announced = nullptr;
+    *out_loop = loop;
+    *out_transferdata = &aux->base;
+    *flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
+    return 0;
+}
+
+AccumulationAux* reduction_step(NpyAuxData* aux_base, char* const data[], const npy_intp strides[]) {
+    auto* aux = reinterpret_cast<AccumulationAux*>(aux_base);
+    const bool step = aux != nullptr && aux->reduction && data[0] == data[2] && strides[0] == strides[2];
+    return step ? aux : nullptr;
+}
+
+AccumulatorRow& accumulator_row(AccumulationAux& aux, char* out, npy_intp stride, npy_intp length,
+                                npy_intp values_per_item) {
+    AccumulatorRow& row = aux.rows[out];
+    if (row.stride != stride || static_cast<npy_intp>(row.values.size()) != values_per_item * length) {
+        row.stride = stride;
+        row.values.assign(static_cast<size_t>(values_per_item * length), 0.0f);
+        row.written.assign(static_cast<size_t>(length), ~0u);
+    }
+    return row;
+}
+
+namespace {
 
 // A reduction step: out[j] (op)= in[j] for a row (stride != 0), or
 // out (op)= sum of all in (stride 0), continuing from the float32 value
@@ -45,12 +74,7 @@ int reduce_into_row(const FormatRuntime& rt, AccumulationAux& aux, char* const d
                     const npy_intp strides[]) {
     const bool single_output = strides[2] == 0;
     const npy_intp length = single_output ? 1 : n;
-    AccumulatorRow& row = aux.rows[data[2]];
-    if (row.stride != strides[2] || static_cast<npy_intp>(row.values.size()) != length) {
-        row.stride = strides[2];
-        row.values.assign(static_cast<size_t>(length), 0.0f);
-        row.written.assign(static_cast<size_t>(length), ~0u);
-    }
+    AccumulatorRow& row = accumulator_row(aux, data[2], strides[2], length, 1);
     for (npy_intp j = 0; j < length; j++) {
         const uint32_t code = load_code(rt, data[2] + j * strides[2]);
         if (code != row.written[static_cast<size_t>(j)]) row.values[static_cast<size_t>(j)] = rt.decode_f32(code);
@@ -87,8 +111,7 @@ int reduce_into_row(const FormatRuntime& rt, AccumulationAux& aux, char* const d
 template <BinaryOp Op>
 int accumulating_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                       const npy_intp strides[], NpyAuxData* aux_base) {
-    auto* aux = reinterpret_cast<AccumulationAux*>(aux_base);
-    if (aux != nullptr && aux->reduction && data[0] == data[2] && strides[0] == strides[2]) {
+    if (AccumulationAux* aux = reduction_step(aux_base, data, strides)) {
         return reduce_into_row<Op>(runtime_of(context->descriptors[0]), *aux, data, dimensions[0], strides);
     }
     // element-wise: split over the threads (threaded_loops.h)
@@ -96,27 +119,8 @@ int accumulating_loop(PyArrayMethod_Context* context, char* const data[], const 
 }
 
 template <BinaryOp Op>
-int get_loop(PyArrayMethod_Context* context, int, int, const npy_intp*,
-             PyArrayMethod_StridedLoop** out_loop, NpyAuxData** out_transferdata,
-             NPY_ARRAYMETHOD_FLAGS* flags) {
-    auto* aux = new (std::nothrow) AccumulationAux();
-    if (aux == nullptr) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    aux->base.free = free_aux;
-    aux->base.clone = clone_aux;
-    aux->reduction = t_reduction_announced == context->method;
-    t_reduction_announced = nullptr;
-    *out_loop = accumulating_loop<Op>;
-    *out_transferdata = &aux->base;
-    *flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
-    return 0;
-}
-
-template <BinaryOp Op>
 int reduction_initial(PyArrayMethod_Context* context, npy_bool reduction_is_empty, void* initial) {
-    t_reduction_announced = context->method;
+    announce_reduction(context);
     const FormatRuntime& rt = runtime_of(context->descriptors[0]);
     // Like NumPy's floats: a sum starts from -0 (so sum([-0.0]) is -0.0) but
     // an empty sum is +0; products start from 1.
@@ -160,7 +164,7 @@ int indexed_loop(PyArrayMethod_Context* context, char* const* args, const npy_in
 
 template <BinaryOp Op>
 std::vector<PyType_Slot> slots_for() {
-    return {{NPY_METH_get_loop, reinterpret_cast<void*>(get_loop<Op>)},
+    return {{NPY_METH_get_loop, reinterpret_cast<void*>(accumulating_get_loop<accumulating_loop<Op>>)},
             {NPY_METH_get_reduction_initial, reinterpret_cast<void*>(reduction_initial<Op>)},
             {NPY_METH_contiguous_indexed_loop, reinterpret_cast<void*>(indexed_loop<Op>)}};
 }

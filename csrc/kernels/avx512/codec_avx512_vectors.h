@@ -125,7 +125,9 @@ MINIFLOAT_AVX512_ENCODER inline Vectors broadcast(const FastConstants<uint32_t, 
 // i.e. rounded to odd at 20 fraction bits, which every mode then rounds as
 // the double itself (the AVX2 encoder's method, codec_avx2_vectors.h). The
 // subnormal range is rounded as float32s: the magic constant and half step
-// are float32's (`f32`).
+// are float32's (`f32`). Kept apart from the AVX2 twin on purpose: the
+// widths, masks (not all-ones lanes) and constant sets differ, and one
+// template over both ISAs would wrap every intrinsic of the hot loop.
 template <Rounding Mode>
 MINIFLOAT_AVX512_ENCODER inline Vectors upper_half_vectors(const FastConstants<uint32_t, float>& high,
                                                            const FastConstants<uint32_t, float>& f32) {

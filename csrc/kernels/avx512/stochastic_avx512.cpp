@@ -34,23 +34,27 @@ struct CounterLanes {
     __m512i last_key;              // k_5 itself (next_draws)
 };
 
-// ~(B_j .. B_{j+3}): the complements of 16 draws, element order (see
-// counter_random.h), 5 VAES instructions. The complement rides on the last
-// round key: AESENCLAST ends with the key's xor.
-MINIFLOAT_AVX512_DQ inline __m512i next_complemented_draws(CounterLanes& c) {
+// The next 4 ARS-5 blocks, 5 VAES instructions, the last round with `last_key`.
+MINIFLOAT_AVX512_DQ inline __m512i next_blocks(CounterLanes& c, __m512i last_key) {
     __m512i x = _mm512_xor_si512(c.counter, c.keys[0]);
     c.counter = _mm512_add_epi64(c.counter, c.step);
     for (int r = 1; r < kArsRounds; r++) x = _mm512_aesenc_epi128(x, c.keys[r]);
-    return _mm512_aesenclast_epi128(x, c.keys[kArsRounds]);
+    return _mm512_aesenclast_epi128(x, last_key);
+}
+
+// ~(B_j .. B_{j+3}): the complements of 16 draws, element order (see
+// counter_random.h). The complement rides on the last round key:
+// AESENCLAST ends with the key's xor.
+MINIFLOAT_AVX512_DQ inline __m512i next_complemented_draws(CounterLanes& c) {
+    return next_blocks(c, c.keys[kArsRounds]);
 }
 
 // B_j .. B_{j+3} themselves: the next 16 draws.
-MINIFLOAT_AVX512_DQ inline __m512i next_draws(CounterLanes& c) {
-    __m512i x = _mm512_xor_si512(c.counter, c.keys[0]);
-    c.counter = _mm512_add_epi64(c.counter, c.step);
-    for (int r = 1; r < kArsRounds; r++) x = _mm512_aesenc_epi128(x, c.keys[r]);
-    return _mm512_aesenclast_epi128(x, c.last_key);
-}
+MINIFLOAT_AVX512_DQ inline __m512i next_draws(CounterLanes& c) { return next_blocks(c, c.last_key); }
+
+// ~x in one instruction (the draws from their complements and back).
+MINIFLOAT_AVX512_DQ inline __m512i bit_not(__m512i x) { return _mm512_ternarylogic_epi32(x, x, x, 0x55); }
+MINIFLOAT_AVX512_DQ inline __m256i bit_not(__m256i x) { return _mm256_ternarylogic_epi32(x, x, x, 0x55); }
 
 // The plan's constants (the rules: stochastic_rounding.cpp), as scalars of
 // the source's lane width for broadcasting.
@@ -154,6 +158,9 @@ MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
 // carry, (x + (~d >> (32 - s))) >> s, is one instruction shorter but
 // overflows at s = 32, which doubles the band's fixes for float4_e2m1fn.)
 // Half the vector instructions of float steps (any_magnitudes64).
+// Wide: the same for any values at most the largest (the band too), the
+// threshold x << (32 - s) for s <= 32, or x >> (s - 32) beyond.
+template <bool Wide>
 MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes(const Lanes32& k, __m512i a, __m512i draw) {
     const __m512i exponent = _mm512_srli_epi32(a, 23);
     const __m512i up_count = _mm512_min_epi32(_mm512_add_epi32(exponent, k.count_base), k.normal_count);
@@ -163,27 +170,15 @@ MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes(const Lanes32& k, __m512i a,
     // significand's, stay: below, (that & b) | c)
     const __m512i x = _mm512_mask_ternarylogic_epi32(_mm512_sub_epi32(a, k.rebias_bits), below, k.fraction_mask,
                                                      k.implicit_bit, 0xEA);
-    // threshold x << up_count: 0 where up_count < 0 (a huge unsigned count)
-    const __mmask16 up = _mm512_cmplt_epu32_mask(draw, _mm512_sllv_epi32(x, up_count));
-    const __m512i q = _mm512_srlv_epi32(x, down_count);
-    return _mm512_mask_sub_epi32(q, up, q, _mm512_set1_epi32(-1));
-}
-
-// The same for any values at most the largest (the band too), comparing
-// the draw d with the threshold floor(f * 2^32): the dropped bits moved to
-// the top, x << (32 - s), for s <= 32, or x >> (s - 32) beyond.
-MINIFLOAT_AVX512_DQ inline __m512i small_magnitudes_wide(const Lanes32& k, __m512i a, __m512i draw) {
-    const __m512i exponent = _mm512_srli_epi32(a, 23);
-    const __m512i up_count = _mm512_min_epi32(_mm512_add_epi32(exponent, k.count_base), k.normal_count);
-    const __m512i down_count = _mm512_sub_epi32(_mm512_set1_epi32(32), up_count);
-    const __mmask16 below = _mm512_cmplt_epu32_mask(a, k.normal_from);
-    // normal: the bits less the rebias's (their low 23 bits, the
-    // significand's, stay: below, (that & b) | c)
-    const __m512i x = _mm512_mask_ternarylogic_epi32(_mm512_sub_epi32(a, k.rebias_bits), below, k.fraction_mask,
-                                                     k.implicit_bit, 0xEA);
-    // each shift gives 0 where the other applies (a negative count is a huge unsigned one)
-    const __m512i threshold = _mm512_or_si512(_mm512_sllv_epi32(x, up_count),
-                                              _mm512_srlv_epi32(x, _mm512_sub_epi32(_mm512_setzero_si512(), up_count)));
+    // x << up_count is 0 where up_count < 0 (a huge unsigned count); wide:
+    // x >> -up_count there, each shift giving 0 where the other applies
+    __m512i threshold;
+    if constexpr (Wide) {
+        threshold = _mm512_or_si512(_mm512_sllv_epi32(x, up_count),
+                                    _mm512_srlv_epi32(x, _mm512_sub_epi32(_mm512_setzero_si512(), up_count)));
+    } else {
+        threshold = _mm512_sllv_epi32(x, up_count);
+    }
     const __mmask16 up = _mm512_cmplt_epu32_mask(draw, threshold);
     const __m512i q = _mm512_srlv_epi32(x, down_count);
     return _mm512_mask_sub_epi32(q, up, q, _mm512_set1_epi32(-1));
@@ -238,10 +233,9 @@ MINIFLOAT_AVX512_DQ inline bool codes16(const Lanes32& k, __m512i complement, __
     }
     __m512i magnitude;
     if constexpr (Kind == GroupKind::small) {
-        magnitude = small_magnitudes(k, a, complement);  // (the draws themselves: run_group)
+        magnitude = small_magnitudes<false>(k, a, complement);  // (the draws themselves: run_group)
     } else {
-        const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);  // ~complement
-        magnitude = small_magnitudes_wide(k, a, draw);
+        magnitude = small_magnitudes<true>(k, a, bit_not(complement));
     }
     codes = with_signs(magnitude, negative, k.sign_bit, k.zero_drops_sign);
     return true;
@@ -274,7 +268,7 @@ template <int OutBytes>
 MINIFLOAT_AVX512_DQ inline uint32_t redo_step(const EncodePlan& plan, StochasticRedo redo, const float* in,
                                               __m512i complement, void* out, size_t i, size_t count) {
     alignas(64) uint32_t draws[16];
-    _mm512_store_si512(draws, _mm512_ternarylogic_epi32(complement, complement, complement, 0x55));
+    _mm512_store_si512(draws, bit_not(complement));
     return redo(plan, in + i, false, draws, static_cast<uint8_t*>(out) + i * OutBytes, count);
 }
 
@@ -371,7 +365,7 @@ MINIFLOAT_AVX512_DQ inline __m512i with_special_codes(__m512i codes, __mmask16 l
 }
 
 // The codes of 16 values of any kind (the rules of stochastic_code in
-// stochastic_rounding.cpp): small_magnitudes_wide, continued beyond the
+// stochastic_rounding.cpp): small_magnitudes<true>, continued beyond the
 // largest value (the normal rule's codes keep counting), then overflow,
 // infinities and NaN by the plan's codes; `flags` gains the FpFlag bits.
 MINIFLOAT_AVX512_DQ inline __m512i any_codes16(const EncodePlan& plan, const Lanes32& k, __m512i complement, __m512i u,
@@ -380,8 +374,7 @@ MINIFLOAT_AVX512_DQ inline __m512i any_codes16(const EncodePlan& plan, const Lan
     const __m512i inf_bits = _mm512_set1_epi32(0x7F800000);
     const __mmask16 negative = _mm512_cmplt_epi32_mask(u, _mm512_setzero_si512());
     const __mmask16 nan = _mm512_cmpgt_epu32_mask(a, inf_bits), inf = _mm512_cmpeq_epi32_mask(a, inf_bits);
-    const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);  // ~complement
-    const __m512i magnitude = small_magnitudes_wide(k, _mm512_min_epu32(a, inf_bits), draw);
+    const __m512i magnitude = small_magnitudes<true>(k, _mm512_min_epu32(a, inf_bits), bit_not(complement));
     const __mmask16 overflow = _mm512_cmpgt_epu32_mask(magnitude, _mm512_set1_epi32(static_cast<int>(plan.max_magnitude))) &
                                static_cast<__mmask16>(~(nan | inf));
     __m512i codes = with_signs(magnitude, negative, k.sign_bit, k.zero_drops_sign);
@@ -411,13 +404,14 @@ MINIFLOAT_AVX512_DQ uint32_t fix_small_group(const EncodePlan& plan, const Lanes
             continue;
         }
         if (!plan.is_signed && _mm512_movepi32_mask(u) != 0) {
+            // (not redo_step: the draws are at hand, their complements not yet)
             alignas(64) uint32_t vector_draws[16];
             _mm512_store_si512(vector_draws, draws[v]);
             flags |= redo(plan, in + 16 * v, false, vector_draws, static_cast<uint8_t*>(out) + 16 * v * OutBytes, 16);
             continue;
         }
         // vector v's blocks: 4 per vector
-        const __m512i complement = _mm512_ternarylogic_epi32(draws[v], draws[v], draws[v], 0x55);  // ~draws
+        const __m512i complement = bit_not(draws[v]);
         store_codes<OutBytes>(out, 16 * v, any_codes16(plan, k, complement, u, flags), 0xFFFF);
     }
     return flags;
@@ -471,17 +465,15 @@ MINIFLOAT_AVX512_DQ void e8m0_kernel(const EncodePlan& plan, CounterLanes counte
     const uint32_t largest_bits = (plan.max_magnitude - static_cast<uint32_t>(plan.bias) + 127u) << 23;
     const __m512i lowest = _mm512_set1_epi32(0x00800000), span = _mm512_set1_epi32(static_cast<int>(largest_bits - 0x00800000));
     const __m512i offset = _mm512_set1_epi32(plan.bias - 127);
-    alignas(64) uint32_t draws[16];
     for (size_t i = 0; i < n; i += 16) {
         const size_t count = n - i >= 16 ? 16 : n - i;
         const __mmask16 lanes = static_cast<__mmask16>((1u << count) - 1u);
         const __m512i complement = next_complemented_draws(counters);
         const __m512i u = load_epi32(in + i, lanes);
-        const __m512i draw = _mm512_ternarylogic_epi32(complement, complement, complement, 0x55);
+        const __m512i draw = bit_not(complement);
         const __mmask16 inside = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(u, lowest), span);
         if ((inside & lanes) != lanes) {
-            _mm512_store_si512(draws, draw);
-            flags |= redo(plan, in + i, false, draws, out + i, count);
+            flags |= redo_step<1>(plan, redo, in, complement, out, i, count);
             continue;
         }
         const __mmask16 up = _mm512_cmplt_epu32_mask(draw, _mm512_slli_epi32(u, 9));
@@ -555,8 +547,7 @@ MINIFLOAT_AVX512_DQ inline __m512i any_magnitudes64(const Lanes64& k, __m512i a,
     const __m512i q = _mm512_cvttpd_epi64(v);
     const __m512d fraction = _mm512_sub_pd(v, _mm512_cvtepi64_pd(q));
     const __m256i threshold = _mm512_cvttpd_epu32(_mm512_mul_pd(fraction, _mm512_castsi512_pd(k.two_pow_32)));
-    const __m256i draw = _mm256_ternarylogic_epi32(complement, complement, complement, 0x55);
-    const __mmask8 up = _mm256_cmplt_epu32_mask(draw, threshold);
+    const __mmask8 up = _mm256_cmplt_epu32_mask(bit_not(complement), threshold);
     const __m512i binade = _mm512_srlv_epi64(_mm512_sub_epi64(exponent, k.normal_from), k.fraction_shift);
     const __m512i magnitude = _mm512_add_epi64(binade, q);
     return _mm512_mask_sub_epi64(magnitude, up, magnitude, _mm512_set1_epi64(-1));
@@ -666,8 +657,7 @@ MINIFLOAT_AVX512_DQ inline uint32_t run_steps64(const EncodePlan& plan, const La
             if (codes8<Kind>(k, load_epi64(in + start, lanes), lanes, halves[h], codes)) {
                 store_codes8<OutBytes>(out, start, codes, lanes);
             } else {
-                _mm256_store_si256(reinterpret_cast<__m256i*>(draws),
-                                   _mm256_ternarylogic_epi32(halves[h], halves[h], halves[h], 0x55));
+                _mm256_store_si256(reinterpret_cast<__m256i*>(draws), bit_not(halves[h]));
                 flags |= redo(plan, in + start, true, draws, static_cast<uint8_t*>(out) + start * OutBytes,
                               lanes_count);
             }
@@ -811,7 +801,7 @@ MINIFLOAT_AVX512_DQ void e8m0_kernel64(const EncodePlan& plan, CounterLanes coun
             const size_t count = n - start >= 8 ? 8 : n - start;
             const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1u);
             const __m512i u = load_epi64(in + start, lanes);
-            const __m256i draw = _mm256_ternarylogic_epi32(halves[h], halves[h], halves[h], 0x55);
+            const __m256i draw = bit_not(halves[h]);
             const __mmask8 inside = _mm512_cmplt_epu64_mask(_mm512_sub_epi64(u, lowest), span);
             if ((inside & lanes) != lanes) {
                 _mm256_store_si256(reinterpret_cast<__m256i*>(draws), draw);

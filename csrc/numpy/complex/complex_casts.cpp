@@ -31,6 +31,15 @@ namespace {
 
 constexpr size_t kChunk = 256;  // elements per block: 2 * 256 doubles on the stack
 
+// f(start, count) over [0, n) in chunks of at most kChunk; the FpFlag bits
+// f returns, or-ed.
+template <class F>
+uint32_t by_chunks(size_t n, F&& f) {
+    uint32_t flags = 0;
+    for (size_t start = 0; start < n; start += kChunk) flags |= f(start, n - start < kChunk ? n - start : kChunk);
+    return flags;
+}
+
 struct Bool {
     npy_bool value;
 };
@@ -114,27 +123,21 @@ uint32_t into_complex(int kind, int other, const char* in, char* out, size_t n) 
         return encode_parts_f64(codec, reinterpret_cast<const double*>(in), parts, 2 * n);
     } else if constexpr (std::is_same_v<Src, float>) {
         float values[2 * kChunk];
-        uint32_t flags = 0;
         const float* src = reinterpret_cast<const float*>(in);
-        for (size_t start = 0; start < n; start += kChunk) {
-            const size_t count = n - start < kChunk ? n - start : kChunk;
+        return by_chunks(n, [&](size_t start, size_t count) {
             for (size_t i = 0; i < count; i++) {
                 values[2 * i] = src[start + i];
                 values[2 * i + 1] = 0.0f;
             }
-            flags |= encode_parts_f32(codec, values, parts + 2 * start, 2 * count);
-        }
-        return flags;
+            return encode_parts_f32(codec, values, parts + 2 * start, 2 * count);
+        });
     } else {
         double pairs[2 * kChunk];
-        uint32_t flags = 0;
         const size_t item = itemsize_of<Src>(other);
-        for (size_t start = 0; start < n; start += kChunk) {
-            const size_t count = n - start < kChunk ? n - start : kChunk;
+        return by_chunks(n, [&](size_t start, size_t count) {
             to_pairs<Src>(other, in + start * item, pairs, count);
-            flags |= encode_parts_f64(codec, pairs, parts + 2 * start, 2 * count);
-        }
-        return flags;
+            return encode_parts_f64(codec, pairs, parts + 2 * start, 2 * count);
+        });
     }
 }
 
@@ -161,22 +164,18 @@ uint32_t out_of_complex(int kind, int other, const char* in, char* out_bytes, si
             return 0;
         }
         float values[2 * kChunk], reals[kChunk];
-        uint32_t flags = 0;
-        for (size_t start = 0; start < n; start += kChunk) {
-            const size_t count = n - start < kChunk ? n - start : kChunk;
+        return by_chunks(n, [&](size_t start, size_t count) {
             decode_parts_f32(codec, parts + 2 * start, values, 2 * count);
             for (size_t i = 0; i < count; i++) reals[i] = values[2 * i];
-            flags |= encode_f32(half_float_codec().plan, reals, out + start, count);
-            flags |= float16_underflow(reals, out + start, count);
-        }
-        return flags;
+            const uint32_t flags = encode_f32(half_float_codec().plan, reals, out + start, count);
+            return flags | float16_underflow(reals, out + start, count);  // (reads the halves just written)
+        });
     } else {
         // through float32 pairs (exact for both part formats)
         float values[2 * kChunk];
-        uint32_t flags = 0;
         const size_t item = itemsize_of<Dst>(other);
-        for (size_t start = 0; start < n; start += kChunk) {
-            const size_t count = n - start < kChunk ? n - start : kChunk;
+        return by_chunks(n, [&](size_t start, size_t count) {
+            uint32_t flags = 0;
             decode_parts_f32(codec, parts + 2 * start, values, 2 * count);
             char* dst = out_bytes + start * item;
             if constexpr (std::is_same_v<Dst, OtherComplex>) {
@@ -197,8 +196,8 @@ uint32_t out_of_complex(int kind, int other, const char* in, char* out_bytes, si
                     flags |= floats_to_integers(integer_kind_of<Dst>(), reals, dst, count);
                 }
             }
-        }
-        return flags;
+            return flags;
+        });
     }
 }
 
@@ -262,39 +261,6 @@ NPY_CASTING same_layout_resolve(PyObject*, PyArray_DTypeMeta* const dtypes[], Py
     return NPY_EQUIV_CASTING;
 }
 
-PyObject* complex_warning_category() {
-    static PyObject* category = nullptr;
-    if (category == nullptr) {
-        PyObject* exceptions = PyImport_ImportModule("numpy.exceptions");
-        if (exceptions == nullptr) return nullptr;
-        category = PyObject_GetAttrString(exceptions, "ComplexWarning");
-        Py_DECREF(exceptions);
-    }
-    return category;
-}
-
-// Complex to real warns once per cast, as complex64 -> float32 does.
-template <PyArrayMethod_StridedLoop* Loop>
-int warning_get_loop(PyArrayMethod_Context*, int, int, const npy_intp*, PyArrayMethod_StridedLoop** out_loop,
-                     NpyAuxData** out_transferdata, NPY_ARRAYMETHOD_FLAGS* flags) {
-    PyObject* category = complex_warning_category();
-    if (category == nullptr ||
-        PyErr_WarnEx(category, "Casting complex values to real discards the imaginary part", 1) < 0) {
-        return -1;
-    }
-    *out_loop = Loop;
-    *out_transferdata = nullptr;
-    *flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
-    return 0;
-}
-
-std::vector<PyType_Slot> loop_slots(PyArrayMethod_StridedLoop* loop) {
-    return {{NPY_METH_strided_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_contiguous_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_unaligned_strided_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_unaligned_contiguous_loop, reinterpret_cast<void*>(loop)}};
-}
-
 // Both directions with one other type. `in_others_spec`: the specs go into
 // the other DType's own spec (a format made by mf.float_format after the
 // complex types exist), where nullptr stands for that DType instead.
@@ -322,7 +288,7 @@ void append_pair(int kind, PyArray_DTypeMeta* other_class, const std::string& ot
     std::vector<PyType_Slot> slots = loop_slots(out_loop);
     // complex -> bool keeps both parts (nonzero either way): no warning, as complex64 -> bool
     if constexpr (!is_complex_v<T> && !std::is_same_v<T, Bool>) {
-        slots.push_back({NPY_METH_get_loop, reinterpret_cast<void*>(warning_get_loop<out_loop>)});
+        slots.push_back({NPY_METH_get_loop, reinterpret_cast<void*>(complex_to_real_get_loop<out_loop>)});
     }
     out.push_back(make_method_spec((name + "_to_" + other_name).c_str(), 1, 1, out_of, out_flags, {self_class, other_class},
                                    std::move(slots)));
@@ -379,7 +345,7 @@ void append_int_types(int kind, std::vector<PyArrayMethod_Spec*>& out) {
             static_cast<NPY_ARRAYMETHOD_FLAGS>(NPY_METH_SUPPORTS_UNALIGNED | NPY_METH_NO_FLOATINGPOINT_ERRORS),
             {cls, nullptr}, loop_slots(int_type_into_complex)));
         std::vector<PyType_Slot> slots = loop_slots(complex_into_int_type);
-        slots.push_back({NPY_METH_get_loop, reinterpret_cast<void*>(warning_get_loop<complex_into_int_type>)});
+        slots.push_back({NPY_METH_get_loop, reinterpret_cast<void*>(complex_to_real_get_loop<complex_into_int_type>)});
         out.push_back(make_method_spec((name + "_to_" + other).c_str(), 1, 1, NPY_UNSAFE_CASTING,
                                        NPY_METH_SUPPORTS_UNALIGNED, {nullptr, cls}, std::move(slots)));
     }
@@ -454,12 +420,8 @@ int from_text_loop(PyArrayMethod_Context* context, char* const data[], const npy
     for (npy_intp i = 0; i < dimensions[0]; i++, in += strides[0], out += strides[1]) {
         PyObject* text;
         if constexpr (Unicode) {
-            size_t length = in_size / 4;
-            std::vector<Py_UCS4> chars(length);
-            std::memcpy(chars.data(), in, 4 * length);
-            while (length > 0 && chars[length - 1] == 0) length--;
-            text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, chars.data(), static_cast<Py_ssize_t>(length));
-        } else {
+            text = text_item_object(in, static_cast<npy_intp>(in_size), true);
+        } else {  // as str: complex() takes no bytes
             size_t length = in_size;
             while (length > 0 && in[length - 1] == 0) length--;
             text = PyUnicode_DecodeASCII(in, static_cast<Py_ssize_t>(length), "strict");

@@ -12,6 +12,7 @@
 
 #include "cast_specs.h"
 #include "complex_types.h"
+#include "dtype_core.h"
 #include "format_types.h"
 #include "promotion.h"
 #include "registry.h"
@@ -23,26 +24,6 @@ PyArray_DTypeMeta g_complex_abstract_dtype{};
 PyTypeObject g_complex_abstract_scalar{PyVarObject_HEAD_INIT(nullptr, 0)};
 
 namespace {
-
-PyArray_DTypeMeta* new_ref(PyArray_DTypeMeta* d) {
-    Py_INCREF(d);
-    return d;
-}
-PyArray_DTypeMeta* not_implemented() {
-    Py_INCREF(Py_NotImplemented);
-    return reinterpret_cast<PyArray_DTypeMeta*>(Py_NotImplemented);
-}
-
-PyArray_Descr* singleton_of(PyArray_DTypeMeta* cls) {
-    PyArray_Descr* d = complex_runtime(complex_kind_of_dtype_class(cls)).descr;
-    Py_INCREF(d);
-    return d;
-}
-PyArray_Descr* default_descr(PyArray_DTypeMeta* cls) { return singleton_of(cls); }
-PyArray_Descr* discover_descr(PyArray_DTypeMeta* cls, PyObject*) { return singleton_of(cls); }
-PyArray_Descr* ensure_canonical(PyArray_Descr* d) {
-    return singleton_of(reinterpret_cast<PyArray_DTypeMeta*>(Py_TYPE(d)));
-}
 
 // ---- promotion -------------------------------------------------------------
 
@@ -72,7 +53,7 @@ PyArray_DTypeMeta* complex_dtype_holding_float(PyArray_DTypeMeta* real) {
     return result;
 }
 
-PyArray_DTypeMeta* common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other) {
+PyArray_DTypeMeta* complex_common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other) {
     const int kind = complex_kind_of_dtype_class(cls);
     if (other == cls) return new_ref(cls);
     if (complex_kind_of_dtype_class(other) >= 0) return new_ref(&PyArray_CFloatDType);  // complex32 + bcomplex32
@@ -98,7 +79,7 @@ PyArray_DTypeMeta* common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other
 
 // ---- items -------------------------------------------------------------------
 
-int setitem(PyArray_Descr* descr, PyObject* value, char* data) {
+int complex_setitem(PyArray_Descr* descr, PyObject* value, char* data) {
     const int kind = complex_kind_of_descr(descr);
     double re = 0, im = 0;
     if (complex_from_object(kind, value, &re, &im) < 0) return -1;
@@ -108,7 +89,7 @@ int setitem(PyArray_Descr* descr, PyObject* value, char* data) {
     return report_scalar_fp_flags("cast", flags);
 }
 
-PyObject* getitem(PyArray_Descr* descr, char* data) {
+PyObject* complex_getitem(PyArray_Descr* descr, char* data) {
     uint16_t parts[2];
     std::memcpy(parts, data, 4);
     return new_complex_scalar(complex_kind_of_descr(descr), parts);
@@ -134,21 +115,9 @@ int get_constant(PyArray_Descr* descr, int id, void* data) {
 
 // ---- legacy array functions ----------------------------------------------------
 
-struct Parts {
-    float re, im;
-};
-
-Parts decode_item(const PartCodec& codec, const char* item) {
-    uint16_t codes[2];
-    std::memcpy(codes, item, 4);
-    float values[2];
-    decode_parts_f32(codec, codes, values, 2);
-    return {values[0], values[1]};
-}
-
 // NumPy's complex sort order: [R + Rj, R + nanj, nan + Rj, nan + nanj],
 // lexicographic within each group.
-bool less(Parts a, Parts b) {
+bool less(ComplexF32 a, ComplexF32 b) {
     const bool a_nan = std::isnan(a.re), b_nan = std::isnan(b.re);
     if (a_nan != b_nan) return b_nan;
     const bool ai_nan = std::isnan(a.im), bi_nan = std::isnan(b.im);
@@ -160,12 +129,12 @@ bool less(Parts a, Parts b) {
 template <int Kind>
 int compare(const void* a, const void* b, void*) {
     const PartCodec& codec = complex_runtime(Kind).codec;
-    const Parts x = decode_item(codec, static_cast<const char*>(a)), y = decode_item(codec, static_cast<const char*>(b));
+    const ComplexF32 x = load_complex_f32(codec, static_cast<const char*>(a)), y = load_complex_f32(codec, static_cast<const char*>(b));
     return less(x, y) ? -1 : (less(y, x) ? 1 : 0);
 }
 
 struct Keyed {
-    Parts value;
+    ComplexF32 value;
     uint32_t bits;
 };
 
@@ -175,7 +144,7 @@ int sort(void* start, npy_intp n, void*) {
     char* items = static_cast<char*>(start);
     std::vector<Keyed> keyed(static_cast<size_t>(n));
     for (npy_intp i = 0; i < n; i++) {
-        keyed[static_cast<size_t>(i)].value = decode_item(codec, items + 4 * i);
+        keyed[static_cast<size_t>(i)].value = load_complex_f32(codec, items + 4 * i);
         std::memcpy(&keyed[static_cast<size_t>(i)].bits, items + 4 * i, 4);
     }
     std::stable_sort(keyed.begin(), keyed.end(), [](const Keyed& a, const Keyed& b) { return less(a.value, b.value); });
@@ -187,8 +156,8 @@ template <int Kind>
 int argsort(void* start, npy_intp* order, npy_intp n, void*) {
     const PartCodec& codec = complex_runtime(Kind).codec;
     const char* items = static_cast<const char*>(start);
-    std::vector<Parts> values(static_cast<size_t>(n));
-    for (npy_intp i = 0; i < n; i++) values[static_cast<size_t>(i)] = decode_item(codec, items + 4 * i);
+    std::vector<ComplexF32> values(static_cast<size_t>(n));
+    for (npy_intp i = 0; i < n; i++) values[static_cast<size_t>(i)] = load_complex_f32(codec, items + 4 * i);
     std::stable_sort(order, order + n, [&values](npy_intp a, npy_intp b) {
         return less(values[static_cast<size_t>(a)], values[static_cast<size_t>(b)]);
     });
@@ -202,10 +171,10 @@ int arg_extreme(void* data, npy_intp n, npy_intp* out, void*) {
     const char* items = static_cast<const char*>(data);
     *out = 0;
     if (n <= 0) return 0;
-    Parts best = decode_item(codec, items);
+    ComplexF32 best = load_complex_f32(codec, items);
     if (std::isnan(best.re) || std::isnan(best.im)) return 0;
     for (npy_intp i = 1; i < n; i++) {
-        const Parts v = decode_item(codec, items + 4 * i);
+        const ComplexF32 v = load_complex_f32(codec, items + 4 * i);
         if (std::isnan(v.re) || std::isnan(v.im)) {
             *out = i;
             return 0;
@@ -258,14 +227,11 @@ void dot(void* a, npy_intp stride_a, void* b, npy_intp stride_b, void* out, npy_
     const char* pb = static_cast<const char*>(b);
     float re = 0.0f, im = 0.0f;
     for (npy_intp i = 0; i < n; i++, pa += stride_a, pb += stride_b) {
-        const Parts x = decode_item(codec, pa), y = decode_item(codec, pb);
+        const ComplexF32 x = load_complex_f32(codec, pa), y = load_complex_f32(codec, pb);
         re += x.re * y.re - x.im * y.im;
         im += x.re * y.im + x.im * y.re;
     }
-    const float values[2] = {re, im};
-    uint16_t parts[2];
-    encode_parts_f32(codec, values, parts, 2);
-    std::memcpy(out, parts, 4);
+    store_complex_f32(codec, static_cast<char*>(out), {re, im});
 }
 
 template <int Kind>
@@ -281,227 +247,70 @@ void append_array_functions(std::vector<PyType_Slot>& slots) {
     slots.push_back({NPY_DT_PyArray_ArrFuncs_dotfunc, reinterpret_cast<void*>(dot<Kind>)});
 }
 
-// copyswap: each part swapped on its own (ndarray.byteswap, np.place).
-void swap_parts(char* p) {
-    std::swap(p[0], p[1]);
-    std::swap(p[2], p[3]);
-}
-void copyswap(void* dest, void* src, int swap, void*) {
-    if (src != nullptr) std::memmove(dest, src, 4);
-    if (swap) swap_parts(static_cast<char*>(dest));
-}
-void copyswapn(void* dest, npy_intp dest_stride, void* src, npy_intp src_stride, npy_intp n, int swap, void*) {
-    char* d = static_cast<char*>(dest);
-    const char* s = static_cast<const char*>(src);
-    for (npy_intp i = 0; i < n; i++, d += dest_stride) {
-        if (s != nullptr) {
-            std::memmove(d, s, 4);
-            s += src_stride;
+// The complex types as a family of the DType core (dtype_core.h).
+struct ComplexFamily {
+    static constexpr const char* kAbstractName = "minifloat.ComplexDType";
+    static constexpr const char* kAbstractDoc = "Abstract parent of minifloat's complex DType classes.";
+    static PyArray_DTypeMeta& abstract_dtype() { return g_complex_abstract_dtype; }
+    static PyTypeObject& abstract_scalar_type() { return g_complex_abstract_scalar; }
+    static constexpr const char* kMemberDoc = "NumPy DType class of a minifloat complex type.";
+    static constexpr const char* kNameDoc = "The type's name.";
+    static constexpr Py_ssize_t kDescrSize = sizeof(ComplexDescr);
+    static constexpr CastFamily kCasts = CastFamily::complex;
+    static constexpr const char* kSwapHint = "to swap the bytes of the parts use arr.byteswap()";
+
+    static int index_of_class(const PyArray_DTypeMeta* cls) { return complex_kind_of_dtype_class(cls); }
+    static int index_of_descr(const PyArray_Descr* descr) {
+        return reinterpret_cast<const ComplexDescr*>(descr)->complex_kind;
+    }
+    static PyArray_DTypeMeta& dtype_class(int kind) { return complex_runtime(kind).dtype_class; }
+    static PyTypeObject& scalar_type(int kind) { return complex_runtime(kind).scalar_type; }
+    static const char* dtype_name(int kind) { return complex_runtime(kind).dtype_qualname.c_str(); }
+    static const char* name(int kind) { return complex_runtime(kind).name; }
+    static PyObject* repr(int kind) { return PyUnicode_FromString(name(kind)); }
+    static PyObject* reduce_value(int) { return nullptr; }
+
+    // two parts of two bytes, each in native order (as the float formats'
+    // bfloat16): a byte swap swaps each part
+    static char kind(int) { return 'c'; }
+    static char type_char(int kind) { return complex_runtime(kind).type_char; }
+    static int itemsize(int) { return 4; }
+    static int part_bytes(int) { return 2; }
+    static void keep_singleton(int kind, PyArray_Descr* descr) {
+        reinterpret_cast<ComplexDescr*>(descr)->complex_kind = kind;
+        complex_runtime(kind).descr = descr;
+    }
+    static PyArray_Descr* singleton(int kind) { return complex_runtime(kind).descr; }
+
+    static PyArray_DTypeMeta* common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other) {
+        return complex_common_dtype(cls, other);
+    }
+    static int setitem(PyArray_Descr* descr, PyObject* value, char* data) {
+        return complex_setitem(descr, value, data);
+    }
+    static PyObject* getitem(PyArray_Descr* descr, char* data) { return complex_getitem(descr, data); }
+    static int append_casts(int kind, std::vector<PyArrayMethod_Spec*>& out) {
+        append_complex_cast_specs(kind, out);
+        return 0;
+    }
+    static void append_slots(int kind, std::vector<PyType_Slot>& out) {
+        out.push_back({NPY_DT_get_constant, reinterpret_cast<void*>(get_constant)});
+        if (kind == kComplex32) {
+            append_array_functions<kComplex32>(out);
+        } else {
+            append_array_functions<kBComplex32>(out);
         }
-        if (swap) swap_parts(d);
     }
-}
-
-// ---- the DType class as a Python type -----------------------------------------
-
-PyObject* dtype_new(PyTypeObject* cls, PyObject* args, PyObject* kwds) {
-    if (PyTuple_GET_SIZE(args) != 0 || (kwds != nullptr && PyDict_Size(kwds) != 0)) {
-        PyErr_Format(PyExc_TypeError, "%s() takes no arguments", cls->tp_name);
-        return nullptr;
-    }
-    if (complex_kind_of_dtype_class(reinterpret_cast<PyArray_DTypeMeta*>(cls)) < 0) {
-        PyErr_SetString(PyExc_TypeError, "minifloat.ComplexDType is abstract");
-        return nullptr;
-    }
-    return reinterpret_cast<PyObject*>(singleton_of(reinterpret_cast<PyArray_DTypeMeta*>(cls)));
-}
-
-const ComplexTypeRuntime& runtime_of_self(PyObject* self) {
-    return complex_runtime(complex_kind_of_descr(reinterpret_cast<PyArray_Descr*>(self)));
-}
-PyObject* dtype_repr(PyObject* self) { return PyUnicode_FromString(runtime_of_self(self).name); }
-PyObject* dtype_name(PyObject* self, void*) { return dtype_repr(self); }
-PyObject* dtype_typestr(PyObject* self, void*) {
-    // np.dtype("minifloat.complex32") is registered by the package: a dtype
-    // rebuilt from .str (structured dtypes, np.save headers) is this one
-    return PyUnicode_FromFormat("minifloat.%s", runtime_of_self(self).name);
-}
-
-PyObject* dtype_reduce(PyObject* self, PyObject*) {
-    PyObject* numpy = PyImport_ImportModule("numpy");
-    if (numpy == nullptr) return nullptr;
-    PyObject* dtype_type = PyObject_GetAttrString(numpy, "dtype");
-    Py_DECREF(numpy);
-    if (dtype_type == nullptr) return nullptr;
-    return Py_BuildValue("(N(O))", dtype_type, &complex_runtime(complex_kind_of_descr(
-                                                    reinterpret_cast<PyArray_Descr*>(self))).scalar_type);
-}
-
-// Native byte order only (as the float formats' bfloat16): swap the parts'
-// bytes with arr.byteswap().
-PyObject* dtype_newbyteorder(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    if (nargs > 1) {
-        PyErr_SetString(PyExc_TypeError, "newbyteorder() takes at most 1 argument");
-        return nullptr;
-    }
-    char order = 'S';
-    if (nargs == 1) {
-        const char* text = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8(args[0]) : nullptr;
-        if (text == nullptr || text[0] == '\0') {
-            PyErr_Clear();
-            PyErr_SetString(PyExc_ValueError, "newbyteorder: expected one of 'S', '<', '>', '=', '|'");
-            return nullptr;
-        }
-        order = text[0];
-    }
-    const bool little = PY_LITTLE_ENDIAN != 0;
-    const bool native = order == '=' || order == '|' || order == 'N' || order == 'n' || order == 'I' ||
-                        order == 'i' || ((order == '<' || order == 'L' || order == 'l') && little) ||
-                        ((order == '>' || order == 'B' || order == 'b') && !little);
-    if (!native) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s exists in native byte order only; to swap the bytes of the parts use arr.byteswap()",
-                     runtime_of_self(self).name);
-        return nullptr;
-    }
-    Py_INCREF(self);
-    return self;
-}
-
-PyMethodDef g_dtype_methods[] = {
-    {"__reduce__", dtype_reduce, METH_NOARGS, nullptr},
-    {"newbyteorder", reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(dtype_newbyteorder)), METH_FASTCALL,
-     "This dtype for the native byte order; others raise."},
-    {nullptr, nullptr, 0, nullptr},
+    static int finish(int, PyArray_Descr*) { return 0; }
 };
-
-PyGetSetDef g_dtype_getset[] = {
-    {"name", dtype_name, nullptr, "The type's name.", nullptr},
-    {"str", dtype_typestr, nullptr, "\"minifloat.<type>\": np.dtype() of it is this dtype.", nullptr},
-    {nullptr, nullptr, nullptr, nullptr, nullptr},
-};
-
-PyArray_Descr* abstract_ensure_canonical(PyArray_Descr* d) {
-    Py_INCREF(d);
-    return d;
-}
-int abstract_setitem(PyArray_Descr*, PyObject*, char*) {
-    PyErr_SetString(PyExc_TypeError, "minifloat.ComplexDType is abstract");
-    return -1;
-}
-PyObject* abstract_getitem(PyArray_Descr*, char*) {
-    PyErr_SetString(PyExc_TypeError, "minifloat.ComplexDType is abstract");
-    return nullptr;
-}
-int abstract_copy(PyArrayMethod_Context*, char* const*, const npy_intp*, const npy_intp*, NpyAuxData*) {
-    PyErr_SetString(PyExc_TypeError, "minifloat.ComplexDType is abstract");
-    return -1;
-}
-PyObject* abstract_repr(PyObject*) { return PyUnicode_FromString("ComplexDType"); }
-
-int init_abstract() {
-    PyTypeObject* t = reinterpret_cast<PyTypeObject*>(&g_complex_abstract_dtype);
-    Py_SET_TYPE(t, &PyArrayDTypeMeta_Type);
-    Py_SET_REFCNT(t, 1);
-    t->tp_name = "minifloat.ComplexDType";
-    t->tp_doc = "Abstract parent of minifloat's complex DType classes.";
-    t->tp_basicsize = sizeof(ComplexDescr);
-    t->tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
-    t->tp_base = &PyArrayDescr_Type;
-    t->tp_new = dtype_new;
-    t->tp_repr = abstract_repr;
-    t->tp_str = abstract_repr;
-    if (PyType_Ready(t) < 0) return -1;
-    PyType_Slot slots[] = {
-        {NPY_DT_ensure_canonical, reinterpret_cast<void*>(abstract_ensure_canonical)},
-        {NPY_DT_setitem, reinterpret_cast<void*>(abstract_setitem)},
-        {NPY_DT_getitem, reinterpret_cast<void*>(abstract_getitem)},
-        {0, nullptr},
-    };
-    PyArrayMethod_Spec* casts[] = {
-        make_method_spec("abstract_complex_copy", 1, 1, NPY_NO_CASTING, NPY_METH_SUPPORTS_UNALIGNED,
-                         {nullptr, nullptr},
-                         {{NPY_METH_strided_loop, reinterpret_cast<void*>(abstract_copy)},
-                          {NPY_METH_unaligned_strided_loop, reinterpret_cast<void*>(abstract_copy)}}),
-        nullptr};
-    PyArrayDTypeMeta_Spec spec{};
-    spec.typeobj = &g_complex_abstract_scalar;
-    spec.flags = NPY_DT_ABSTRACT | NPY_DT_NUMERIC;
-    spec.casts = casts;
-    spec.slots = slots;
-    return PyArrayInitDTypeMeta_FromSpec(&g_complex_abstract_dtype, &spec);
-}
-
-template <int Kind>
-int init_concrete() {
-    ComplexTypeRuntime& rt = complex_runtime(Kind);
-    PyTypeObject* t = reinterpret_cast<PyTypeObject*>(&rt.dtype_class);
-    Py_SET_TYPE(t, &PyArrayDTypeMeta_Type);
-    Py_SET_REFCNT(t, 1);
-    t->tp_name = rt.dtype_qualname.c_str();
-    t->tp_doc = "NumPy DType class of a minifloat complex type.";
-    t->tp_basicsize = sizeof(ComplexDescr);
-    t->tp_flags = Py_TPFLAGS_DEFAULT;
-    t->tp_base = reinterpret_cast<PyTypeObject*>(&g_complex_abstract_dtype);
-    t->tp_new = dtype_new;
-    t->tp_repr = dtype_repr;
-    t->tp_str = dtype_repr;
-    t->tp_methods = g_dtype_methods;
-    t->tp_getset = g_dtype_getset;
-    if (PyType_Ready(t) < 0) return -1;
-
-    std::vector<PyArrayMethod_Spec*> casts;
-    append_complex_cast_specs(Kind, casts);
-    casts.push_back(nullptr);
-
-    std::vector<PyType_Slot> slots = {
-        {NPY_DT_discover_descr_from_pyobject, reinterpret_cast<void*>(discover_descr)},
-        {NPY_DT_default_descr, reinterpret_cast<void*>(default_descr)},
-        {NPY_DT_common_dtype, reinterpret_cast<void*>(common_dtype)},
-        {NPY_DT_ensure_canonical, reinterpret_cast<void*>(ensure_canonical)},
-        {NPY_DT_setitem, reinterpret_cast<void*>(setitem)},
-        {NPY_DT_getitem, reinterpret_cast<void*>(getitem)},
-        {NPY_DT_get_constant, reinterpret_cast<void*>(get_constant)},
-    };
-    append_array_functions<Kind>(slots);
-    slots.push_back({0, nullptr});
-
-    PyArrayDTypeMeta_Spec spec{};
-    spec.typeobj = &rt.scalar_type;
-    spec.flags = NPY_DT_NUMERIC;
-    spec.casts = casts.data();
-    spec.slots = slots.data();
-    if (PyArrayInitDTypeMeta_FromSpec(&rt.dtype_class, &spec) < 0) return -1;
-
-    PyArray_Descr* descr = reinterpret_cast<PyArray_Descr*>(PyArrayDescr_Type.tp_new(t, nullptr, nullptr));
-    if (descr == nullptr) return -1;
-    descr->elsize = 4;
-    descr->alignment = 2;
-    descr->kind = 'c';
-    descr->type = rt.type_char;
-    descr->byteorder = '=';
-    reinterpret_cast<ComplexDescr*>(descr)->complex_kind = Kind;
-    rt.descr = descr;
-    PyArray_ArrFuncs* functions = PyDataType_GetArrFuncs(descr);
-    if (functions == nullptr) {
-        PyErr_SetString(PyExc_RuntimeError, "minifloat: NumPy gave no array functions table");
-        return -1;
-    }
-    // NumPy 2.4's DType API has no slot for these and leaves them NULL, yet
-    // ndarray.byteswap and np.place call them (see legacy_copyswap.h)
-    functions->copyswap = copyswap;
-    functions->copyswapn = copyswapn;
-    // mf.complex32.dtype is the dtype, as for the float formats
-    if (PyDict_SetItemString(rt.scalar_type.tp_dict, "dtype", reinterpret_cast<PyObject*>(descr)) < 0) return -1;
-    PyType_Modified(&rt.scalar_type);
-    return 0;
-}
 
 }  // namespace
 
 int init_complex_dtype_classes() {
-    if (init_abstract() < 0) return -1;
-    if (init_concrete<kComplex32>() < 0 || init_concrete<kBComplex32>() < 0) return -1;
+    if (DTypeCore<ComplexFamily>::init_abstract() < 0) return -1;
+    for (int kind = 0; kind < kComplexCount; kind++) {
+        if (DTypeCore<ComplexFamily>::init_member(kind) < 0) return -1;
+    }
     return 0;
 }
 

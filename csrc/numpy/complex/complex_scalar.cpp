@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "cast_specs.h"
 #include "complex_types.h"
 #include "format_types.h"
 #include "fp_status.h"
@@ -30,34 +31,17 @@ void value_of(PyObject* o, double* re, double* im) {
     decode_complex_value(kind_of(o), as_complex_scalar(o)->parts, re, im);
 }
 
-PyObject* complex_warning_category() {
-    static PyObject* category = nullptr;
-    if (category == nullptr) {
-        PyObject* exceptions = PyImport_ImportModule("numpy.exceptions");
-        if (exceptions == nullptr) return nullptr;
-        category = PyObject_GetAttrString(exceptions, "ComplexWarning");
-        Py_DECREF(exceptions);
-    }
-    return category;
-}
-
 // float(x) and int(x) keep the real part with NumPy's ComplexWarning, as
 // np.complex64's do.
-int warn_discarding_imaginary() {
-    PyObject* category = complex_warning_category();
-    if (category == nullptr) return -1;
-    return PyErr_WarnEx(category, "Casting complex values to real discards the imaginary part", 1);
-}
-
 PyObject* scalar_float(PyObject* self) {
-    if (warn_discarding_imaginary() < 0) return nullptr;
+    if (warn_complex_to_real() < 0) return nullptr;
     double re, im;
     value_of(self, &re, &im);
     return PyFloat_FromDouble(re);
 }
 
 PyObject* scalar_int(PyObject* self) {
-    if (warn_discarding_imaginary() < 0) return nullptr;
+    if (warn_complex_to_real() < 0) return nullptr;
     double re, im;
     value_of(self, &re, &im);
     return PyLong_FromDouble(re);  // ValueError for NaN, OverflowError for inf (as float's int())

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,26 @@ int complex_from_object(int kind, PyObject* obj, double* re, double* im);
 // Both parts rounded into the type; returns the FpFlag bits.
 uint32_t encode_complex_value(int kind, double re, double im, uint16_t parts[2]);
 void decode_complex_value(int kind, const uint16_t parts[2], double* re, double* im);
+
+// One element as complex64 parts (exact for both part formats), and back
+// rounded (returns the FpFlag bits): what sorting, dot and matmul work in.
+struct ComplexF32 {
+    float re, im;
+};
+inline ComplexF32 load_complex_f32(const PartCodec& codec, const char* item) {
+    uint16_t parts[2];
+    std::memcpy(parts, item, 4);
+    float values[2];
+    decode_parts_f32(codec, parts, values, 2);
+    return {values[0], values[1]};
+}
+inline uint32_t store_complex_f32(const PartCodec& codec, char* item, ComplexF32 v) {
+    const float values[2] = {v.re, v.im};
+    uint16_t parts[2];
+    const uint32_t flags = encode_parts_f32(codec, values, parts, 2);
+    std::memcpy(item, parts, 4);
+    return flags;
+}
 
 PyObject* new_complex_scalar(int kind, const uint16_t parts[2]);
 // The scalar's text as NumPy prints complex64's: "(1.5+2j)" for str, "np?" free

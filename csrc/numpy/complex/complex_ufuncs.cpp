@@ -10,9 +10,7 @@
 // round once (as the float formats do in float32, ufunc_accumulate.h).
 #include <cmath>
 #include <cstring>
-#include <new>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "cast_specs.h"
@@ -22,6 +20,7 @@
 #include "fp_status.h"
 #include "promoter_registration.h"
 #include "registry.h"
+#include "ufunc_accumulate.h"
 
 namespace minifloat {
 
@@ -221,26 +220,6 @@ int arith_loop(PyArrayMethod_Context* context, char* const data[], const npy_int
 
 // ---- sums and products: complex64 across calls -------------------------------------
 
-thread_local const void* t_reduction_announced = nullptr;
-
-struct AccumulatorRow {
-    npy_intp stride = 0;
-    std::vector<float> values;       // running complex64 results (pairs)
-    std::vector<uint32_t> written;   // the codes last written from them
-};
-
-struct AccumulationAux {
-    NpyAuxData base;
-    bool reduction = false;
-    std::unordered_map<char*, AccumulatorRow> rows;
-};
-
-void free_aux(NpyAuxData* aux) { delete reinterpret_cast<AccumulationAux*>(aux); }
-NpyAuxData* clone_aux(NpyAuxData* aux) {
-    auto* copy = new (std::nothrow) AccumulationAux(*reinterpret_cast<AccumulationAux*>(aux));
-    return copy ? &copy->base : nullptr;
-}
-
 template <ComplexArith A>
 void combine(float& re, float& im, float xr, float xi) {
     if constexpr (A == ComplexArith::add) {
@@ -258,12 +237,7 @@ int reduce_into_row(const PartCodec& codec, AccumulationAux& aux, char* const da
                     const npy_intp strides[]) {
     const bool single_output = strides[2] == 0;
     const npy_intp length = single_output ? 1 : n;
-    AccumulatorRow& row = aux.rows[data[2]];
-    if (row.stride != strides[2] || static_cast<npy_intp>(row.values.size()) != 2 * length) {
-        row.stride = strides[2];
-        row.values.assign(static_cast<size_t>(2 * length), 0.0f);
-        row.written.assign(static_cast<size_t>(length), ~0u);
-    }
+    AccumulatorRow& row = accumulator_row(aux, data[2], strides[2], length, 2);  // complex64 pairs
     for (npy_intp j = 0; j < length; j++) {
         uint32_t code;
         std::memcpy(&code, data[2] + j * strides[2], 4);
@@ -323,8 +297,7 @@ int reduce_into_row(const PartCodec& codec, AccumulationAux& aux, char* const da
 template <ComplexArith A>
 int accumulating_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                       const npy_intp strides[], NpyAuxData* aux_base) {
-    auto* aux = reinterpret_cast<AccumulationAux*>(aux_base);
-    if (aux != nullptr && aux->reduction && data[0] == data[2] && strides[0] == strides[2]) {
+    if (AccumulationAux* aux = reduction_step(aux_base, data, strides)) {
         const PartCodec& codec = complex_runtime(complex_kind_of_descr(context->descriptors[0])).codec;
         return reduce_into_row<A>(codec, *aux, data, dimensions[0], strides);
     }
@@ -332,27 +305,8 @@ int accumulating_loop(PyArrayMethod_Context* context, char* const data[], const 
 }
 
 template <ComplexArith A>
-int accumulating_get_loop(PyArrayMethod_Context* context, int, int, const npy_intp*,
-                          PyArrayMethod_StridedLoop** out_loop, NpyAuxData** out_transferdata,
-                          NPY_ARRAYMETHOD_FLAGS* flags) {
-    auto* aux = new (std::nothrow) AccumulationAux();
-    if (aux == nullptr) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    aux->base.free = free_aux;
-    aux->base.clone = clone_aux;
-    aux->reduction = t_reduction_announced == context->method;
-    t_reduction_announced = nullptr;
-    *out_loop = accumulating_loop<A>;
-    *out_transferdata = &aux->base;
-    *flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);
-    return 0;
-}
-
-template <ComplexArith A>
 int reduction_initial(PyArrayMethod_Context* context, npy_bool reduction_is_empty, void* initial) {
-    t_reduction_announced = context->method;
+    announce_reduction(context);
     const int kind = complex_kind_of_descr(context->descriptors[0]);
     // as NumPy's complex: a sum starts from -0 (sum([-0j]) keeps the sign), an empty sum is +0
     const double identity = A == ComplexArith::add ? (reduction_is_empty ? 0.0 : -0.0) : 1.0;
@@ -364,49 +318,29 @@ int reduction_initial(PyArrayMethod_Context* context, npy_bool reduction_is_empt
 
 // ---- matmul and vecdot: complex64 sums of products, rounded once -------------------------
 
-struct C64 {
-    float re, im;
-};
-
-C64 load(const PartCodec& codec, const char* item) {
-    uint16_t parts[2];
-    std::memcpy(parts, item, 4);
-    float v[2];
-    decode_parts_f32(codec, parts, v, 2);
-    return {v[0], v[1]};
-}
-
-uint32_t store(const PartCodec& codec, char* item, C64 v) {
-    const float values[2] = {v.re, v.im};
-    uint16_t parts[2];
-    const uint32_t flags = encode_parts_f32(codec, values, parts, 2);
-    std::memcpy(item, parts, 4);
-    return flags;
-}
-
 // matmul: (n,k),(k,m)->(n,m)
 int matmul_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                 const npy_intp steps[], NpyAuxData*) {
     const PartCodec& codec = complex_runtime(complex_kind_of_descr(context->descriptors[0])).codec;
     const npy_intp n = dimensions[1], k = dimensions[2], m = dimensions[3];
-    std::vector<C64> a(static_cast<size_t>(n * k)), b(static_cast<size_t>(k * m));
+    std::vector<ComplexF32> a(static_cast<size_t>(n * k)), b(static_cast<size_t>(k * m));
     uint32_t flags = 0;
     for (npy_intp o = 0; o < dimensions[0]; o++) {
         for (npy_intp i = 0; i < n; i++) {
-            for (npy_intp j = 0; j < k; j++) a[i * k + j] = load(codec, data[0] + o * steps[0] + i * steps[3] + j * steps[4]);
+            for (npy_intp j = 0; j < k; j++) a[i * k + j] = load_complex_f32(codec, data[0] + o * steps[0] + i * steps[3] + j * steps[4]);
         }
         for (npy_intp i = 0; i < k; i++) {
-            for (npy_intp j = 0; j < m; j++) b[i * m + j] = load(codec, data[1] + o * steps[1] + i * steps[5] + j * steps[6]);
+            for (npy_intp j = 0; j < m; j++) b[i * m + j] = load_complex_f32(codec, data[1] + o * steps[1] + i * steps[5] + j * steps[6]);
         }
         for (npy_intp i = 0; i < n; i++) {
             for (npy_intp j = 0; j < m; j++) {
                 float re = 0, im = 0;
                 for (npy_intp t = 0; t < k; t++) {
-                    const C64 x = a[i * k + t], y = b[t * m + j];
+                    const ComplexF32 x = a[i * k + t], y = b[t * m + j];
                     re += x.re * y.re - x.im * y.im;
                     im += x.re * y.im + x.im * y.re;
                 }
-                flags |= store(codec, data[2] + o * steps[2] + i * steps[7] + j * steps[8], {re, im});
+                flags |= store_complex_f32(codec, data[2] + o * steps[2] + i * steps[7] + j * steps[8], {re, im});
             }
         }
     }
@@ -422,12 +356,12 @@ int vecdot_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
     for (npy_intp o = 0; o < dimensions[0]; o++) {
         float re = 0, im = 0;
         for (npy_intp t = 0; t < dimensions[1]; t++) {
-            const C64 x = load(codec, data[0] + o * steps[0] + t * steps[3]);
-            const C64 y = load(codec, data[1] + o * steps[1] + t * steps[4]);
+            const ComplexF32 x = load_complex_f32(codec, data[0] + o * steps[0] + t * steps[3]);
+            const ComplexF32 y = load_complex_f32(codec, data[1] + o * steps[1] + t * steps[4]);
             re += x.re * y.re + x.im * y.im;
             im += x.re * y.im - x.im * y.re;
         }
-        flags |= store(codec, data[2] + o * steps[2], {re, im});
+        flags |= store_complex_f32(codec, data[2] + o * steps[2], {re, im});
     }
     raise_fp_flags(flags);
     return 0;
@@ -609,11 +543,11 @@ std::vector<LoopEntry> loop_table() {
     (void)R;
     std::vector<LoopEntry> t = {
         {"add", 2, Out::complex, arith_loop<ComplexArith::add>,
-         {{NPY_METH_get_loop, reinterpret_cast<void*>(accumulating_get_loop<ComplexArith::add>)},
+         {{NPY_METH_get_loop, reinterpret_cast<void*>(accumulating_get_loop<accumulating_loop<ComplexArith::add>>)},
           {NPY_METH_get_reduction_initial, reinterpret_cast<void*>(reduction_initial<ComplexArith::add>)}}},
         {"subtract", 2, Out::complex, arith_loop<ComplexArith::subtract>, {}},
         {"multiply", 2, Out::complex, arith_loop<ComplexArith::multiply>,
-         {{NPY_METH_get_loop, reinterpret_cast<void*>(accumulating_get_loop<ComplexArith::multiply>)},
+         {{NPY_METH_get_loop, reinterpret_cast<void*>(accumulating_get_loop<accumulating_loop<ComplexArith::multiply>>)},
           {NPY_METH_get_reduction_initial, reinterpret_cast<void*>(reduction_initial<ComplexArith::multiply>)}}},
         {"negative", 1, Out::complex, sign_loop<Sign::negative>, {}},
         {"positive", 1, Out::complex, sign_loop<Sign::positive>, {}},

@@ -195,25 +195,6 @@ int complex_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_int
                                                        [](ComplexValue<Part> v) { return v.real; });
 }
 
-// NumPy warns once per cast from complex to any real type (ComplexWarning),
-// when it sets the cast up; this does the same, then hands out the loop.
-template <class Part>
-int complex_to_int_get_loop(PyArrayMethod_Context*, int, int, const npy_intp*, PyArrayMethod_StridedLoop** out_loop,
-                            NpyAuxData** out_transferdata, NPY_ARRAYMETHOD_FLAGS* flags) {
-    PyObject* exceptions = PyImport_ImportModule("numpy.exceptions");
-    if (exceptions == nullptr) return -1;
-    PyObject* category = PyObject_GetAttrString(exceptions, "ComplexWarning");
-    Py_DECREF(exceptions);
-    if (category == nullptr) return -1;
-    const int status = PyErr_WarnEx(category, "Casting complex values to real discards the imaginary part", 1);
-    Py_DECREF(category);
-    if (status < 0) return -1;
-    *out_loop = complex_to_int<Part>;
-    *out_transferdata = nullptr;
-    *flags = static_cast<NPY_ARRAYMETHOD_FLAGS>(0);  // may set "invalid"; needs no Python API
-    return 0;
-}
-
 // ours -> NumPy's types: our bytes are the int8/uint8 of the same values
 template <class Stored, class Out>
 int int_to_number(PyArrayMethod_Context*, char* const data[], const npy_intp dims[],
@@ -328,23 +309,7 @@ int text_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp d
     const char* in = data[0];
     char* out = data[1];
     for (npy_intp i = 0; i < dims[0]; i++, in += strides[0], out += strides[1]) {
-        PyObject* text;
-        if (Unicode) {
-            npy_intp chars = width / 4;
-            while (chars > 0) {
-                Py_UCS4 c;
-                std::memcpy(&c, in + 4 * (chars - 1), 4);
-                if (c != 0) break;
-                chars--;
-            }
-            std::vector<Py_UCS4> buffer(static_cast<size_t>(chars));
-            if (chars > 0) std::memcpy(buffer.data(), in, static_cast<size_t>(chars) * 4);
-            text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buffer.data(), chars);
-        } else {
-            npy_intp len = width;
-            while (len > 0 && in[len - 1] == 0) len--;
-            text = PyBytes_FromStringAndSize(in, len);
-        }
+        PyObject* text = text_item_object(in, width, Unicode);
         if (text == nullptr) return -1;
         int value = 0;
         const int status = int_value_from_object(rt, text, &value);
@@ -356,11 +321,6 @@ int text_to_int(PyArrayMethod_Context* ctx, char* const data[], const npy_intp d
 }
 
 // ---- spec helpers ------------------------------------------------------------
-
-std::vector<PyType_Slot> loop_slots(Loop* loop) {
-    return {{NPY_METH_strided_loop, reinterpret_cast<void*>(loop)},
-            {NPY_METH_unaligned_strided_loop, reinterpret_cast<void*>(loop)}};
-}
 
 void add_pair(std::vector<PyArrayMethod_Spec*>& out, PyArray_DTypeMeta* mine, PyArray_DTypeMeta* other,
               Loop* to_other, NPY_CASTING to_level, Loop* from_other, NPY_CASTING from_level,
@@ -437,11 +397,11 @@ void append_numpy_casts(int index, std::vector<PyArrayMethod_Spec*>& out) {
     };
     const ComplexKind complexes[] = {
         {&PyArray_CFloatDType, int_to_complex<Stored, float>, complex_to_int<float>,
-         reinterpret_cast<void*>(complex_to_int_get_loop<float>)},
+         reinterpret_cast<void*>(complex_to_real_get_loop<complex_to_int<float>>)},
         {&PyArray_CDoubleDType, int_to_complex<Stored, double>, complex_to_int<double>,
-         reinterpret_cast<void*>(complex_to_int_get_loop<double>)},
+         reinterpret_cast<void*>(complex_to_real_get_loop<complex_to_int<double>>)},
         {&PyArray_CLongDoubleDType, int_to_complex<Stored, long double>, complex_to_int<long double>,
-         reinterpret_cast<void*>(complex_to_int_get_loop<long double>)},
+         reinterpret_cast<void*>(complex_to_real_get_loop<complex_to_int<long double>>)},
     };
     for (const ComplexKind& c : complexes) {
         out.push_back(make_method_spec("int_to_complex", 1, 1, NPY_SAFE_CASTING,

@@ -10,7 +10,7 @@
 #include "cast_specs.h"
 #include "dtype_core.h"
 #include "int_types.h"
-#include "legacy_copyswap.h"
+#include "promotion.h"
 
 namespace minifloat {
 
@@ -60,9 +60,7 @@ PyArray_DTypeMeta* smallest_integer_holding(Range a, Range b) {
         const bool fits = rt.min <= lo && static_cast<unsigned long long>(rt.max) >= hi;
         if (fits && rt.row->is_signed == (lo < 0)) {
             // the table lists widths in increasing order within each signedness
-            PyArray_DTypeMeta* cls = &int_runtime(i).dtype_class;
-            Py_INCREF(cls);
-            return cls;
+            return new_ref(&int_runtime(i).dtype_class);
         }
     }
     const int signed_nums[] = {NPY_INT8, NPY_INT16, NPY_INT32, NPY_INT64};
@@ -94,10 +92,7 @@ bool is_text_or_time(const PyArray_DTypeMeta* d) {
 
 PyArray_DTypeMeta* int_common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* other) {
     const IntTypeRuntime& rt = int_runtime(int_index_of_dtype_class(cls));
-    if (other == &PyArray_PyLongDType) {  // Python ints are weak (NEP 50)
-        Py_INCREF(cls);
-        return cls;
-    }
+    if (other == &PyArray_PyLongDType) return new_ref(cls);  // Python ints are weak (NEP 50)
     Range mine{rt.min, static_cast<unsigned long long>(rt.max)}, theirs{};
     if (integer_range_of(other, &theirs)) {
         PyArray_DTypeMeta* result = smallest_integer_holding(mine, theirs);
@@ -108,8 +103,7 @@ PyArray_DTypeMeta* int_common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* o
         // raises UFuncTypeError as the float formats and NumPy's int8 do in
         // a ufunc (NumPy's own result_type(int8, str) still says '<U4', a
         // legacy rule kept out of the new types on purpose).
-        Py_INCREF(Py_NotImplemented);
-        return reinterpret_cast<PyArray_DTypeMeta*>(Py_NotImplemented);
+        return not_implemented();
     }
     // Floats, complex, Python floats, the float formats and other libraries'
     // types: promote as NumPy's int8/uint8 of the same signedness does (every
@@ -119,8 +113,7 @@ PyArray_DTypeMeta* int_common_dtype(PyArray_DTypeMeta* cls, PyArray_DTypeMeta* o
     Py_DECREF(stand_in);
     if (result == nullptr) {
         PyErr_Clear();
-        Py_INCREF(Py_NotImplemented);
-        return reinterpret_cast<PyArray_DTypeMeta*>(Py_NotImplemented);
+        return not_implemented();
     }
     return result;
 }
@@ -251,6 +244,7 @@ struct IntFamily {
     static constexpr const char* kNameDoc = "The type's name.";
     static constexpr Py_ssize_t kDescrSize = sizeof(IntDescr);
     static constexpr CastFamily kCasts = CastFamily::integers;
+    static constexpr const char* kSwapHint = "";  // one byte: never said
 
     static int index_of_class(const PyArray_DTypeMeta* cls) { return int_index_of_dtype_class(cls); }
     static int index_of_descr(const PyArray_Descr* descr) { return reinterpret_cast<const IntDescr*>(descr)->int_index; }
@@ -264,6 +258,7 @@ struct IntFamily {
     static char kind(int index) { return int_runtime(index).row->is_signed ? 'i' : 'u'; }
     static char type_char(int index) { return int_runtime(index).row->type_char; }
     static int itemsize(int) { return 1; }
+    static int part_bytes(int) { return 1; }
     static void keep_singleton(int index, PyArray_Descr* descr) {
         reinterpret_cast<IntDescr*>(descr)->int_index = index;
         int_runtime(index).descr = descr;
@@ -287,14 +282,7 @@ struct IntFamily {
             append_array_functions<uint8_t>(out, row.bits);
         }
     }
-    static int finish(int index, PyArray_Descr* descr) {
-        // mf.int4.dtype is the dtype, as for the float formats and ml_dtypes'
-        // types (a class attribute: instances find it too)
-        PyTypeObject& type = int_runtime(index).scalar_type;
-        if (PyDict_SetItemString(type.tp_dict, "dtype", reinterpret_cast<PyObject*>(descr)) < 0) return -1;
-        PyType_Modified(&type);
-        return install_copyswap(descr, 1);
-    }
+    static int finish(int, PyArray_Descr*) { return 0; }
 };
 
 }  // namespace

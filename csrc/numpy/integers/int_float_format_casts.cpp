@@ -173,10 +173,6 @@ bool exact_in_format(const FormatTables* t, int index) {
     return true;
 }
 
-std::vector<PyType_Slot> loop_slots(void* loop) {
-    return {{NPY_METH_strided_loop, loop}, {NPY_METH_unaligned_strided_loop, loop}};
-}
-
 }  // namespace
 
 int install_int_float_format_casts(int index, std::vector<PyArrayMethod_Spec*>& out) {
@@ -223,12 +219,10 @@ int install_int_float_format_casts(int index, std::vector<PyArrayMethod_Spec*>& 
         out.push_back(make_method_spec("int_to_format", 1, 1,
                                        exact_in_format(t, index) ? NPY_SAFE_CASTING : NPY_SAME_KIND_CASTING,
                                        quiet, {nullptr, t->format_class},
-                                       loop_slots(two ? reinterpret_cast<void*>(int_to_format<uint16_t>)
-                                                      : reinterpret_cast<void*>(int_to_format<uint8_t>))));
+                                       loop_slots(two ? int_to_format<uint16_t> : int_to_format<uint8_t>)));
         out.push_back(make_method_spec("format_to_int", 1, 1, NPY_UNSAFE_CASTING, NPY_METH_SUPPORTS_UNALIGNED,
                                        {t->format_class, nullptr},
-                                       loop_slots(two ? reinterpret_cast<void*>(format_to_int<uint16_t>)
-                                                      : reinterpret_cast<void*>(format_to_int<uint8_t>))));
+                                       loop_slots(two ? format_to_int<uint16_t> : format_to_int<uint8_t>)));
     }
     return 0;
 }

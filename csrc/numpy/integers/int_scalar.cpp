@@ -113,6 +113,23 @@ PyObject* as_array_operand(PyObject* o) {
     return PyArray_FromAny(o, nullptr, 0, 0, 0, nullptr);
 }
 
+// f(x, y) on both operands as arrays; nullptr where one could not be made.
+template <class F>
+PyObject* on_array_operands(PyObject* a, PyObject* b, F f) {
+    PyObject* x = as_array_operand(a);
+    PyObject* y = as_array_operand(b);
+    PyObject* r = (x && y) ? f(x, y) : nullptr;
+    Py_XDECREF(x);
+    Py_XDECREF(y);
+    return r;
+}
+
+// A 0-d array result as NumPy's scalar.
+PyObject* scalar_result(PyObject* r) {
+    if (r != nullptr && PyArray_Check(r)) return PyArray_Return(reinterpret_cast<PyArrayObject*>(r));
+    return r;
+}
+
 // NumPy's integer scalars warn "overflow encountered in scalar add" where
 // its array loops wrap silently; these scalars do the same: the wrapped
 // result is compared with the exact one of the two integer operands.
@@ -194,8 +211,7 @@ PyObject* scalar_binary(PyObject* a, PyObject* b) {
     PyObject* r = Op(x, y);
     Py_DECREF(x);
     Py_DECREF(y);
-    if (r != nullptr && PyArray_Check(r)) r = PyArray_Return(reinterpret_cast<PyArrayObject*>(r));
-    return checked(C, a, b, r);
+    return checked(C, a, b, scalar_result(r));
 }
 
 template <PyObject* (*Op)(PyObject*), Checked C = Checked::none>
@@ -204,8 +220,7 @@ PyObject* scalar_unary(PyObject* a) {
     if (x == nullptr) return nullptr;
     PyObject* r = Op(x);
     Py_DECREF(x);
-    if (r != nullptr && PyArray_Check(r)) r = PyArray_Return(reinterpret_cast<PyArrayObject*>(r));
-    return checked(C, a, nullptr, r);
+    return checked(C, a, nullptr, scalar_result(r));
 }
 
 // `"ab" * int4(2)` and `[1] * int4(2)` repeat the sequence, as they do with
@@ -223,21 +238,11 @@ PyObject* scalar_multiply(PyObject* a, PyObject* b) {
 }
 
 PyObject* scalar_power(PyObject* a, PyObject* b, PyObject* m) {
-    PyObject* x = as_array_operand(a);
-    PyObject* y = as_array_operand(b);
-    PyObject* r = (x && y) ? PyNumber_Power(x, y, m) : nullptr;
-    Py_XDECREF(x);
-    Py_XDECREF(y);
-    if (r != nullptr && PyArray_Check(r)) return PyArray_Return(reinterpret_cast<PyArrayObject*>(r));
-    return r;
+    return scalar_result(on_array_operands(a, b, [m](PyObject* x, PyObject* y) { return PyNumber_Power(x, y, m); }));
 }
 
 PyObject* scalar_divmod(PyObject* a, PyObject* b) {
-    PyObject* x = as_array_operand(a);
-    PyObject* y = as_array_operand(b);
-    PyObject* r = (x && y) ? PyNumber_Divmod(x, y) : nullptr;
-    Py_XDECREF(x);
-    Py_XDECREF(y);
+    PyObject* r = on_array_operands(a, b, PyNumber_Divmod);
     if (r == nullptr || !PyTuple_Check(r)) return r;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(r); i++) {
         PyObject* item = PyTuple_GET_ITEM(r, i);
@@ -255,13 +260,8 @@ PyObject* scalar_divmod(PyObject* a, PyObject* b) {
 }
 
 PyObject* scalar_richcompare(PyObject* a, PyObject* b, int op) {
-    PyObject* x = as_array_operand(a);
-    PyObject* y = as_array_operand(b);
-    PyObject* r = (x && y) ? PyObject_RichCompare(x, y, op) : nullptr;
-    Py_XDECREF(x);
-    Py_XDECREF(y);
-    if (r != nullptr && PyArray_Check(r)) return PyArray_Return(reinterpret_cast<PyArrayObject*>(r));
-    return r;
+    return scalar_result(
+        on_array_operands(a, b, [op](PyObject* x, PyObject* y) { return PyObject_RichCompare(x, y, op); }));
 }
 
 PyMethodDef g_int_scalar_methods[] = {
