@@ -22,7 +22,7 @@ struct LoopSlot {
 
 // NumPy takes a plain function pointer per loop: one trampoline per slot,
 // each reading its own slot (written once at import, before any call).
-constexpr int kSlots = 128;
+constexpr int kSlots = 256;
 LoopSlot g_slots[kSlots];
 int g_used = 0;
 

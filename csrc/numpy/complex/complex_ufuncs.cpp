@@ -20,6 +20,7 @@
 #include "fp_status.h"
 #include "promoter_registration.h"
 #include "registry.h"
+#include "threaded_loops.h"
 #include "ufunc_accumulate.h"
 
 namespace minifloat {
@@ -301,7 +302,8 @@ int accumulating_loop(PyArrayMethod_Context* context, char* const data[], const 
         const PartCodec& codec = complex_runtime(complex_kind_of_descr(context->descriptors[0])).codec;
         return reduce_into_row<A>(codec, *aux, data, dimensions[0], strides);
     }
-    return arith_loop<A>(context, data, dimensions, strides, aux_base);
+    // element-wise: split over the threads (threaded_loops.h)
+    return run_split_loop(arith_loop<A>, 2, 1, context, data, dimensions, strides, aux_base);
 }
 
 template <ComplexArith A>
@@ -506,7 +508,9 @@ int add_loop(int kind, const LoopEntry& e) {
     PyArray_DTypeMeta* part = reinterpret_cast<PyArray_DTypeMeta*>(Py_TYPE(rt.part_descr));
     std::vector<PyArray_DTypeMeta*> dtypes(static_cast<size_t>(e.nin), self);
     dtypes.push_back(e.out == Out::complex ? self : (e.out == Out::part ? part : &PyArray_BoolDType));
-    std::vector<PyType_Slot> slots = {{NPY_METH_strided_loop, reinterpret_cast<void*>(e.loop)}};
+    // element-wise loops, split over the threads for large calls
+    PyArrayMethod_StridedLoop* loop = threaded_loop(e.loop, e.nin, 1, e.ufunc);
+    std::vector<PyType_Slot> slots = {{NPY_METH_strided_loop, reinterpret_cast<void*>(loop)}};
     for (const PyType_Slot& s : e.extra) slots.push_back(s);
     // add and multiply reduce over several axes at once, as complex64's do
     // (the complex64 accumulator rows follow the output element, whatever the
