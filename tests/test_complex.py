@@ -916,6 +916,46 @@ def test_multiply_rounds_twice_as_complex128_does(mf, kernel_set):
     assert [int(c) == int(g) for c, g in zip(once, codes(got)[:6, 0])] == [False, True, False, True, True, True]
 
 
+@pytest.mark.parametrize("kernel_set", ["avx512", "avx2", "portable"])
+def test_absolute_at_float16_midpoints(mf, kernel_set):
+    """|a + bi| exactly a float16 midpoint (a, b, m integers with a^2 + b^2 =
+    m^2, m odd with 12 bits: a tie, to even) and just off one: the kernels
+    that take the root in binary32 or binary64 hand such values to NumPy's
+    loop, whose result rounded once is the reference here too."""
+    triples = []
+    for m in range(2049, 4096, 2):
+        for a in range(1, 2048):
+            b = math.isqrt(m * m - a * a)
+            if b * b == m * m - a * a and a <= b < 2048:
+                triples.append((a, b, m))
+    assert len(triples) > 100
+    rows = []
+    for a, b, m in triples:
+        rows += [(a, b), (b, -a), (a, b + 1), (a - 1, b)]  # on a tie, and beside it
+    x = np.array([complex(re, im) for re, im in rows] * 2)
+    pairs = C.encode("complex32", x)
+    previous = mf._core._set_avx512_kernels(kernel_set == "avx512"), mf._core._set_avx2_kernels(kernel_set != "portable")
+    try:
+        got = part_codes(quietly(np.abs, make(mf, "complex32", pairs)))
+    finally:
+        mf._core._set_avx512_kernels(previous[0])
+        mf._core._set_avx2_kernels(previous[1])
+    # (the reference is NumPy's complex128 absolute, which need not be exact
+    # even here: it gives 2306.9999999999995 for |1443 + 1800j| = 2307)
+    assert_part_codes("complex32", got, C.real_op("complex32", np.abs, pairs), "absolute " + kernel_set)
+
+
+@EACH
+def test_absolute_with_a_zero_part_every_code(mf, kind):
+    """|x + 0j| and |0 + xj| for every code x: the kernels give |x| there
+    without asking hypot, which must agree (C's hypot(x, 0) is fabs(x))."""
+    allc = C.all_codes()
+    zeros = np.zeros_like(allc)
+    for pairs in (C.pair_codes(allc, zeros), C.pair_codes(zeros, allc)):
+        got = part_codes(quietly(np.abs, make(mf, kind, pairs)))
+        assert_part_codes(kind, got, C.real_op(kind, np.abs, pairs), "absolute, a zero part")
+
+
 @EACH
 def test_misaligned_operands(mf, kind):
     """Data at byte offsets 1 and 2 (the items' 4 bytes then straddle their

@@ -88,6 +88,11 @@ uint32_t complex_arith_parts(const PartCodec& codec, ComplexArith op, const uint
     return flags;
 }
 
+bool complex32_abs_by_hand(const uint16_t* parts, uint16_t* out, size_t n, size_t& done, uint32_t& flags) {
+    DefaultFpuModeScope default_modes;  // (the binary32 rounding must be to nearest, without flushing)
+    return complex32_abs_avx512(parts, out, n, done, flags);
+}
+
 MINIFLOAT_SIMD_CLONES
 void complex_add_scalar_f32(const float* a, const float b[2], float* out, size_t n) {
     const float br = b[0], bi = b[1];

@@ -22,6 +22,13 @@ enum class ComplexArith : uint8_t { add, subtract, multiply };
 uint32_t complex_arith_parts(const PartCodec& codec, ComplexArith op, const uint16_t* a, const uint16_t* b,
                              uint16_t* out, size_t n);
 
+// |z| of complex32 elements (float16 parts) into float16 codes by a
+// hand-written kernel, for the leading blocks where that gives what NumPy's
+// complex128 absolute rounded once gives (complex_arith_avx512.h): `done`
+// says how many; false where no kernel serves this CPU. The caller runs
+// NumPy's loop on the block after `done` and calls again.
+bool complex32_abs_by_hand(const uint16_t* parts, uint16_t* out, size_t n, size_t& done, uint32_t& flags);
+
 // The general loop's steps on decoded parts (binary32 pairs of float16 or
 // bfloat16 values, which they hold exactly); a, b, out hold 2n values.
 void complex_add_f32(const float* a, const float* b, float* out, size_t n);

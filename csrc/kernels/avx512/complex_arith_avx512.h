@@ -19,4 +19,11 @@ namespace minifloat {
 bool complex_arith_avx512(ComplexArith op, PartFormat format, const uint16_t* a, const uint16_t* b, uint16_t* out,
                           size_t n, size_t& done, uint32_t& flags);
 
+// |z| of complex32 elements as float16 codes, for the leading blocks of
+// 16 where binary32's sqrt(ar^2 + ai^2) rounds as NumPy's complex128
+// absolute (its hypot) does, whatever the last bits of either; stops at the first
+// other block (the caller runs NumPy's loop on it). Adds kFlagOverflow.
+// False, doing nothing, without AVX-512 F+BW+VL in use.
+bool complex32_abs_avx512(const uint16_t* parts, uint16_t* out, size_t n, size_t& done, uint32_t& flags);
+
 }  // namespace minifloat

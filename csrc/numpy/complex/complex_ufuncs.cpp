@@ -8,6 +8,7 @@
 // complex128 bit for bit; +, - and * are computed here (complex_arith.h).
 // Sums and products accumulate in complex64 across NumPy's loop calls and
 // round once (as the float formats do in float32, ufunc_accumulate.h).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -112,6 +113,45 @@ int via_complex128(PyArrayMethod_Context* context, char* const data[], const npy
             for (npy_intp i = 0; i < count; i++) std::memcpy(dst + i * strides[Nin], codes + i, 2);
         } else {
             for (npy_intp i = 0; i < count; i++) dst[i * strides[Nin]] = static_cast<char>(truth[i]);
+        }
+    }
+    raise_fp_flags(flags);
+    return 0;
+}
+
+// absolute: complex32's blocks by the hand-written kernel where it gives
+// NumPy's complex128 result rounded once (complex_arith.h), the others and
+// bcomplex32 through NumPy's loop.
+int absolute_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
+                  const npy_intp strides[], NpyAuxData* aux) {
+    constexpr auto numpy_absolute = via_complex128<b_absolute, 1, Out::part>;
+    if (complex_kind_of_descr(context->descriptors[0]) != kComplex32) {
+        return numpy_absolute(context, data, dimensions, strides, aux);
+    }
+    alignas(64) uint16_t codes[2 * kChunk], result[kChunk];
+    uint32_t flags = 0;
+    for (npy_intp start = 0; start < dimensions[0]; start += kChunk) {
+        const size_t count = static_cast<size_t>(std::min(dimensions[0] - start, kChunk));
+        gather4(data[0] + start * strides[0], strides[0], static_cast<npy_intp>(count), codes);
+        size_t done = 0;
+        while (done < count) {
+            size_t by_hand = 0;
+            const bool served = complex32_abs_by_hand(codes + 2 * done, result + done, count - done, by_hand, flags);
+            done += by_hand;
+            if (done == count) break;
+            // NumPy's loop on the next block (or all the rest, without the kernel)
+            const size_t rest = served ? std::min<size_t>(16, count - done) : count - done;
+            char* block[2] = {reinterpret_cast<char*>(codes + 2 * done), reinterpret_cast<char*>(result + done)};
+            const npy_intp block_n[1] = {static_cast<npy_intp>(rest)};
+            const npy_intp block_strides[2] = {4, 2};
+            if (numpy_absolute(context, block, block_n, block_strides, aux) < 0) return -1;
+            done += rest;
+        }
+        char* dst = data[1] + start * strides[1];
+        if (strides[1] == 2) {
+            std::memcpy(dst, result, 2 * count);
+        } else {
+            for (size_t i = 0; i < count; i++) std::memcpy(dst + static_cast<npy_intp>(i) * strides[1], result + i, 2);
         }
     }
     raise_fp_flags(flags);
@@ -585,7 +625,7 @@ std::vector<LoopEntry> loop_table() {
         {"arcsinh", 1, Out::complex, via_complex128<b_arcsinh, 1, Out::complex>, {}},
         {"arccosh", 1, Out::complex, via_complex128<b_arccosh, 1, Out::complex>, {}},
         {"arctanh", 1, Out::complex, via_complex128<b_arctanh, 1, Out::complex>, {}},
-        {"absolute", 1, Out::part, via_complex128<b_absolute, 1, Out::part>, {}},
+        {"absolute", 1, Out::part, absolute_loop, {}},
         {"isnan", 1, Out::boolean, via_complex128<b_isnan, 1, Out::boolean>, {}},
         {"isinf", 1, Out::boolean, via_complex128<b_isinf, 1, Out::boolean>, {}},
         {"isfinite", 1, Out::boolean, via_complex128<b_isfinite, 1, Out::boolean>, {}},
