@@ -1,3 +1,6 @@
+// Mirrors complex_arith_avx512.cpp step for step in 256-bit registers with
+// vector masks instead of mask registers: the two stay apart, as the codec_*
+// pair does, because every step is a different instruction.
 #include "complex_arith_avx2.h"
 
 #include "fp_status.h"
