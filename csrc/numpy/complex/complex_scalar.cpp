@@ -371,6 +371,8 @@ int init_complex_scalar_types() {
                                      "torch's complex32."
                                    : "A complex number of two bfloat16 parts (real first), as ml_dtypes' "
                                      "bcomplex32.";
+        // (slot by slot like the float formats' scalar type in scalar_type.cpp:
+        // the same fields, each family's own functions and base)
         t.tp_basicsize = sizeof(ComplexScalar);
         t.tp_flags = Py_TPFLAGS_DEFAULT;
         t.tp_base = &g_complex_abstract_scalar;

@@ -407,6 +407,8 @@ int init_int_scalar_types() {
         Py_SET_REFCNT(&t, 1);
         t.tp_name = rt.scalar_name.c_str();
         t.tp_doc = "A sub-byte integer scalar (one value per byte, as ml_dtypes stores it).";
+        // (slot by slot like the float formats' scalar type in scalar_type.cpp:
+        // the same fields, each family's own functions and base)
         t.tp_basicsize = sizeof(IntScalar);
         t.tp_flags = Py_TPFLAGS_DEFAULT;
         t.tp_base = rt.row->is_signed ? &g_int_abstract_signed_scalar : &g_int_abstract_unsigned_scalar;
