@@ -69,6 +69,30 @@ def _torch_at(torch, threads, make):
     return _with_threads(torch.set_num_threads, threads, make)
 
 
+def _with_blas_at(threads, make):
+    """`_at`, with NumPy's BLAS also held to `threads` (through threadpoolctl
+    when importable): the float8 matrix product runs its multiply-adds in
+    NumPy's float32 product, whose BLAS threads minifloat does not set."""
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:
+        return _at(threads, make)
+    blas = ThreadpoolController().select(user_api="blas")
+
+    def factory():
+        fn = make()
+
+        def run():
+            mf.set_num_threads(threads)
+            limiter = blas.limit(limits=threads)
+            try:
+                return fn()
+            finally:
+                limiter.restore_original_limits()
+        return run
+    return factory
+
+
 def _headline(n, torch):
     """(name, kind, minifloat maker, torch maker or None); kind: compute or memory."""
     def x():
@@ -124,8 +148,8 @@ def thread_cases(add, data, Ref, torch):
                     add(f"{name}, {size}: {threads} thread(s) vs torch", _at(threads, make),
                         Ref("ref", f"torch {threads}t", _torch_at(torch, threads, torch_make), 1.0))
     for name, kind, make in _matmul_cases():
-        add(f"{name}: {cores} threads vs 1", _at(cores, make),
-            Ref("ref", "mf 1 thread", _at(1, make), 1.7 if cores >= 2 else None))
+        add(f"{name}: {cores} threads vs 1", _with_blas_at(cores, make),
+            Ref("ref", "mf 1 thread", _with_blas_at(1, make), 1.7 if cores >= 2 else None))
 
 
 @functools.lru_cache(maxsize=1)
