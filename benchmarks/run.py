@@ -1069,7 +1069,8 @@ def machine_facts(n, repeat, torch, load_start, floor_note):
         ("minifloat", getattr(mf, "__version__", "?")),
         ("kernels", f"{mf._core._active_kernels()} (hand-written set in use; "
                     "MINIFLOAT_DISABLE_AVX512=1 / MINIFLOAT_DISABLE_AVX2=1 step down)"),
-        ("torch", (torch.__version__ + f" (threads={torch.get_num_threads()})")
+        # (main() sets torch to one thread; group 18 sets each of its calls' count)
+        ("torch", (torch.__version__ + " (threads=1; group 18: 1 and every usable core)")
          if torch is not None else "not installed (group 8 skipped)"),
         ("N", f"{n:,} elements per vector case; matmul {MATMUL_SIZE}x{MATMUL_SIZE}"),
         ("timing", f"time.perf_counter, 1 warm-up, each case's calls in alternating rounds, best "
