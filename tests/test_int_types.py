@@ -215,6 +215,20 @@ def test_unary_every_value(name):
     assert np.logical_not(arr).tolist() == [v == 0 for v in vs]
 
 
+@pytest.mark.parametrize("start", [0, 1, 37])
+def test_wrapping_ops_on_long_arrays(name, start):
+    # long enough for the vectorized byte loops and their tails, at an unaligned start
+    pairs = list(itertools.product(values(name), repeat=2)) * 9
+    xs, ys = [p[0] for p in pairs][start:], [p[1] for p in pairs][start:]
+    a = np.array(xs, dtype=typ(name))
+    b = np.array(ys, dtype=typ(name))
+    for op in ("add", "subtract", "multiply"):
+        assert [int(v) for v in getattr(np, op)(a, b)] == [ref_binary(op, x, y, name) for x, y in zip(xs, ys)]
+    for op, f in (("negative", lambda v: -v), ("absolute", abs), ("square", lambda v: v * v),
+                  ("invert", lambda v: ~v)):
+        assert [int(v) for v in getattr(np, op)(a)] == [wrap(f(v), name) for v in xs]
+
+
 def test_promotion_by_exact_range():
     assert np.result_type(mf.int4, np.int8) == np.int8
     assert np.result_type(mf.int4, mf.uint4) == np.int8

@@ -66,4 +66,49 @@ MINIFLOAT_SIMD_CLONES uint8_t float64_to_codes(const double* src, uint8_t* dst, 
     return bad;
 }
 
+namespace {
+
+MINIFLOAT_KERNEL_INLINE uint8_t wrap_byte(unsigned low_byte, unsigned sign, unsigned mask) {
+    return static_cast<uint8_t>(((low_byte + sign) & mask) - sign);
+}
+
+}  // namespace
+
+MINIFLOAT_SIMD_CLONES void wrapped_binary(WrappedBinary op, const uint8_t* a, const uint8_t* b, uint8_t* out,
+                                          std::ptrdiff_t n, unsigned sign, unsigned mask) {
+    // one loop per op, each vectorized on its own
+    switch (op) {
+        case WrappedBinary::add:
+            for (std::ptrdiff_t i = 0; i < n; i++) out[i] = wrap_byte(static_cast<uint8_t>(a[i] + b[i]), sign, mask);
+            return;
+        case WrappedBinary::subtract:
+            for (std::ptrdiff_t i = 0; i < n; i++) out[i] = wrap_byte(static_cast<uint8_t>(a[i] - b[i]), sign, mask);
+            return;
+        case WrappedBinary::multiply:
+            for (std::ptrdiff_t i = 0; i < n; i++) out[i] = wrap_byte(static_cast<uint8_t>(a[i] * b[i]), sign, mask);
+            return;
+    }
+}
+
+MINIFLOAT_SIMD_CLONES void wrapped_unary(WrappedUnary op, const uint8_t* a, uint8_t* out, std::ptrdiff_t n,
+                                         unsigned sign, unsigned mask) {
+    switch (op) {
+        case WrappedUnary::negative:
+            for (std::ptrdiff_t i = 0; i < n; i++) out[i] = wrap_byte(static_cast<uint8_t>(-a[i]), sign, mask);
+            return;
+        case WrappedUnary::absolute:
+            for (std::ptrdiff_t i = 0; i < n; i++) {
+                const int8_t v = static_cast<int8_t>(a[i]);
+                out[i] = wrap_byte(static_cast<uint8_t>(v < 0 ? -v : v), sign, mask);
+            }
+            return;
+        case WrappedUnary::square:
+            for (std::ptrdiff_t i = 0; i < n; i++) out[i] = wrap_byte(static_cast<uint8_t>(a[i] * a[i]), sign, mask);
+            return;
+        case WrappedUnary::invert:
+            for (std::ptrdiff_t i = 0; i < n; i++) out[i] = wrap_byte(static_cast<uint8_t>(~a[i]), sign, mask);
+            return;
+    }
+}
+
 }  // namespace minifloat

@@ -30,4 +30,17 @@ void int64_to_codes(const int64_t* src, uint8_t* dst, std::ptrdiff_t n, unsigned
 uint8_t float32_to_codes(const float* src, uint8_t* dst, std::ptrdiff_t n, float below, float above);
 uint8_t float64_to_codes(const double* src, uint8_t* dst, std::ptrdiff_t n, double below, double above);
 
+// Element-wise arithmetic on stored bytes, wrapped to the type's width as
+// above: results modulo 256 are right modulo 2^bits, so one byte operation
+// and the wrap give the type's value. (The baseline build's loops miss
+// NumPy's int8 speed on multiply and negative: SSE2 has no byte multiply.)
+enum class WrappedBinary : uint8_t { add, subtract, multiply };
+// absolute reads a byte as int8: every stored value of these types is in
+// -8..15, so the unsigned types' bytes read as themselves.
+enum class WrappedUnary : uint8_t { negative, absolute, square, invert };
+void wrapped_binary(WrappedBinary op, const uint8_t* a, const uint8_t* b, uint8_t* out, std::ptrdiff_t n,
+                    unsigned sign, unsigned mask);
+void wrapped_unary(WrappedUnary op, const uint8_t* a, uint8_t* out, std::ptrdiff_t n, unsigned sign,
+                   unsigned mask);
+
 }  // namespace minifloat

@@ -13,6 +13,7 @@
 #include "cast_specs.h"
 #include "format_types.h"
 #include "fp_status.h"
+#include "int_kernels.h"
 #include "int_types.h"
 #include "promote_by_resolution.h"
 #include "promoter_registration.h"
@@ -84,6 +85,13 @@ int binary_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[
         const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
         const uint8_t* b = reinterpret_cast<const uint8_t*>(data[1]);
         uint8_t* c = reinterpret_cast<uint8_t*>(data[2]);
+        if constexpr (Op == Binary::add || Op == Binary::subtract || Op == Binary::multiply) {
+            constexpr WrappedBinary kernel_op = Op == Binary::add        ? WrappedBinary::add
+                                                : Op == Binary::subtract ? WrappedBinary::subtract
+                                                                         : WrappedBinary::multiply;
+            wrapped_binary(kernel_op, a, b, c, n, Type<Index>::sign, Type<Index>::mask);
+            return 0;
+        }
         for (npy_intp i = 0; i < n; i++) c[i] = binary_element<Index, Op>(a[i], b[i]);
         return 0;
     }
@@ -281,6 +289,15 @@ int unary_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[]
     if (strides[0] == 1 && strides[1] == 1) {
         const uint8_t* a = reinterpret_cast<const uint8_t*>(data[0]);
         uint8_t* c = reinterpret_cast<uint8_t*>(data[1]);
+        if constexpr (Op == Unary::negative || Op == Unary::absolute || Op == Unary::square ||
+                      Op == Unary::invert) {
+            constexpr WrappedUnary kernel_op = Op == Unary::negative   ? WrappedUnary::negative
+                                               : Op == Unary::absolute ? WrappedUnary::absolute
+                                               : Op == Unary::square   ? WrappedUnary::square
+                                                                       : WrappedUnary::invert;
+            wrapped_unary(kernel_op, a, c, n, Type<Index>::sign, Type<Index>::mask);
+            return 0;
+        }
         for (npy_intp i = 0; i < n; i++) c[i] = unary_element<Index, Op>(a[i]);
         return 0;
     }
