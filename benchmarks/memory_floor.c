@@ -11,7 +11,7 @@
  *    float8_e8m0fnu keeps little more than the exponent): 32 MB read.
  * Each is timed on its own, repeated (so its data sits in the caches as it
  * does when the benchmark repeats a call), in plain order and as four
- * interleaved streams (what the minifloat kernels do for long casts,
+ * interleaved streams (what the minifloat kernels do for casts beyond the cache,
  * csrc/memory_streams.h); best of 200 (50 for 3). ml_dtypes' time for the
  * case over the best of these is the largest ratio any kernel can reach on
  * this machine.

@@ -1,8 +1,9 @@
-"""Long contiguous casts visit four parts of the array in turn (memory
-streams, csrc/memory_streams.h) once the widest array spans 1 MiB. The order
-must not change a bit or a warning: these arrays are long enough to stream,
-with lengths that leave partial rounds and partial steps, and each result is
-checked against the exact reference and against the one-stream order, on
+"""Long contiguous casts whose data lie beyond the last-level cache visit
+four parts of the array in turn (memory streams, csrc/memory_streams.h).
+The order must not change a bit or a warning: the tests move the cache's
+edge down to 256 KiB, so these arrays stream (with lengths that leave partial
+rounds and partial steps), and each result is checked against the exact
+reference, against the one-stream order and against the in-cache path, on
 every hand-written kernel set the CPU has and on the portable kernels."""
 import warnings
 from contextlib import contextmanager
@@ -38,16 +39,36 @@ def streams(mf, count):
         mf._core._set_memory_streams(previous)
 
 
+@contextmanager
+def cache_edge(mf, nbytes):
+    previous = mf._core._set_beyond_cache_bytes(nbytes)
+    try:
+        yield
+    finally:
+        mf._core._set_beyond_cache_bytes(previous)
+
+
+IN_CACHE = 1 << 62  # nothing is beyond a cache this large: plain order, plain stores
+# The cache's edge for the tests: below the thread pool's chunks of these
+# arrays too (LENGTH values split over 2 threads: 0.5 MiB of float32 each)
+EDGE = 1 << 18
+
+
 def both_orders(mf, fn):
-    """fn() with four streams and with one: (codes, warnings) each."""
+    """fn() with four streams and with one, beyond the cache (from EDGE),
+    and within it: (codes, warnings) each of the first two, and the third
+    compared with them here."""
     results = []
-    for count in (4, 1):
-        with streams(mf, count), warnings.catch_warnings(record=True) as caught:
+    for count, edge in ((4, EDGE), (1, EDGE), (4, IN_CACHE)):
+        with streams(mf, count), cache_edge(mf, edge), warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             with np.errstate(all="warn"):
                 out = fn()
-        results.append((np.asarray(out).view(np.uint8 if np.asarray(out).dtype.itemsize == 1 else np.uint16),
+        out = np.asarray(out)
+        results.append((out.view({1: np.uint8, 2: np.uint16, 4: np.uint32}[out.dtype.itemsize]),
                         sorted({str(w.message) for w in caught})))
+    in_cache = results.pop()
+    assert (in_cache[0] == results[0][0]).all() and in_cache[1] == results[0][1]
     return results
 
 
@@ -68,6 +89,27 @@ def test_streams_setting_round_trips(mf):
     assert mf._core._set_memory_streams(8) == 1
     assert mf._core._set_memory_streams(3) == 8  # rounds down to 2
     assert mf._core._set_memory_streams(previous) == 2
+
+
+def test_cache_edge_setting_round_trips(mf):
+    assert mf._core._last_level_cache_bytes() >= 1 << 16
+    previous = mf._core._set_beyond_cache_bytes(12345)
+    assert mf._core._set_beyond_cache_bytes(previous) == 12345
+
+
+@pytest.mark.parametrize("offset", [0, 1, 2, 3])
+def test_decoding_to_an_unaligned_output(mf, kernel_set, offset):
+    """A streamed decode into a float32 output at any address (NumPy allows a
+    misaligned one; the kernels align their steps to the output's cache
+    lines) gets the same bits."""
+    codes = np.resize(R.all_codes("float8_e4m3fn"), LENGTH).astype(np.uint8).view(mf.float8_e4m3fn)
+    raw = np.zeros(LENGTH * 4 + 8, np.uint8)
+    out = raw[offset:offset + LENGTH * 4].view(np.float32)
+    expected = R.decode_array("float8_e4m3fn", codes.view(np.uint8)).astype(np.float32).view(np.uint32)
+    with cache_edge(mf, EDGE):
+        np.copyto(out, codes, casting="unsafe")
+    assert (out.view(np.uint32)[~np.isnan(out)] == expected[~np.isnan(out)]).all()
+    assert np.isnan(out).sum() == np.isnan(expected.view(np.float32)).sum()
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -1,7 +1,13 @@
 #include "memory_streams.h"
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
 
 namespace minifloat {
 
@@ -22,7 +28,61 @@ std::atomic<unsigned>& stream_shift() {
     return shift;
 }
 
+// The largest "size" of /sys/devices/system/cpu/cpu0/cache/index*/ (Linux);
+// 0 when there is none.
+size_t largest_cache_in_sysfs() {
+    size_t largest = 0;
+    for (int index = 0; index < 8; index++) {
+        char path[80];
+        std::snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+        std::FILE* file = std::fopen(path, "r");
+        if (file == nullptr) continue;
+        unsigned long value = 0;
+        char unit = 0;
+        const int fields = std::fscanf(file, "%lu%c", &value, &unit);
+        std::fclose(file);
+        if (fields < 1) continue;
+        const size_t bytes = value << (unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0);
+        if (bytes > largest) largest = bytes;
+    }
+    return largest;
+}
+
+// The kernel's view first: glibc's sysconf computes the level-3 size from
+// CPUID, which in a VM can describe the host (an AMD EPYC VM with 32 MiB of
+// L3 got 384 MiB, the host's twelve caches).
+size_t read_last_level_cache_bytes() {
+    const size_t from_sysfs = largest_cache_in_sysfs();
+    if (from_sysfs != 0) return from_sysfs;
+#if defined(_SC_LEVEL3_CACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+    for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
+        const long bytes = sysconf(name);
+        if (bytes > 0) return static_cast<size_t>(bytes);
+    }
+#endif
+    return size_t{32} << 20;
+}
+
+std::atomic<size_t>& beyond_cache_setting() {
+    static std::atomic<size_t> bytes{0};  // 0: the last-level cache's size
+    return bytes;
+}
+
 }  // namespace
+
+size_t last_level_cache_bytes() {
+    static const size_t bytes = read_last_level_cache_bytes();
+    return bytes;
+}
+
+size_t beyond_cache_bytes() {
+    const size_t set = beyond_cache_setting().load(std::memory_order_relaxed);
+    return set != 0 ? set : last_level_cache_bytes();
+}
+
+size_t set_beyond_cache_bytes(size_t bytes) {
+    return beyond_cache_setting().exchange(bytes, std::memory_order_relaxed);
+}
 
 unsigned memory_stream_shift() { return stream_shift().load(std::memory_order_relaxed); }
 
@@ -35,7 +95,7 @@ StreamParts stream_parts(size_t start, size_t end, size_t block, size_t widest_e
     parts.start = start;
     const size_t blocks = end > start ? (end - start) / block : 0;
     parts.length = blocks * block;
-    if (parts.length * widest_element_bytes < kStreamingBytes) return parts;
+    if (!beyond_cache(parts.length * widest_element_bytes)) return parts;
     const unsigned shift = memory_stream_shift();
     parts.streams = 1u << shift;
     parts.length = (blocks >> shift) * block;

@@ -1,16 +1,26 @@
-// The order in which a long contiguous loop takes its steps. One core reads
-// and writes memory faster as several concurrent sequential streams than as
-// one (the hardware prefetchers keep more requests in flight). Measured on
-// an AMD EPYC (Zen 4) VM with plain loops, 4 streams read 32 MB of float64
-// in 0.6-0.75 ms against 0.85-1.1 ms and wrote 16 MB of float32 in
-// 0.23-0.25 ms against 0.29-0.41 ms (8 streams were slower again); in the
-// kernels, 4M codes to float32 took 0.25-0.33 ms against 0.31-0.42, bfloat16
-// to float32 0.34-0.43 against 0.42-0.51, float64 to float8_e8m0fnu 0.55-0.9
-// against 0.9-1.0. So a loop over a large region visits four equal parts of
-// it in turn, a block of each. Loops that already stream two inputs and an
-// output (comparisons, arithmetic) gained nothing, the compute-bound MX
-// quantizers lost, and both keep plain order. Elementwise kernels only: the
-// results do not depend on the order.
+// The order in which a long contiguous loop takes its steps: it depends on
+// whether the loop's data fit in the last-level cache, read at run time
+// (below).
+//
+// Beyond the cache, one core reads and writes memory a little faster as
+// several concurrent sequential streams than as one (the hardware
+// prefetchers keep more requests in flight), so such a loop visits four
+// equal parts of its region in turn, a block of each. Within the cache the
+// same order is slower: on an AMD EPYC (Zen 4) VM, 4M values (16 MB of
+// float32, in its 32 MB L3) took 1.2-1.6x the plain order's time
+// (float8_e4m3fn -> float32 0.40 against 0.25 ms, float32 -> bfloat16 1.03
+// against 0.62), while at 67M values the two orders were within 10%.
+// Loops that already stream two inputs and an output (comparisons,
+// arithmetic) gained nothing, the compute-bound MX quantizers lost, and
+// both keep plain order. Elementwise kernels only: the results do not
+// depend on the order.
+//
+// Stores that bypass the caches (non-temporal) were measured and left out:
+// float8_e4m3fn -> float32 at 67M values took 7.5-8.1 ms against 9.5-9.7
+// into an existing array (np.copyto), but 20.0-20.8 against 18.4-19.0 ms
+// into astype's new one (12.1-16.7 against 10.6-14.0 on 2 threads): the
+// kernel has just zeroed a new page, so its lines are still cached, and
+// astype is the common case.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +28,16 @@
 #include "simd_dispatch.h"
 
 namespace minifloat {
+
+// The last-level cache's size in bytes: the largest cache of CPU 0 in sysfs,
+// else sysconf's level-3 (else level-2) cache, else 32 MiB; read once.
+size_t last_level_cache_bytes();
+// A loop whose widest array spans at least this many bytes is beyond the
+// cache: last_level_cache_bytes() unless set (tests, measuring; 0 restores
+// it). Returns the previous value.
+size_t beyond_cache_bytes();
+size_t set_beyond_cache_bytes(size_t bytes);
+inline bool beyond_cache(size_t bytes) { return bytes >= beyond_cache_bytes(); }
 
 // log2 of the number of streams long loops use: 2 (four streams) unless
 // MINIFLOAT_MEMORY_STREAMS=1 (for measuring) or set_memory_streams.
@@ -31,11 +51,10 @@ unsigned set_memory_streams(unsigned streams);
 //     for (j = 0; j < length; j += block)
 //         for (s = 0; s < streams; s++) block at start + s * length + j
 // and then [end(), end) in order. `widest_element_bytes`: the element size of
-// the loop's widest array; a region spanning less than kStreamingBytes of it
-// is one part. Blocks of 4 KB of the widest array (stream_block) measured
-// best: a page of each stream per visit; steps of 256 bytes gained less
+// the loop's widest array; a region within the cache (beyond_cache) is one
+// part. Blocks of 4 KB of the widest array (stream_block) measured best: a
+// page of each stream per visit; steps of 256 bytes gained less
 // (float64 -> float8_e8m0fnu 0.77 against 0.6 ms), blocks of 16 KB nothing.
-constexpr size_t kStreamingBytes = size_t{1} << 20;
 struct StreamParts {
     size_t start = 0, length = 0;
     unsigned streams = 1;

@@ -46,6 +46,11 @@ void register_bindings(py::module_& m) {
     // For tests and measuring: how many memory streams long elementwise
     // loops use (memory_streams.h); returns the previous count.
     m.def("_set_memory_streams", [](unsigned streams) { return set_memory_streams(streams); });
+    // For tests and measuring: from how many bytes a loop's widest array is
+    // beyond the cache (memory_streams.h; 0: the last-level cache's size);
+    // returns the previous setting.
+    m.def("_set_beyond_cache_bytes", [](size_t bytes) { return set_beyond_cache_bytes(bytes); });
+    m.def("_last_level_cache_bytes", [] { return last_level_cache_bytes(); });
     // For tests: sets or clears MXCSR's flush-to-zero and denormals-are-zero
     // bits in this thread (as torch.set_flush_denormal does); returns the
     // previous setting, or None where there is no MXCSR.
