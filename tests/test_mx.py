@@ -12,6 +12,7 @@ import pytest
 
 import cast_mode_reference as I
 import reference as R
+from kernel_sets import KERNEL_SETS, kernels
 
 MX = tuple(I.MX_FORMATS)
 ALL_FMTS = I.ALL_FMTS
@@ -547,6 +548,28 @@ def test_dequantize_layouts_and_kernels(mf, fmt, avx512):
                       fmt, "whole blocks")
     finally:
         mf._core._set_avx512_kernels(previous)
+
+
+@pytest.mark.parametrize("fmt", ALL_FMTS)
+@pytest.mark.parametrize("block_size", [16, 32, 64])
+def test_dequantize_one_pass_steps_and_tails(mf, fmt, block_size):
+    """Whole blocks along the last axis are decoded and scaled in one pass,
+    64 values a step (byte_lookup_avx512.h): lengths that leave 1-3 vectors
+    of 16 in the last step, with NaN and zero scales, on every kernel set."""
+    for blocks in (1, 2, 3, 5, 7, 9):
+        if blocks * block_size % 64 == 0 and blocks > 1:
+            continue
+        x = gaussian(zlib.crc32(f"tail{fmt}{block_size}{blocks}".encode()), (blocks * block_size,))
+        x[:block_size] *= np.float32(2.0 ** -140)  # a block scaled near the bottom
+        if blocks > 2:
+            x[block_size + 1] = np.nan              # a NaN scale
+            x[2 * block_size:3 * block_size] = 0.0  # a zero block
+        tensor_scale = 0.75 if fmt == "nvfp4" else None
+        expected = I.mx_quantize(x, fmt, block_size=block_size, tensor_scale=tensor_scale)
+        for kernel_set in KERNEL_SETS:
+            with kernels(mf, kernel_set):
+                q = quantize(mf, x, fmt, block_size=block_size, tensor_scale=tensor_scale)
+                check_against(q, expected, fmt, f"{blocks} blocks of {block_size}, {kernel_set}")
 
 
 def test_dequantize_mxint8_smallest_scale_is_exact(mf):

@@ -14,6 +14,8 @@
 
 #ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
+#include "byte_lookup_avx512.h"
+#include "bit_scan.h"
 #endif
 
 namespace minifloat {
@@ -99,6 +101,47 @@ MINIFLOAT_AVX512 void scale_blocks_avx512(const double* in, double* out, size_t 
     }
 }
 
+// One pass for float32 values with zero lower halves (every MX element
+// format's) in blocks of a power of two >= 16 values: 64 codes decoded by
+// byte permutes (byte_lookup_avx512.h), each 16 times its block's scale in
+// registers, stored. (Decoding into an L1 buffer and scaling from there took
+// 0.42 ms for 4M values against 0.23 for astype of the codes, AMD Zen 4.)
+MINIFLOAT_BYTE_LOOKUP void dequantize_upper_halves_vbmi(const DecodePlan& plan, const uint8_t* codes,
+                                                        const uint8_t* scale_codes, const float* scale_of, float t,
+                                                        bool with_tensor_scale, unsigned block_shift, size_t n,
+                                                        float* out) {
+    const ByteTable t2 = load_table(plan.byte2), t3 = load_table(plan.byte3);
+    __m512i pattern[4];
+    upper_halves_patterns(pattern);
+    const __m512 tv = _mm512_set1_ps(t);
+    // n is whole blocks, so a multiple of 16: the last step has 1-4 vectors
+    for (size_t i = 0; i < n; i += 64) {
+        const size_t vectors = n - i >= 64 ? 4 : (n - i) / 16;
+        const __m512i index = _mm512_maskz_loadu_epi8(vectors == 4 ? ~__mmask64{0} : (__mmask64{1} << (16 * vectors)) - 1,
+                                                      codes + i);
+        const __m512i b2 = lookup64(t2, index), b3 = lookup64(t3, index);
+        for (size_t q = 0; q < vectors; q++) {
+            const size_t at = i + 16 * q;
+            __m512 v = _mm512_mul_ps(floats_from_upper_halves(b2, pattern[q], b3),
+                                     _mm512_set1_ps(scale_of[scale_codes[at >> block_shift]]));
+            if (with_tensor_scale) v = _mm512_mul_ps(v, tv);
+            _mm512_storeu_ps(out + at, v);
+        }
+    }
+}
+
+// Whether the one pass above serves these blocks; then done.
+bool dequantize_by_hand(ElementDecoding element, const uint8_t* codes, const uint8_t* scale_codes,
+                        const float* scale_of, float t, bool with_tensor_scale, size_t block, size_t n, float* out) {
+    const bool power_of_two = block >= 16 && block <= (size_t{1} << 30) && (block & (block - 1)) == 0;
+    if (!power_of_two || element.plan == nullptr || !element.plan->has_byte_tables || !avx512_vbmi_usable()) {
+        return false;
+    }
+    dequantize_upper_halves_vbmi(*element.plan, codes, scale_codes, scale_of, t, with_tensor_scale,
+                                 static_cast<unsigned>(lowest_set_bit(static_cast<uint32_t>(block))), n, out);
+    return true;
+}
+
 template <class Real>
 bool scale_blocks_by_hand(const Real* in, Real* out, size_t block, size_t blocks, const uint8_t* codes,
                           const Real* scale_of, Real t, bool with_tensor_scale) {
@@ -109,6 +152,10 @@ bool scale_blocks_by_hand(const Real* in, Real* out, size_t block, size_t blocks
 #else
 template <class Real>
 bool scale_blocks_by_hand(const Real*, Real*, size_t, size_t, const uint8_t*, const Real*, Real, bool) {
+    return false;
+}
+bool dequantize_by_hand(ElementDecoding, const uint8_t*, const uint8_t*, const float*, float, bool, size_t, size_t,
+                        float*) {
     return false;
 }
 #endif
@@ -142,6 +189,12 @@ MINIFLOAT_KERNEL_INLINE void dequantize(ElementDecoding element, const Real* sca
     const size_t n = layout.size(), count = layout.count, inner = layout.inner, block = layout.block;
     const size_t blocks = layout.blocks();
     if (inner == 1 && count % block == 0) {
+        if constexpr (sizeof(Real) == 4) {
+            if (dequantize_by_hand(element, codes, scale_codes, scale_of, tensor_scale, with_tensor_scale, block, n,
+                                   out)) {
+                return;
+            }
+        }
         // the flat array is a sequence of whole blocks, in the scales' order
         // decoded into an L1 buffer, written to the output once
         alignas(64) Real decoded[kChunk];
