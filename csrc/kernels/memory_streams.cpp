@@ -22,7 +22,7 @@ unsigned shift_for(unsigned long streams) {
 std::atomic<unsigned>& stream_shift() {
     static std::atomic<unsigned> shift{[] {
         const char* value = std::getenv("MINIFLOAT_MEMORY_STREAMS");
-        if (value == nullptr || *value == '\0') return 2u;
+        if (value == nullptr || *value == '\0') return 0u;
         return shift_for(std::strtoul(value, nullptr, 10));
     }()};
     return shift;

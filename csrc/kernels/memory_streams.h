@@ -2,18 +2,19 @@
 // whether the loop's data fit in the last-level cache, read at run time
 // (below).
 //
-// Beyond the cache, one core reads and writes memory a little faster as
-// several concurrent sequential streams than as one (the hardware
-// prefetchers keep more requests in flight), so such a loop visits four
-// equal parts of its region in turn, a block of each. Within the cache the
-// same order is slower: on an AMD EPYC (Zen 4) VM, 4M values (16 MB of
-// float32, in its 32 MB L3) took 1.2-1.6x the plain order's time
-// (float8_e4m3fn -> float32 0.40 against 0.25 ms, float32 -> bfloat16 1.03
-// against 0.62), while at 67M values the two orders were within 10%.
-// Loops that already stream two inputs and an output (comparisons,
-// arithmetic) gained nothing, the compute-bound MX quantizers lost, and
-// both keep plain order. Elementwise kernels only: the results do not
-// depend on the order.
+// Beyond the cache, a loop may visit four equal parts of its region in
+// turn, a block of each ("memory streams"), so that one core's hardware
+// prefetchers keep more requests in flight. It is off by default
+// (MINIFLOAT_MEMORY_STREAMS=4 turns it on, for measuring on other
+// machines): measured on an AMD EPYC (Zen 4) VM with one thread, the casts
+// gained nothing beyond the cache (float64 -> 8-bit at 4M values and
+// float32 <-> float8 at 67M: 0.93-1.09x the plain order's time) and the
+// stochastic kernels lost (float64 -> float8_e8m0fnu 2.37 against 1.40 ms,
+// float32 -> float8_e4m3fn at 67M values 36.4 against 16.7 ms; likely
+// because prefetchers do not cross a 4 KB page, so each block starts
+// cold); within the cache it was slower
+// too (4M values to float32 1.2-1.6x, when streaming started at 1 MiB).
+// Elementwise kernels only: the results do not depend on the order.
 //
 // Stores that bypass the caches (non-temporal) were measured and left out:
 // float8_e4m3fn -> float32 at 67M values took 7.5-8.1 ms against 9.5-9.7
@@ -39,8 +40,9 @@ size_t beyond_cache_bytes();
 size_t set_beyond_cache_bytes(size_t bytes);
 inline bool beyond_cache(size_t bytes) { return bytes >= beyond_cache_bytes(); }
 
-// log2 of the number of streams long loops use: 2 (four streams) unless
-// MINIFLOAT_MEMORY_STREAMS=1 (for measuring) or set_memory_streams.
+// log2 of the number of streams long loops use beyond the cache: 0 (plain
+// order) unless MINIFLOAT_MEMORY_STREAMS is set (1, 2, 4 or 8) or
+// set_memory_streams.
 unsigned memory_stream_shift();
 // 1, 2, 4 or 8 (others round down to a power of two); returns the previous count.
 unsigned set_memory_streams(unsigned streams);
