@@ -14,8 +14,9 @@
 
 #ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
-#include "byte_lookup_avx512.h"
 #include "bit_scan.h"
+#include "byte_lookup_avx512.h"
+#include "codec_avx2_vectors.h"
 #endif
 
 namespace minifloat {
@@ -130,16 +131,57 @@ MINIFLOAT_BYTE_LOOKUP void dequantize_upper_halves_vbmi(const DecodePlan& plan, 
     }
 }
 
-// Whether the one pass above serves these blocks; then done.
+// The same one pass with AVX2, 8 values a vector: the AVX2 codec's
+// arithmetic decoder (codec_avx2_vectors.h; its special-case blends only
+// for 32 codes holding an inf or NaN), for the sign-magnitude formats it
+// decodes (every MX element format).
+MINIFLOAT_AVX2_INLINE void dequantize_step8(__m256i bits, const float* scale_of,
+                                            const uint8_t* scale_codes, __m256 t, bool with_tensor_scale,
+                                            unsigned block_shift, size_t at, float* out) {
+    __m256 x = _mm256_mul_ps(_mm256_castsi256_ps(bits), _mm256_set1_ps(scale_of[scale_codes[at >> block_shift]]));
+    if (with_tensor_scale) x = _mm256_mul_ps(x, t);
+    _mm256_storeu_ps(out + at, x);
+}
+
+MINIFLOAT_AVX2_CODEC void dequantize_sign_magnitude_avx2(const DecodePlan& plan, const uint8_t* codes,
+                                                         const uint8_t* scale_codes, const float* scale_of, float t,
+                                                         bool with_tensor_scale, unsigned block_shift, size_t n,
+                                                         float* out) {
+    using namespace avx2_codec;
+    const DecodeVectors v = decode_vectors(plan);
+    const __m256 tv = _mm256_set1_ps(t);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const bool special = needs_special_decode32<false>(v, codes + i);
+        for (size_t q = 0; q < 4; q++) {
+            const size_t at = i + 8 * q;
+            const __m256i bits = special ? decode8_from<false>(v, codes + at) : decode8_from<false, false>(v, codes + at);
+            dequantize_step8(bits, scale_of, scale_codes, tv, with_tensor_scale, block_shift, at, out);
+        }
+    }
+    // n is whole blocks of 16 or more: 16 values may be left, read 8 at a time
+    for (; i < n; i += 8) {
+        dequantize_step8(decode8_from<false>(v, codes + i), scale_of, scale_codes, tv, with_tensor_scale,
+                         block_shift, i, out);
+    }
+}
+
+// Whether a one pass above serves these blocks; then done.
 bool dequantize_by_hand(ElementDecoding element, const uint8_t* codes, const uint8_t* scale_codes,
                         const float* scale_of, float t, bool with_tensor_scale, size_t block, size_t n, float* out) {
     const bool power_of_two = block >= 16 && block <= (size_t{1} << 30) && (block & (block - 1)) == 0;
-    if (!power_of_two || element.plan == nullptr || !element.plan->has_byte_tables || !avx512_vbmi_usable()) {
-        return false;
+    if (!power_of_two || element.plan == nullptr) return false;
+    const DecodePlan& plan = *element.plan;
+    const unsigned block_shift = static_cast<unsigned>(lowest_set_bit(static_cast<uint32_t>(block)));
+    if (plan.has_byte_tables && avx512_vbmi_usable()) {
+        dequantize_upper_halves_vbmi(plan, codes, scale_codes, scale_of, t, with_tensor_scale, block_shift, n, out);
+        return true;
     }
-    dequantize_upper_halves_vbmi(*element.plan, codes, scale_codes, scale_of, t, with_tensor_scale,
-                                 static_cast<unsigned>(lowest_set_bit(static_cast<uint32_t>(block))), n, out);
-    return true;
+    if (plan.kind == DecodeKind::sign_magnitude && plan.storage_bytes == 1 && avx2_usable()) {
+        dequantize_sign_magnitude_avx2(plan, codes, scale_codes, scale_of, t, with_tensor_scale, block_shift, n, out);
+        return true;
+    }
+    return false;
 }
 
 template <class Real>
