@@ -212,6 +212,30 @@ def test_hand_zero_nan_inf_groups(mf):
     assert (R.codes_of(q4.data)[1:3] == 0).all() and np.isnan(q4.dequantize()[1:3]).all()
 
 
+@pytest.mark.parametrize("axis", [0, 1])
+def test_channel_maxima_skip_inf_and_nan_in_long_rows(mf, axis):
+    """Channels of 70 values (the vectorized maxima), some holding an inf or a
+    NaN beside larger finite values: those get NaN scales, every other
+    channel amax / 448 of its finite values."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((70, 70)).astype(np.float32)
+    x = x if axis == 0 else np.ascontiguousarray(x.T).T  # same values, channels along the other axis
+    take = (lambda c: x[c, :]) if axis == 0 else (lambda c: x[:, c])
+    bad = {5: np.nan, 7: np.inf, 9: -np.inf}
+    for c, v in bad.items():
+        idx = (c, 3) if axis == 0 else (3, c)
+        x[idx] = v
+        idx2 = (c, 60) if axis == 0 else (60, c)
+        x[idx2] = 1e30  # a larger finite value in the same channel
+    q = mf.quant.quantize(x, mf.float8_e4m3fn, granularity="channel", axis=axis)
+    for c in range(70):
+        if c in bad:
+            assert np.isnan(q.scales[c]), c
+        else:
+            amax = np.abs(take(c)).max()
+            assert q.scales[c] == np.float32(float(amax) / 448.0), c
+
+
 def test_hand_deepseek_block(mf):
     """(128, 128) blocks of a 130 x 200 weight: a 2 x 2 grid of scales,
     partial tiles at the edges; each block amax / 448."""
