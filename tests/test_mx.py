@@ -498,6 +498,31 @@ def test_nvfp4_elements_at_every_rounding_boundary(mf, tensor_scale):
                   "nvfp4", f"boundaries t={tensor_scale}")
 
 
+@pytest.mark.parametrize("tensor_scale", [None, 0.37])
+def test_nvfp4_rounding_boundaries_in_blocks_of_16(mf, tensor_scale):
+    """The same boundaries in NVFP4's own blocks of 16, 16 blocks and more in
+    a row (the kernel's groups of 16 blocks): each block its amax and 15
+    values at, above and below the boundaries of its scale."""
+    t = 1.0 if tensor_scale is None else float(np.float32(tensor_scale))
+    boundaries = np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0])
+    blocks = []
+    for code in range(1, 0x7F):
+        s = float(np.array([code], np.uint8).view(mf.float8_e4m3fn).astype(np.float64)[0])
+        centre = (boundaries * s * t).astype(np.float32)
+        values = np.concatenate([centre, np.nextafter(centre, np.float32(np.inf)),
+                                 np.nextafter(centre, np.float32(0))])
+        values = np.concatenate([values, -values])  # 42 values: three blocks of amax + 14
+        for part in range(3):
+            block = np.zeros(16, np.float32)
+            block[0] = np.float32(6 * s * t)
+            block[1:15] = values[14 * part:14 * part + 14]
+            blocks.append(block)
+    x = np.concatenate(blocks).reshape(-1, 16 * 42)  # 9 rows of 42 blocks
+    q = quantize(mf, x, "nvfp4", block_size=16, tensor_scale=tensor_scale)
+    check_against(q, I.mx_quantize(x, "nvfp4", block_size=16, tensor_scale=tensor_scale),
+                  "nvfp4", f"blocks of 16, t={tensor_scale}")
+
+
 @pytest.mark.parametrize("fmt", MX)
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("block_size", [32, 16])

@@ -138,20 +138,6 @@ MINIFLOAT_AVX512 size_t scale_groups(const float* in, size_t blocks, const MxEle
     return done;
 }
 
-// float4_e2m1fn codes of 8 floats compared in double with boundaries
-// b[0..6] = m * s * t (m = 0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5): one more
-// per boundary passed, ties up at 0.75, 1.75 and 3.5 (the even codes); bit
-// 3 the sign.
-MINIFLOAT_AVX512 inline __m256i fp4_codes8(__m256i bits, const __m512d b[7]) {
-    const __m512d a = _mm512_cvtps_pd(_mm256_castsi256_ps(_mm256_and_si256(bits, _mm256_set1_epi32(0x7FFFFFFF))));
-    const __m256i one = _mm256_set1_epi32(1);
-    __m256i code = _mm256_and_si256(_mm256_srli_epi32(bits, 28), _mm256_set1_epi32(8));
-    for (int k = 0; k < 7; k += 2) code = _mm256_mask_add_epi32(code, _mm512_cmp_pd_mask(a, b[k], _CMP_GT_OQ), code, one);
-    for (int k = 1; k < 7; k += 2) code = _mm256_mask_add_epi32(code, _mm512_cmp_pd_mask(a, b[k], _CMP_GE_OQ), code, one);
-    return code;
-}
-
-
 // The constants of the FP4 element search.
 struct Fp4Search {
     __m512 midpoints;  // kFp4Midpoints in lanes 0-7 and again in 8-15
@@ -181,6 +167,21 @@ MINIFLOAT_AVX512 inline __m512 fp4_strict_bounds(const Fp4Search& f, __m512 scal
     return _mm512_castsi512_ps(_mm512_sub_epi32(_mm512_castps_si512(_mm512_mul_ps(f.midpoints, scale)), f.ties_up));
 }
 
+// The same from a float64 scale (NVFP4 with a tensor scale: s t has up to
+// 28 significant bits, so m * s * t is exact in float64, not in float32):
+// each product rounded to float32 in the direction that keeps the strict
+// float32 compare exact for float32 inputs a: a > b iff a > b rounded down;
+// a >= b (ties up) iff a > (b rounded up) less one ulp. (Compared in
+// float64 before, 8 lanes and 7 compares per 8 values: twice the time.)
+MINIFLOAT_AVX512 inline __m512 fp4_strict_bounds(const Fp4Search& f, double scale) {
+    const __m512d products = _mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(f.midpoints)), _mm512_set1_pd(scale));
+    const __m256 down = _mm512_cvt_roundpd_ps(products, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    const __m256i up = _mm256_castps_si256(_mm512_cvt_roundpd_ps(products, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
+    const __m256 below_up = _mm256_castsi256_ps(_mm256_sub_epi32(up, _mm256_set1_epi32(1)));
+    const __m512 bounds = _mm512_castps256_ps512(_mm256_mask_blend_ps(0x2A, down, below_up));  // ties up: lanes 1, 3, 5
+    return _mm512_shuffle_f32x4(bounds, bounds, 0x44);
+}
+
 // float4_e2m1fn codes of the 16 floats of one block by binary search over
 // its boundaries `bounds` (fp4_strict_bounds): bit 2 of the magnitude code,
 // then bit 1, then bit 0, each from one compare with the boundary its lane
@@ -206,25 +207,32 @@ MINIFLOAT_AVX512 inline __m512i pack64_codes(__m512i c0, __m512i c1, __m512i c2,
     return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), bytes);
 }
 
-// Blocks of 16 with float32 boundaries (NVFP4's default), 16 blocks at a
-// time: the scales of 16 blocks converted in one step, each broadcast from
-// its lane; four blocks' codes stored as one 64-byte vector. Returns the
-// number of blocks done.
+// Blocks of 16, 16 blocks at a time: four blocks' codes stored as one
+// 64-byte vector. Float32Scales (NVFP4's default, no tensor scale): the
+// scales of 16 blocks converted in one step, each broadcast from its lane;
+// else each block's boundaries from its float64 scale. Returns the number
+// of blocks done.
+template <bool Float32Scales>
 MINIFLOAT_AVX512 size_t fp4_groups16(const float* in, size_t blocks, const double* block_scales, uint8_t* out) {
     const Fp4Search f = fp4_search();
     size_t done = 0;
     for (; done + 16 <= blocks; done += 16) {
-        const __m256 low = _mm512_cvtpd_ps(_mm512_loadu_pd(block_scales + done));
-        const __m256 high = _mm512_cvtpd_ps(_mm512_loadu_pd(block_scales + done + 8));
-        const __m512 scales = _mm512_castpd_ps(
-            _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(low)), _mm256_castps_pd(high), 1));
+        const __m512d low = _mm512_loadu_pd(block_scales + done), high = _mm512_loadu_pd(block_scales + done + 8);
+        const __m512 scales = _mm512_castpd_ps(_mm512_insertf64x4(
+            _mm512_castps_pd(_mm512_castps256_ps512(_mm512_cvtpd_ps(low))), _mm256_castps_pd(_mm512_cvtpd_ps(high)), 1));
         // a block of scale 0 (all its values zero or tiny) is all +0 codes
-        const __mmask16 used = _mm512_cmpneq_ps_mask(scales, _mm512_setzero_ps());
+        const __mmask16 used = static_cast<__mmask16>(_mm512_cmpneq_pd_mask(low, _mm512_setzero_pd()) |
+                                                      _mm512_cmpneq_pd_mask(high, _mm512_setzero_pd()) << 8);
         for (int j = 0; j < 16; j += 4) {
             __m512i code[4];
             for (int q = 0; q < 4; q++) {
                 const size_t start = (done + j + q) * 16;
-                const __m512 bounds = fp4_strict_bounds(f, _mm512_permutexvar_ps(_mm512_set1_epi32(j + q), scales));
+                __m512 bounds;
+                if constexpr (Float32Scales) {
+                    bounds = fp4_strict_bounds(f, _mm512_permutexvar_ps(_mm512_set1_epi32(j + q), scales));
+                } else {
+                    bounds = fp4_strict_bounds(f, block_scales[done + j + q]);
+                }
                 code[q] = _mm512_maskz_mov_epi32(static_cast<__mmask16>(((used >> (j + q)) & 1) ? 0xFFFF : 0),
                                                  fp4_codes16(f, _mm512_loadu_si512(in + start), bounds));
             }
@@ -237,7 +245,10 @@ MINIFLOAT_AVX512 size_t fp4_groups16(const float* in, size_t blocks, const doubl
 MINIFLOAT_AVX512 void fp4_blocks(const float* in, size_t count, size_t block, const double* block_scales,
                                  bool float32_boundaries, uint8_t* out) {
     size_t b = 0;
-    if (float32_boundaries && block == 16) b = fp4_groups16(in, count / 16, block_scales, out);
+    if (block == 16) {
+        b = float32_boundaries ? fp4_groups16<true>(in, count / 16, block_scales, out)
+                               : fp4_groups16<false>(in, count / 16, block_scales, out);
+    }
     for (size_t start = b * block; start < count; start += block, b++) {
         const size_t length = count - start < block ? count - start : block;
         const double s = block_scales[b];
@@ -245,22 +256,13 @@ MINIFLOAT_AVX512 void fp4_blocks(const float* in, size_t count, size_t block, co
             __builtin_memset(out + start, 0, length);
             continue;
         }
-        if (float32_boundaries) {
-            const Fp4Search f = fp4_search();
-            const __m512 bounds = fp4_strict_bounds(f, _mm512_set1_ps(static_cast<float>(s)));
-            for (size_t i = 0; i < length; i += 16) {
-                const __mmask16 lanes = length - i >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (length - i)) - 1u);
-                const __m512i code = fp4_codes16(f, load_epi32(in + start + i, lanes), bounds);
-                store_epi32_as_epi8(out + start + i, lanes, code);
-            }
-        } else {
-            __m512d bounds[7];
-            for (int k = 0; k < 7; k++) bounds[k] = _mm512_set1_pd(static_cast<double>(kFp4Midpoints[k]) * s);
-            for (size_t i = 0; i < length; i += 8) {
-                const __mmask8 lanes = length - i >= 8 ? 0xFF : static_cast<__mmask8>((1u << (length - i)) - 1u);
-                const __m256i code = fp4_codes8(_mm256_maskz_loadu_epi32(lanes, in + start + i), bounds);
-                store_epi32_as_epi8(out + start + i, lanes, code);
-            }
+        const Fp4Search f = fp4_search();
+        const __m512 bounds =
+            float32_boundaries ? fp4_strict_bounds(f, _mm512_set1_ps(static_cast<float>(s))) : fp4_strict_bounds(f, s);
+        for (size_t i = 0; i < length; i += 16) {
+            const __mmask16 lanes = length - i >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (length - i)) - 1u);
+            const __m512i code = fp4_codes16(f, load_epi32(in + start + i, lanes), bounds);
+            store_epi32_as_epi8(out + start + i, lanes, code);
         }
     }
 }
