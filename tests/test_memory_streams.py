@@ -31,21 +31,21 @@ def kernel_set(request, mf):
 
 
 @contextmanager
+def setting(setter, value):
+    """A _core setter (which returns the previous value) set for the block."""
+    previous = setter(value)
+    try:
+        yield
+    finally:
+        setter(previous)
+
+
 def streams(mf, count):
-    previous = mf._core._set_memory_streams(count)
-    try:
-        yield
-    finally:
-        mf._core._set_memory_streams(previous)
+    return setting(mf._core._set_memory_streams, count)
 
 
-@contextmanager
 def cache_edge(mf, nbytes):
-    previous = mf._core._set_beyond_cache_bytes(nbytes)
-    try:
-        yield
-    finally:
-        mf._core._set_beyond_cache_bytes(previous)
+    return setting(mf._core._set_beyond_cache_bytes, nbytes)
 
 
 IN_CACHE = 1 << 62  # nothing is beyond a cache this large: plain order, plain stores

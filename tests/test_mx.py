@@ -474,19 +474,23 @@ def test_dequantize_dtypes(mf):
         assert same_values(d16, ref.astype(np.float16)).all()
 
 
+def nvfp4_boundary_values(mf, code, t):
+    """The float8_e4m3fn scale s of `code`, and every FP4 rounding boundary
+    b * s * t as float32 with its float32 neighbours on both sides (21 values)."""
+    s = float(np.array([code], np.uint8).view(mf.float8_e4m3fn).astype(np.float64)[0])
+    centre = (np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0]) * s * t).astype(np.float32)
+    return s, np.concatenate([centre, np.nextafter(centre, np.float32(np.inf)), np.nextafter(centre, np.float32(0))])
+
+
 @pytest.mark.parametrize("tensor_scale", [None, 0.37])
 def test_nvfp4_elements_at_every_rounding_boundary(mf, tensor_scale):
     """For every positive float8_e4m3fn scale s: a block whose amax makes the
     scale s, holding every FP4 rounding boundary b * s (ties) and its float32
     neighbours on both sides, both signs: each rounds once."""
     t = 1.0 if tensor_scale is None else float(np.float32(tensor_scale))
-    boundaries = np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0])
     rows = []
     for code in range(1, 0x7F):
-        s = float(np.array([code], np.uint8).view(mf.float8_e4m3fn).astype(np.float64)[0])
-        centre = (boundaries * s * t).astype(np.float32)
-        values = np.concatenate([centre, np.nextafter(centre, np.float32(np.inf)),
-                                 np.nextafter(centre, np.float32(0))])
+        s, values = nvfp4_boundary_values(mf, code, t)
         block = np.zeros(48, np.float32)
         block[0] = np.float32(6 * s * t)
         block[1:22] = values
@@ -504,13 +508,9 @@ def test_nvfp4_rounding_boundaries_in_blocks_of_16(mf, tensor_scale):
     a row (the kernel's groups of 16 blocks): each block its amax and 15
     values at, above and below the boundaries of its scale."""
     t = 1.0 if tensor_scale is None else float(np.float32(tensor_scale))
-    boundaries = np.array([0.25, 0.75, 1.25, 1.75, 2.5, 3.5, 5.0])
     blocks = []
     for code in range(1, 0x7F):
-        s = float(np.array([code], np.uint8).view(mf.float8_e4m3fn).astype(np.float64)[0])
-        centre = (boundaries * s * t).astype(np.float32)
-        values = np.concatenate([centre, np.nextafter(centre, np.float32(np.inf)),
-                                 np.nextafter(centre, np.float32(0))])
+        s, values = nvfp4_boundary_values(mf, code, t)
         values = np.concatenate([values, -values])  # 42 values: three blocks of amax + 14
         for part in range(3):
             block = np.zeros(16, np.float32)

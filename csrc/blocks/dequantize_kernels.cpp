@@ -131,7 +131,8 @@ MINIFLOAT_BYTE_LOOKUP void dequantize_upper_halves_vbmi(const DecodePlan& plan, 
     }
 }
 
-// The same one pass with AVX2, 8 values a vector: the AVX2 codec's
+// The same one pass with AVX2 (every step another instruction than above, so
+// not one template), 8 values a vector: the AVX2 codec's
 // arithmetic decoder (codec_avx2_vectors.h; its special-case blends only
 // for 32 codes holding an inf or NaN), for the sign-magnitude formats it
 // decodes (every MX element format).
