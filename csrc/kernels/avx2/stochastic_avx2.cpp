@@ -173,20 +173,12 @@ MINIFLOAT_AVX2_SR_INLINE void store32(void* out, size_t i, const __m256i c[4], c
 }
 
 // How a group is rounded: all its values in the target's normal range
-// up to its largest value (normal), all at most the largest (float32: small
-// where none is in the band of the small rule, else wide), or vector by
+// up to its largest value (normal), all at most the largest (small; float32:
+// none in the band of the small rule, see small_magnitudes), or vector by
 // vector, handing a vector with a value beyond the largest (or a special,
 // or an unsigned format's negative value) to `redo` (any).
-enum class GroupKind { normal, small, wide, any };
+enum class GroupKind { normal, small, any };
 constexpr size_t kGroup = 256;
-
-// What a group's values need, from the largest of |x| - normal_from
-// (unsigned: below the normal range wraps around) and of |x|.
-MINIFLOAT_AVX2_SR_INLINE GroupKind kind_needed(__m256i normal_high, __m256i normal_limit, __m256i top,
-                                               __m256i top_limit) {
-    if (all_at_most(normal_high, normal_limit)) return GroupKind::normal;
-    return all_at_most(top, top_limit) ? GroupKind::small : GroupKind::any;
-}
 
 // ---- float32 sources ----
 
@@ -282,30 +274,21 @@ MINIFLOAT_AVX2_SR_INLINE __m256i sign_source(bool zero_drops_sign, __m256i u, __
     return zero_drops_sign ? _mm256_andnot_si256(_mm256_cmpeq_epi32(magnitude, _mm256_setzero_si256()), u) : u;
 }
 
-// What a group's values need, from the least and largest |x| and, for the
-// small rule (`band`), the least |x| - band_from (unsigned: below the band
-// wraps around) per position j of its 4-vector steps: wide when a value
-// lies in the band (`band_positions` gains bit j where one may). A normal
-// group's check cannot tell small from wide: it says small, and the small
-// rule's check tells.
-MINIFLOAT_AVX2_SR_INLINE GroupKind kind_needed32(const Lanes32& k, __m256i low, __m256i top, const __m256i* band,
-                                                 uint32_t* band_positions) {
-    if (!all_at_most(top, k.max_bits)) return GroupKind::any;
-    if (all_at_most(k.normal_from, low)) return GroupKind::normal;
-    if (band == nullptr) return GroupKind::small;
-    for (int j = 0; j < 4; j++) {
-        if (!all_at_most(k.band_span, band[j])) *band_positions |= 1u << j;
-    }
-    return *band_positions != 0 ? GroupKind::wide : GroupKind::small;
-}
+// What a group's run found: whether every value is at most the largest
+// (none beyond it, not finite, or an unsigned format's negative), in the
+// normal range, and (small rule) outside the band.
+struct GroupCheck {
+    bool within_max, all_normal;
+    uint32_t band_positions;  // bit j: a vector at position j of the 4-vector steps may hold a band value
+};
 
-// A whole group by the rule of Kind (normal or small), 32 values per step;
-// returns the kind its values need (kind_needed32).
+// A whole group by the rule of Kind (normal or small), 32 values per step.
 template <class Rounds, int OutBytes, GroupKind Kind>
-MINIFLOAT_AVX2_SR_INLINE GroupKind run_group(const Lanes32& k, DrawLanes& d, const float* in, void* out,
-                                             uint32_t* band_positions = nullptr) {
-    __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256();
-    __m256i band[4] = {low, low, low, low};
+MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes32& constants, DrawLanes& draws, const float* in, void* out) {
+    // (copies the stores to `out` cannot alias: the counter stays in a register)
+    const Lanes32 k = constants;
+    DrawLanes d = draws;
+    __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256(), band[4] = {low, low, low, low};
     for (size_t i = 0; i < kGroup; i += 32) {
         __m256i c[4], s[4];
         for (int j = 0; j < 4; j++) {
@@ -317,6 +300,7 @@ MINIFLOAT_AVX2_SR_INLINE GroupKind run_group(const Lanes32& k, DrawLanes& d, con
                 c[j] = normal_magnitudes(k, a, Rounds::next(d, d.last_complemented));
                 s[j] = u;
             } else {
+                // (|x| - band_from: below the band wraps around)
                 band[j] = _mm256_min_epu32(band[j], _mm256_sub_epi32(a, k.band_from));
                 c[j] = small_magnitudes(k, a, Rounds::next(d, d.last_complemented));
                 s[j] = sign_source(k.zero_drops_sign, u, c[j]);
@@ -324,27 +308,58 @@ MINIFLOAT_AVX2_SR_INLINE GroupKind run_group(const Lanes32& k, DrawLanes& d, con
         }
         store32<OutBytes, false>(out, i, c, s, OutBytes == 1 ? k.sign_byte : k.sign_bit);
     }
-    return kind_needed32(k, low, top, Kind == GroupKind::small ? band : nullptr, band_positions);
+    draws.counter = d.counter;
+    uint32_t band_positions = 0;
+    for (int j = 0; j < 4 && Kind == GroupKind::small; j++) {
+        if (!all_at_most(k.band_span, band[j])) band_positions |= 1u << j;
+    }
+    return {all_at_most(top, k.max_bits), all_at_most(k.normal_from, low), band_positions};
 }
 
-// The vectors of a small group with a value in the band (among those at
-// `band_positions`, see kind_needed32) again by the wide rule, their draws
-// made again from the group's first counter.
-template <class Rounds, int OutBytes>
-MINIFLOAT_AVX2_SR void fix_band_vectors(const Lanes32& k, const DrawLanes& d, __m256i counter, const float* in,
-                                        void* out, uint32_t band_positions) {
+// The codes of one vector by the wide rule (any values at most the largest)
+// into out[i..i+8).
+template <int OutBytes>
+MINIFLOAT_AVX2_SR_INLINE void store_wide8(const Lanes32& k, __m256i u, __m256i a, __m256i biased, void* out,
+                                          size_t i) {
+    const __m256i magnitude = wide_magnitudes(k, a, biased);
+    const __m256i s = sign_source(k.zero_drops_sign, u, magnitude);
+    store8<OutBytes>(out, i, _mm256_or_si256(magnitude, _mm256_and_si256(_mm256_srai_epi32(s, 31), k.sign_bit)));
+}
+
+// The vectors of a group whose rule (Ran) did not fit, again, their draws
+// made again from the group's first counter: by `redo` where a value lies
+// beyond the largest, else by the wide rule where one lies below the normal
+// range (a normal group) or in the band (a small one). Cheaper than running
+// the group again: Gaussian data puts a value in the band in a fifth of the
+// groups for float4_e2m1fn, one below the normal range in 3% of them for
+// float8_e4m3fn, one beyond the largest in 1.5%.
+template <class Rounds, int OutBytes, GroupKind Ran>
+MINIFLOAT_AVX2_SR uint32_t fix_group(const EncodePlan& plan, const Lanes32& k, const DrawLanes& d, __m256i counter,
+                                     const float* in, void* out, GroupCheck check, StochasticRedo redo) {
+    uint32_t flags = 0;
     DrawLanes again = d;
+    alignas(32) uint32_t draws[8];
+    // (a small group within the largest: only the vectors at the band's positions)
+    const uint32_t positions = Ran == GroupKind::small && check.within_max ? check.band_positions : 0xF;
     for (size_t v = 0; v < kGroup / 8; v++) {
-        if (!(band_positions >> (v % 4) & 1)) continue;
+        if (!(positions >> (v % 4) & 1)) continue;
         const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8 * v));
         const __m256i a = _mm256_and_si256(u, k.abs_mask);
-        if (all_at_most(k.band_span, _mm256_sub_epi32(a, k.band_from))) continue;
+        const bool within_max = all_at_most(a, k.max_bits);
+        const bool rule_fits = Ran == GroupKind::normal ? all_at_most(k.normal_from, a)
+                                                        : all_at_most(k.band_span, _mm256_sub_epi32(a, k.band_from));
+        if (within_max && rule_fits) continue;
         const long long step = static_cast<long long>(2 * v);  // (blocks: the counters' low halves)
         again.counter = _mm256_add_epi64(counter, _mm256_setr_epi64x(step, 0, step, 0));
-        const __m256i magnitude = wide_magnitudes(k, a, Rounds::next(again, again.last_biased));
-        const __m256i s = sign_source(k.zero_drops_sign, u, magnitude);
-        store8<OutBytes>(out, 8 * v, _mm256_or_si256(magnitude, _mm256_and_si256(_mm256_srai_epi32(s, 31), k.sign_bit)));
+        const __m256i biased = Rounds::next(again, again.last_biased);
+        if (within_max) {
+            store_wide8<OutBytes>(k, u, a, biased, out, 8 * v);
+        } else {
+            store_draws(draws, biased);
+            flags |= redo(plan, in + 8 * v, false, draws, static_cast<uint8_t*>(out) + 8 * v * OutBytes, 8);
+        }
     }
+    return flags;
 }
 
 // Values [i, i + count) vector by vector: the wide rule where every value
@@ -360,9 +375,7 @@ MINIFLOAT_AVX2_SR uint32_t run_steps(const EncodePlan& plan, const Lanes32& k, D
             const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
             const __m256i a = _mm256_and_si256(u, k.abs_mask);
             if (all_at_most(a, k.max_bits)) {
-                const __m256i magnitude = wide_magnitudes(k, a, biased);
-                const __m256i s = sign_source(k.zero_drops_sign, u, magnitude);
-                store8<OutBytes>(out, i, _mm256_or_si256(magnitude, _mm256_and_si256(_mm256_srai_epi32(s, 31), k.sign_bit)));
+                store_wide8<OutBytes>(k, u, a, biased, out, i);
                 continue;
             }
         }
@@ -373,43 +386,33 @@ MINIFLOAT_AVX2_SR uint32_t run_steps(const EncodePlan& plan, const Lanes32& k, D
     return flags;
 }
 
-// One group by the predicted rule, run again (its draws again: the counter
-// rewound) by the rule its check asks for where the prediction did not fit;
-// returns the kind it needed.
-template <class Rounds, int OutBytes>
-MINIFLOAT_AVX2_SR_INLINE GroupKind round_group(const EncodePlan& plan, const Lanes32& k, DrawLanes& d, const float* in,
-                                               void* out, size_t i, GroupKind predicted, uint32_t& flags,
-                                               StochasticRedo redo) {
-    const float* group = in + i;
-    void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
-    const __m256i counter = d.counter;
-    uint32_t band_positions = 0;
-    GroupKind needs = predicted == GroupKind::normal
-                          ? run_group<Rounds, OutBytes, GroupKind::normal>(k, d, group, group_out)
-                          : run_group<Rounds, OutBytes, GroupKind::small>(k, d, group, group_out, &band_positions);
-    if (needs == GroupKind::small && predicted == GroupKind::normal) {  // (a normal group's check)
-        d.counter = counter;
-        needs = run_group<Rounds, OutBytes, GroupKind::small>(k, d, group, group_out, &band_positions);
-    }
-    // (a small group whose values were all normal has the right codes)
-    if (needs == GroupKind::wide) {
-        fix_band_vectors<Rounds, OutBytes>(k, d, counter, group, group_out, band_positions);
-    } else if (needs == GroupKind::any) {
-        d.counter = counter;
-        flags |= run_steps<Rounds, OutBytes>(plan, k, d, in, out, i, kGroup, redo);
-    }
-    return needs;
-}
-
+// Groups of kGroup values by the rule the last group's values asked for
+// (normal, or small once one was below the normal range), the vectors it
+// did not fit fixed after; the rest vector by vector.
 template <class Rounds, int OutBytes>
 MINIFLOAT_AVX2_SR void sign_magnitude_kernel(const EncodePlan& plan, const Lanes32& k, DrawLanes d, const float* in,
                                              void* out, size_t n, uint32_t& flags, StochasticRedo redo) {
     size_t i = 0;
-    GroupKind predicted = GroupKind::normal;
+    bool normal = true;
     for (; i + kGroup <= n; i += kGroup) {
-        const GroupKind needed = round_group<Rounds, OutBytes>(plan, k, d, in, out, i, predicted, flags, redo);
-        // (values beyond the largest and in the band are rare: a normal or small group next)
-        predicted = needed == GroupKind::normal || needed == GroupKind::any ? GroupKind::normal : GroupKind::small;
+        const float* group = in + i;
+        void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
+        const __m256i counter = d.counter;
+        if (normal) {
+            const GroupCheck check = run_group<Rounds, OutBytes, GroupKind::normal>(k, d, group, group_out);
+            if (!check.within_max || !check.all_normal) {
+                flags |= fix_group<Rounds, OutBytes, GroupKind::normal>(plan, k, d, counter, group, group_out, check,
+                                                                        redo);
+            }
+            normal = check.all_normal;
+        } else {
+            const GroupCheck check = run_group<Rounds, OutBytes, GroupKind::small>(k, d, group, group_out);
+            if (!check.within_max || check.band_positions != 0) {
+                flags |= fix_group<Rounds, OutBytes, GroupKind::small>(plan, k, d, counter, group, group_out, check,
+                                                                       redo);
+            }
+            normal = check.all_normal;
+        }
     }
     flags |= run_steps<Rounds, OutBytes>(plan, k, d, in, out, i, n - i, redo);
 }
@@ -467,11 +470,10 @@ MINIFLOAT_AVX2_SR void e8m0_kernel(const EncodePlan& plan, DrawLanes d, const fl
 // (the normal rule widens them to the 64-bit lanes instead) ----
 
 struct Lanes64 {
-    __m256i abs_mask32, normal_from32, max_bits32, rebias32, sign_bit, sign_byte;
-    // the upper halves' limits: normal below max_bits' upper half (the
-    // largest value itself and anything with its upper half take the
-    // vector-by-vector rule, which hands them to `redo`), small below it
-    __m256i normal_limit32, top_limit32;
+    __m256i abs_mask32, normal_from32, rebias32, sign_bit, sign_byte;
+    // the upper halves' limit, below max_bits' upper half (the largest value
+    // itself and anything with its upper half go to `redo`)
+    __m256i top_limit32;
     __m128i carry_shift, high_fraction_shift;  // fraction_shift - 32 - ... (see make_lanes64)
     // the small rule: K - 32, the significand's upper part, the rebias's bits
     __m256i high_shift_base, high_fraction_shift32, fraction_mask32, implicit_bit32, rebias_bits_high;
@@ -486,8 +488,6 @@ MINIFLOAT_AVX2_SR Lanes64 make_lanes64(const EncodePlan& p) {
     // (unsigned formats: as from float32, a negative value lies beyond the largest)
     k.abs_mask32 = v32(p.is_signed ? 0x7FFFFFFF : 0xFFFFFFFF);
     k.normal_from32 = v32(c.normal_from >> 32);
-    k.max_bits32 = v32(c.max_bits >> 32);
-    k.normal_limit32 = v32((c.max_bits >> 32) - (c.normal_from >> 32) - 1);
     k.top_limit32 = v32((c.max_bits >> 32) - 1);
     k.rebias32 = v32(c.rebias);
     k.sign_bit = v32(c.sign_bit);
@@ -554,9 +554,12 @@ MINIFLOAT_AVX2_SR_INLINE void load8(const double* in, __m256i& u0, __m256i& u1) 
     u1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 4));
 }
 
+// As run_group (the small rule takes every value at most the largest: no band).
 template <class Rounds, int OutBytes, GroupKind Kind>
-MINIFLOAT_AVX2_SR_INLINE GroupKind run_group64(const Lanes64& k, DrawLanes& d, const double* in, void* out) {
-    __m256i normal_high = _mm256_setzero_si256(), top = _mm256_setzero_si256();
+MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group64(const Lanes64& constants, DrawLanes& draws, const double* in, void* out) {
+    const Lanes64 k = constants;  // (as in run_group)
+    DrawLanes d = draws;
+    __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256();
     for (size_t i = 0; i < kGroup; i += 32) {
         __m256i c[4], s[4];
         for (int j = 0; j < 4; j++) {
@@ -564,7 +567,7 @@ MINIFLOAT_AVX2_SR_INLINE GroupKind run_group64(const Lanes64& k, DrawLanes& d, c
             load8(in + i + 8 * j, u0, u1);
             const __m256i high = upper_halves(u0, u1);
             const __m256i a = _mm256_and_si256(high, k.abs_mask32);
-            normal_high = _mm256_max_epu32(normal_high, _mm256_sub_epi32(a, k.normal_from32));
+            low = _mm256_min_epu32(low, a);
             top = _mm256_max_epu32(top, a);
             if constexpr (Kind == GroupKind::normal) {
                 c[j] = normal_magnitudes64(k, u0, u1, Rounds::next(d, d.last_complemented), s[j]);
@@ -576,7 +579,48 @@ MINIFLOAT_AVX2_SR_INLINE GroupKind run_group64(const Lanes64& k, DrawLanes& d, c
         }
         store32<OutBytes, true>(out, i, c, s, OutBytes == 1 ? k.sign_byte : k.sign_bit);
     }
-    return kind_needed(normal_high, k.normal_limit32, top, k.top_limit32);
+    draws.counter = d.counter;
+    return {all_at_most(top, k.top_limit32), all_at_most(k.normal_from32, low), 0};
+}
+
+// The codes of one vector (u0, u1) by the small rule (any values at most the
+// largest) into out[i..i+8).
+template <int OutBytes>
+MINIFLOAT_AVX2_SR_INLINE void store_small8(const Lanes64& k, __m256i u0, __m256i u1, __m256i biased, void* out,
+                                           size_t i) {
+    const __m256i high = upper_halves(u0, u1);
+    const __m256i a = _mm256_and_si256(high, k.abs_mask32);
+    const __m256i magnitude = small_magnitudes64(k, a, lower_halves(u0, u1), swap_pair_order(biased));
+    const __m256i s = sign_source(k.zero_drops_sign, high, magnitude);
+    const __m256i codes = _mm256_or_si256(magnitude, _mm256_and_si256(_mm256_srai_epi32(s, 31), k.sign_bit));
+    store8<OutBytes>(out, i, swap_pair_order(codes));
+}
+
+// As fix_group: a vector with a value beyond the largest by `redo`, one of
+// a normal group with a value below the normal range by the small rule.
+template <class Rounds, int OutBytes, GroupKind Ran>
+MINIFLOAT_AVX2_SR uint32_t fix_group64(const EncodePlan& plan, const Lanes64& k, const DrawLanes& d, __m256i counter,
+                                       const double* in, void* out, StochasticRedo redo) {
+    uint32_t flags = 0;
+    DrawLanes again = d;
+    alignas(32) uint32_t draws[8];
+    for (size_t v = 0; v < kGroup / 8; v++) {
+        __m256i u0, u1;
+        load8(in + 8 * v, u0, u1);
+        const __m256i a = _mm256_and_si256(upper_halves(u0, u1), k.abs_mask32);
+        const bool within_max = all_at_most(a, k.top_limit32);
+        if (within_max && (Ran == GroupKind::small || all_at_most(k.normal_from32, a))) continue;
+        const long long step = static_cast<long long>(2 * v);
+        again.counter = _mm256_add_epi64(counter, _mm256_setr_epi64x(step, 0, step, 0));
+        const __m256i biased = Rounds::next(again, again.last_biased);
+        if (within_max) {
+            store_small8<OutBytes>(k, u0, u1, biased, out, 8 * v);
+        } else {
+            store_draws(draws, biased);
+            flags |= redo(plan, in + 8 * v, true, draws, static_cast<uint8_t*>(out) + 8 * v * OutBytes, 8);
+        }
+    }
+    return flags;
 }
 
 template <class Rounds, int OutBytes>
@@ -589,13 +633,8 @@ MINIFLOAT_AVX2_SR uint32_t run_steps64(const EncodePlan& plan, const Lanes64& k,
         if (end - i >= 8) {
             __m256i u0, u1;
             load8(in + i, u0, u1);
-            const __m256i high = upper_halves(u0, u1);
-            const __m256i a = _mm256_and_si256(high, k.abs_mask32);
-            if (all_at_most(a, k.top_limit32)) {
-                const __m256i magnitude = small_magnitudes64(k, a, lower_halves(u0, u1), swap_pair_order(biased));
-                const __m256i s = sign_source(k.zero_drops_sign, high, magnitude);
-                const __m256i codes = _mm256_or_si256(magnitude, _mm256_and_si256(_mm256_srai_epi32(s, 31), k.sign_bit));
-                store8<OutBytes>(out, i, swap_pair_order(codes));
+            if (all_at_most(_mm256_and_si256(upper_halves(u0, u1), k.abs_mask32), k.top_limit32)) {
+                store_small8<OutBytes>(k, u0, u1, biased, out, i);
                 continue;
             }
         }
@@ -611,23 +650,24 @@ MINIFLOAT_AVX2_SR void sign_magnitude_kernel64(const EncodePlan& plan, const Lan
                                                const double* in, void* out, size_t n, uint32_t& flags,
                                                StochasticRedo redo) {
     size_t i = 0;
-    GroupKind predicted = GroupKind::normal;
+    bool normal = true;
     for (; i + kGroup <= n; i += kGroup) {
+        const double* group = in + i;
         void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
         const __m256i counter = d.counter;
-        GroupKind needs = predicted == GroupKind::normal
-                              ? run_group64<Rounds, OutBytes, GroupKind::normal>(k, d, in + i, group_out)
-                              : run_group64<Rounds, OutBytes, GroupKind::small>(k, d, in + i, group_out);
-        const bool done = needs == predicted || (predicted == GroupKind::small && needs == GroupKind::normal);
-        if (!done) {
-            d.counter = counter;
-            if (needs == GroupKind::small) {
-                run_group64<Rounds, OutBytes, GroupKind::small>(k, d, in + i, group_out);
-            } else {
-                flags |= run_steps64<Rounds, OutBytes>(plan, k, d, in, out, i, kGroup, redo);
+        if (normal) {
+            const GroupCheck check = run_group64<Rounds, OutBytes, GroupKind::normal>(k, d, group, group_out);
+            if (!check.within_max || !check.all_normal) {
+                flags |= fix_group64<Rounds, OutBytes, GroupKind::normal>(plan, k, d, counter, group, group_out, redo);
             }
+            normal = check.all_normal;
+        } else {
+            const GroupCheck check = run_group64<Rounds, OutBytes, GroupKind::small>(k, d, group, group_out);
+            if (!check.within_max) {
+                flags |= fix_group64<Rounds, OutBytes, GroupKind::small>(plan, k, d, counter, group, group_out, redo);
+            }
+            normal = check.all_normal;
         }
-        predicted = needs == GroupKind::small ? GroupKind::small : GroupKind::normal;
     }
     flags |= run_steps64<Rounds, OutBytes>(plan, k, d, in, out, i, n - i, redo);
 }
