@@ -180,6 +180,18 @@ MINIFLOAT_AVX2_SR_INLINE void store32(void* out, size_t i, const __m256i c[4], c
 enum class GroupKind { normal, small, any };
 constexpr size_t kGroup = 256;
 
+// The source lines of the step kPrefetchBytes ahead of the 32 values at
+// `in`. Long arrays are visited a 4 KB block at a time from four places
+// (memory_streams.h), and the hardware prefetchers start afresh in each
+// block: float64 -> float8_e8m0fnu of 4M values took 3.0 ms without, 1.8
+// with (astype: 1.8).
+constexpr size_t kPrefetchBytes = 2048;
+template <class Float>
+MINIFLOAT_AVX2_SR_INLINE void prefetch_step(const Float* in) {
+    const char* ahead = reinterpret_cast<const char*>(in) + kPrefetchBytes;
+    for (size_t line = 0; line < 32 * sizeof(Float); line += 64) _mm_prefetch(ahead + line, _MM_HINT_T0);
+}
+
 // ---- float32 sources ----
 
 struct Lanes32 {
@@ -290,6 +302,7 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes32& constants, DrawLane
     DrawLanes d = draws;
     __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256(), band[4] = {low, low, low, low};
     for (size_t i = 0; i < kGroup; i += 32) {
+        prefetch_step(in + i);
         __m256i c[4], s[4];
         for (int j = 0; j < 4; j++) {
             const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 8 * j));
@@ -436,6 +449,7 @@ MINIFLOAT_AVX2_SR void e8m0_kernel(const EncodePlan& plan, DrawLanes d, const fl
     alignas(32) uint32_t draws[8];
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
+        prefetch_step(in + i);
         __m256i u[4], biased[4], high = _mm256_setzero_si256();
         for (int j = 0; j < 4; j++) {
             u[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 8 * j));
@@ -561,6 +575,7 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group64(const Lanes64& constants, DrawLa
     DrawLanes d = draws;
     __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256();
     for (size_t i = 0; i < kGroup; i += 32) {
+        prefetch_step(in + i);
         __m256i c[4], s[4];
         for (int j = 0; j < 4; j++) {
             __m256i u0, u1;
@@ -675,31 +690,52 @@ MINIFLOAT_AVX2_SR void sign_magnitude_kernel64(const EncodePlan& plan, const Lan
 // float8_e8m0fnu from float64: inside [2^-127, 2^127) (bounds without a
 // lower half, so the upper halves decide) the code is the exponent field -
 // 896, bumped when d < the top 32 fraction bits (upper half << 12 | lower
-// half >> 20).
+// half >> 20); 32 values per step (pair order), a step with a value outside
+// to `redo` vector by vector.
+MINIFLOAT_AVX2_SR_INLINE __m256i e8m0_codes64(__m256i field, __m256i low, __m256i high, __m256i biased) {
+    const __m256i threshold = _mm256_or_si256(_mm256_slli_epi32(high, 12), _mm256_srli_epi32(low, 20));
+    const __m256i up = _mm256_cmpgt_epi32(_mm256_xor_si256(threshold, sign_bias()), swap_pair_order(biased));
+    return _mm256_sub_epi32(_mm256_srli_epi32(field, 20), up);
+}
+
 template <class Rounds>
 MINIFLOAT_AVX2_SR void e8m0_kernel64(const EncodePlan& plan, DrawLanes d, const double* in, uint8_t* out, size_t n,
                                      uint32_t& flags, StochasticRedo redo) {
     const __m256i lowest = _mm256_set1_epi32(896 << 20), inside_limit = _mm256_set1_epi32((254 << 20) - 1);
     alignas(32) uint32_t draws[8];
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        const __m256i biased = Rounds::next(d, d.last_biased);
-        __m256i u0, u1;
-        load8(in + i, u0, u1);
-        const __m256i high = upper_halves(u0, u1);
-        const __m256i field = _mm256_sub_epi32(high, lowest);
-        if (!all_at_most(field, inside_limit)) {
-            store_draws(draws, biased);
-            flags |= redo(plan, in + i, true, draws, out + i, 8);
+    for (; i + 32 <= n; i += 32) {
+        prefetch_step(in + i);
+        __m256i field[4], low[4], high[4], biased[4], widest = _mm256_setzero_si256();
+        for (int j = 0; j < 4; j++) {
+            __m256i u0, u1;
+            load8(in + i + 8 * j, u0, u1);
+            high[j] = upper_halves(u0, u1);
+            low[j] = lower_halves(u0, u1);
+            field[j] = _mm256_sub_epi32(high[j], lowest);
+            widest = _mm256_max_epu32(widest, field[j]);
+            biased[j] = Rounds::next(d, d.last_biased);
+        }
+        if (all_at_most(widest, inside_limit)) {
+            const __m256i bytes = pack32_bytes_from_pair_order(
+                e8m0_codes64(field[0], low[0], high[0], biased[0]), e8m0_codes64(field[1], low[1], high[1], biased[1]),
+                e8m0_codes64(field[2], low[2], high[2], biased[2]), e8m0_codes64(field[3], low[3], high[3], biased[3]));
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), bytes);
             continue;
         }
-        const __m256i threshold = _mm256_or_si256(_mm256_slli_epi32(high, 12), _mm256_srli_epi32(lower_halves(u0, u1), 20));
-        const __m256i up = _mm256_cmpgt_epi32(_mm256_xor_si256(threshold, sign_bias()), swap_pair_order(biased));
-        store8<1>(out, i, swap_pair_order(_mm256_sub_epi32(_mm256_srli_epi32(field, 20), up)));
+        for (int j = 0; j < 4; j++) {
+            if (all_at_most(field[j], inside_limit)) {
+                store8<1>(out, i + 8 * j, swap_pair_order(e8m0_codes64(field[j], low[j], high[j], biased[j])));
+            } else {
+                store_draws(draws, biased[j]);
+                flags |= redo(plan, in + i + 8 * j, true, draws, out + i + 8 * j, 8);
+            }
+        }
     }
-    if (i < n) {
+    for (; i < n; i += 8) {
+        const size_t lanes = n - i >= 8 ? 8 : n - i;
         store_draws(draws, Rounds::next(d, d.last_biased));
-        flags |= redo(plan, in + i, true, draws, out + i, n - i);
+        flags |= redo(plan, in + i, true, draws, out + i, lanes);
     }
 }
 
