@@ -147,30 +147,41 @@ MINIFLOAT_AVX2_SR_INLINE void store8(void* out, size_t i, __m256i codes) {
     }
 }
 
-// The codes of 32 values (c[j]: values 8j..8j+7, their lanes in element
-// order, or in the pair order of avx2_pack.h when `PairOrder`) into
-// out[i..i+32), the sign bit set where s[j]'s lane is negative.
+// The codes of 32 values into out[i..i+32), packed a pair of vectors at a
+// time (c0, c1: values 16h..16h+15 of the 32, their lanes in element order,
+// or in the pair order of avx2_pack.h when `PairOrder`), the sign bit set
+// where s0's or s1's lane is negative: the pairs' words as they come (fewer
+// registers live than four vectors of codes and four of signs), the bytes
+// once both pairs are in (pack32_bytes_with_signs' steps).
 template <int OutBytes, bool PairOrder>
-MINIFLOAT_AVX2_SR_INLINE void store32(void* out, size_t i, const __m256i c[4], const __m256i s[4], __m256i sign) {
-    if constexpr (OutBytes == 1) {
-        __m256i bytes = pack32_bytes_with_signs(c[0], c[1], c[2], c[3], s, sign);
-        if constexpr (PairOrder) bytes = from_pair_order(bytes);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint8_t*>(out) + i), bytes);
-    } else {
-        // per half: 4 of c[2k], 4 of c[2k + 1]; the dword permute puts
-        // each vector's 8 back together (pair order: 0 1 4 5 | 2 3 6 7 as
-        // dword pairs, so dwords 0 4 1 5 | 2 6 3 7 of the pack)
-        const __m256i order = PairOrder ? _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)
-                                        : _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
-        for (int k = 0; k < 2; k++) {
-            const __m256i signed0 = _mm256_or_si256(c[2 * k], _mm256_and_si256(_mm256_srai_epi32(s[2 * k], 31), sign));
-            const __m256i signed1 =
-                _mm256_or_si256(c[2 * k + 1], _mm256_and_si256(_mm256_srai_epi32(s[2 * k + 1], 31), sign));
-            const __m256i words = _mm256_permutevar8x32_epi32(_mm256_packus_epi32(signed0, signed1), order);
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint16_t*>(out) + i + 16 * k), words);
+struct CodeStore {
+    __m256i words[2], signs[2];
+
+    MINIFLOAT_AVX2_SR_INLINE void pair(void* out, size_t i, int h, __m256i c0, __m256i c1, __m256i s0, __m256i s1,
+                                       __m256i sign) {
+        if constexpr (OutBytes == 1) {
+            words[h] = _mm256_packus_epi32(c0, c1);  // per half: 4 of c0, 4 of c1
+            signs[h] = _mm256_packs_epi32(s0, s1);   // (signed saturation keeps the sign)
+            if (h == 0) return;
+            const __m256i bytes = _mm256_packus_epi16(words[0], words[1]);
+            const __m256i negative = _mm256_cmpgt_epi8(_mm256_setzero_si256(), _mm256_packs_epi16(signs[0], signs[1]));
+            __m256i codes = _mm256_permutevar8x32_epi32(_mm256_or_si256(bytes, _mm256_and_si256(negative, sign)),
+                                                        _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+            if constexpr (PairOrder) codes = from_pair_order(codes);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint8_t*>(out) + i), codes);
+        } else {
+            // per half: 4 of c0, 4 of c1; the dword permute puts each
+            // vector's 8 back together (pair order: 0 1 4 5 | 2 3 6 7 as
+            // dword pairs, so dwords 0 4 1 5 | 2 6 3 7 of the pack)
+            const __m256i order = PairOrder ? _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)
+                                            : _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
+            const __m256i signed0 = _mm256_or_si256(c0, _mm256_and_si256(_mm256_srai_epi32(s0, 31), sign));
+            const __m256i signed1 = _mm256_or_si256(c1, _mm256_and_si256(_mm256_srai_epi32(s1, 31), sign));
+            const __m256i packed = _mm256_permutevar8x32_epi32(_mm256_packus_epi32(signed0, signed1), order);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint16_t*>(out) + i + 16 * h), packed);
         }
     }
-}
+};
 
 // How a group is rounded: all its values in the target's normal range
 // up to its largest value (normal), all at most the largest (small; float32:
@@ -290,43 +301,42 @@ MINIFLOAT_AVX2_SR_INLINE __m256i sign_source(bool zero_drops_sign, __m256i u, __
 // (none beyond it, not finite, or an unsigned format's negative), in the
 // normal range, and (small rule) outside the band.
 struct GroupCheck {
-    bool within_max, all_normal;
-    uint32_t band_positions;  // bit j: a vector at position j of the 4-vector steps may hold a band value
+    bool within_max, all_normal, in_band;
 };
 
 // A whole group by the rule of Kind (normal or small), 32 values per step.
-template <class Rounds, int OutBytes, GroupKind Kind>
+template <class Rounds, int OutBytes, GroupKind Kind, bool ZeroDropsSign>
 MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes32& constants, DrawLanes& draws, const float* in, void* out) {
     // (copies the stores to `out` cannot alias: the counter stays in a register)
     const Lanes32 k = constants;
     DrawLanes d = draws;
-    __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256(), band[4] = {low, low, low, low};
+    __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256(), band = low;
+    CodeStore<OutBytes, false> store;
     for (size_t i = 0; i < kGroup; i += 32) {
         prefetch_step(in + i);
-        __m256i c[4], s[4];
-        for (int j = 0; j < 4; j++) {
-            const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 8 * j));
-            const __m256i a = _mm256_and_si256(u, k.abs_mask);
-            low = _mm256_min_epu32(low, a);
-            top = _mm256_max_epu32(top, a);
-            if constexpr (Kind == GroupKind::normal) {
-                c[j] = normal_magnitudes(k, a, Rounds::next(d, d.last_complemented));
-                s[j] = u;
-            } else {
-                // (|x| - band_from: below the band wraps around)
-                band[j] = _mm256_min_epu32(band[j], _mm256_sub_epi32(a, k.band_from));
-                c[j] = small_magnitudes(k, a, Rounds::next(d, d.last_complemented));
-                s[j] = sign_source(k.zero_drops_sign, u, c[j]);
+        for (int h = 0; h < 2; h++) {
+            __m256i c[2], s[2];
+            for (int j = 0; j < 2; j++) {
+                const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 16 * h + 8 * j));
+                const __m256i a = _mm256_and_si256(u, k.abs_mask);
+                low = _mm256_min_epu32(low, a);
+                top = _mm256_max_epu32(top, a);
+                if constexpr (Kind == GroupKind::normal) {
+                    c[j] = normal_magnitudes(k, a, Rounds::next(d, d.last_complemented));
+                    s[j] = u;
+                } else {
+                    // (|x| - band_from: below the band wraps around)
+                    band = _mm256_min_epu32(band, _mm256_sub_epi32(a, k.band_from));
+                    c[j] = small_magnitudes(k, a, Rounds::next(d, d.last_complemented));
+                    s[j] = ZeroDropsSign ? sign_source(true, u, c[j]) : u;
+                }
             }
+            store.pair(out, i, h, c[0], c[1], s[0], s[1], OutBytes == 1 ? k.sign_byte : k.sign_bit);
         }
-        store32<OutBytes, false>(out, i, c, s, OutBytes == 1 ? k.sign_byte : k.sign_bit);
     }
     draws.counter = d.counter;
-    uint32_t band_positions = 0;
-    for (int j = 0; j < 4 && Kind == GroupKind::small; j++) {
-        if (!all_at_most(k.band_span, band[j])) band_positions |= 1u << j;
-    }
-    return {all_at_most(top, k.max_bits), all_at_most(k.normal_from, low), band_positions};
+    return {all_at_most(top, k.max_bits), all_at_most(k.normal_from, low),
+            Kind == GroupKind::small && !all_at_most(k.band_span, band)};
 }
 
 // The codes of one vector by the wide rule (any values at most the largest)
@@ -348,14 +358,11 @@ MINIFLOAT_AVX2_SR_INLINE void store_wide8(const Lanes32& k, __m256i u, __m256i a
 // float8_e4m3fn, one beyond the largest in 1.5%.
 template <class Rounds, int OutBytes, GroupKind Ran>
 MINIFLOAT_AVX2_SR uint32_t fix_group(const EncodePlan& plan, const Lanes32& k, const DrawLanes& d, __m256i counter,
-                                     const float* in, void* out, GroupCheck check, StochasticRedo redo) {
+                                     const float* in, void* out, StochasticRedo redo) {
     uint32_t flags = 0;
     DrawLanes again = d;
     alignas(32) uint32_t draws[8];
-    // (a small group within the largest: only the vectors at the band's positions)
-    const uint32_t positions = Ran == GroupKind::small && check.within_max ? check.band_positions : 0xF;
     for (size_t v = 0; v < kGroup / 8; v++) {
-        if (!(positions >> (v % 4) & 1)) continue;
         const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8 * v));
         const __m256i a = _mm256_and_si256(u, k.abs_mask);
         const bool within_max = all_at_most(a, k.max_bits);
@@ -399,30 +406,41 @@ MINIFLOAT_AVX2_SR uint32_t run_steps(const EncodePlan& plan, const Lanes32& k, D
     return flags;
 }
 
+// Whether the first group's values are all in the normal range (or
+// beyond): its rule, chosen by a scan. (Long arrays come a 4 KB block at a
+// time, beyond the cache from four places (memory_streams.h), and a wrong
+// guess costs a group's every vector again.)
+MINIFLOAT_AVX2_SR_INLINE bool first_group_normal(const Lanes32& k, const float* in) {
+    __m256i low = _mm256_set1_epi32(-1);
+    for (size_t i = 0; i < kGroup; i += 8) {
+        const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+        low = _mm256_min_epu32(low, _mm256_and_si256(u, k.abs_mask));
+    }
+    return all_at_most(k.normal_from, low);
+}
+
 // Groups of kGroup values by the rule the last group's values asked for
 // (normal, or small once one was below the normal range), the vectors it
 // did not fit fixed after; the rest vector by vector.
-template <class Rounds, int OutBytes>
+template <class Rounds, int OutBytes, bool ZeroDropsSign>
 MINIFLOAT_AVX2_SR void sign_magnitude_kernel(const EncodePlan& plan, const Lanes32& k, DrawLanes d, const float* in,
                                              void* out, size_t n, uint32_t& flags, StochasticRedo redo) {
     size_t i = 0;
-    bool normal = true;
+    bool normal = n < kGroup || first_group_normal(k, in);
     for (; i + kGroup <= n; i += kGroup) {
         const float* group = in + i;
         void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
         const __m256i counter = d.counter;
         if (normal) {
-            const GroupCheck check = run_group<Rounds, OutBytes, GroupKind::normal>(k, d, group, group_out);
+            const GroupCheck check = run_group<Rounds, OutBytes, GroupKind::normal, ZeroDropsSign>(k, d, group, group_out);
             if (!check.within_max || !check.all_normal) {
-                flags |= fix_group<Rounds, OutBytes, GroupKind::normal>(plan, k, d, counter, group, group_out, check,
-                                                                        redo);
+                flags |= fix_group<Rounds, OutBytes, GroupKind::normal>(plan, k, d, counter, group, group_out, redo);
             }
             normal = check.all_normal;
         } else {
-            const GroupCheck check = run_group<Rounds, OutBytes, GroupKind::small>(k, d, group, group_out);
-            if (!check.within_max || check.band_positions != 0) {
-                flags |= fix_group<Rounds, OutBytes, GroupKind::small>(plan, k, d, counter, group, group_out, check,
-                                                                       redo);
+            const GroupCheck check = run_group<Rounds, OutBytes, GroupKind::small, ZeroDropsSign>(k, d, group, group_out);
+            if (!check.within_max || check.in_band) {
+                flags |= fix_group<Rounds, OutBytes, GroupKind::small>(plan, k, d, counter, group, group_out, redo);
             }
             normal = check.all_normal;
         }
@@ -569,33 +587,36 @@ MINIFLOAT_AVX2_SR_INLINE void load8(const double* in, __m256i& u0, __m256i& u1) 
 }
 
 // As run_group (the small rule takes every value at most the largest: no band).
-template <class Rounds, int OutBytes, GroupKind Kind>
+template <class Rounds, int OutBytes, GroupKind Kind, bool ZeroDropsSign>
 MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group64(const Lanes64& constants, DrawLanes& draws, const double* in, void* out) {
     const Lanes64 k = constants;  // (as in run_group)
     DrawLanes d = draws;
     __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256();
+    CodeStore<OutBytes, true> store;
     for (size_t i = 0; i < kGroup; i += 32) {
         prefetch_step(in + i);
-        __m256i c[4], s[4];
-        for (int j = 0; j < 4; j++) {
-            __m256i u0, u1;
-            load8(in + i + 8 * j, u0, u1);
-            const __m256i high = upper_halves(u0, u1);
-            const __m256i a = _mm256_and_si256(high, k.abs_mask32);
-            low = _mm256_min_epu32(low, a);
-            top = _mm256_max_epu32(top, a);
-            if constexpr (Kind == GroupKind::normal) {
-                c[j] = normal_magnitudes64(k, u0, u1, Rounds::next(d, d.last_complemented), s[j]);
-            } else {
-                const __m256i biased = swap_pair_order(Rounds::next(d, d.last_biased));
-                c[j] = small_magnitudes64(k, a, lower_halves(u0, u1), biased);
-                s[j] = sign_source(k.zero_drops_sign, high, c[j]);
+        for (int h = 0; h < 2; h++) {
+            __m256i c[2], s[2];
+            for (int j = 0; j < 2; j++) {
+                __m256i u0, u1;
+                load8(in + i + 16 * h + 8 * j, u0, u1);
+                const __m256i high = upper_halves(u0, u1);
+                const __m256i a = _mm256_and_si256(high, k.abs_mask32);
+                low = _mm256_min_epu32(low, a);
+                top = _mm256_max_epu32(top, a);
+                if constexpr (Kind == GroupKind::normal) {
+                    c[j] = normal_magnitudes64(k, u0, u1, Rounds::next(d, d.last_complemented), s[j]);
+                } else {
+                    const __m256i biased = swap_pair_order(Rounds::next(d, d.last_biased));
+                    c[j] = small_magnitudes64(k, a, lower_halves(u0, u1), biased);
+                    s[j] = ZeroDropsSign ? sign_source(true, high, c[j]) : high;
+                }
             }
+            store.pair(out, i, h, c[0], c[1], s[0], s[1], OutBytes == 1 ? k.sign_byte : k.sign_bit);
         }
-        store32<OutBytes, true>(out, i, c, s, OutBytes == 1 ? k.sign_byte : k.sign_bit);
     }
     draws.counter = d.counter;
-    return {all_at_most(top, k.top_limit32), all_at_most(k.normal_from32, low), 0};
+    return {all_at_most(top, k.top_limit32), all_at_most(k.normal_from32, low), false};
 }
 
 // The codes of one vector (u0, u1) by the small rule (any values at most the
@@ -660,24 +681,34 @@ MINIFLOAT_AVX2_SR uint32_t run_steps64(const EncodePlan& plan, const Lanes64& k,
     return flags;
 }
 
-template <class Rounds, int OutBytes>
+MINIFLOAT_AVX2_SR_INLINE bool first_group_normal64(const Lanes64& k, const double* in) {
+    __m256i low = _mm256_set1_epi32(-1);
+    for (size_t i = 0; i < kGroup; i += 8) {
+        __m256i u0, u1;
+        load8(in + i, u0, u1);
+        low = _mm256_min_epu32(low, _mm256_and_si256(upper_halves(u0, u1), k.abs_mask32));
+    }
+    return all_at_most(k.normal_from32, low);
+}
+
+template <class Rounds, int OutBytes, bool ZeroDropsSign>
 MINIFLOAT_AVX2_SR void sign_magnitude_kernel64(const EncodePlan& plan, const Lanes64& k, DrawLanes d,
                                                const double* in, void* out, size_t n, uint32_t& flags,
                                                StochasticRedo redo) {
     size_t i = 0;
-    bool normal = true;
+    bool normal = n < kGroup || first_group_normal64(k, in);
     for (; i + kGroup <= n; i += kGroup) {
         const double* group = in + i;
         void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
         const __m256i counter = d.counter;
         if (normal) {
-            const GroupCheck check = run_group64<Rounds, OutBytes, GroupKind::normal>(k, d, group, group_out);
+            const GroupCheck check = run_group64<Rounds, OutBytes, GroupKind::normal, ZeroDropsSign>(k, d, group, group_out);
             if (!check.within_max || !check.all_normal) {
                 flags |= fix_group64<Rounds, OutBytes, GroupKind::normal>(plan, k, d, counter, group, group_out, redo);
             }
             normal = check.all_normal;
         } else {
-            const GroupCheck check = run_group64<Rounds, OutBytes, GroupKind::small>(k, d, group, group_out);
+            const GroupCheck check = run_group64<Rounds, OutBytes, GroupKind::small, ZeroDropsSign>(k, d, group, group_out);
             if (!check.within_max) {
                 flags |= fix_group64<Rounds, OutBytes, GroupKind::small>(plan, k, d, counter, group, group_out, redo);
             }
@@ -749,9 +780,15 @@ MINIFLOAT_AVX2_SR void run_kernel(const EncodePlan& plan, uint64_t key, uint64_t
     }
     const Lanes32 k = make_lanes32(plan);
     if (plan.storage_bytes == 1) {
-        sign_magnitude_kernel<Rounds, 1>(plan, k, d, in, out, n, flags, redo);
+        if (plan.zero_drops_sign) {
+            sign_magnitude_kernel<Rounds, 1, true>(plan, k, d, in, out, n, flags, redo);
+        } else {
+            sign_magnitude_kernel<Rounds, 1, false>(plan, k, d, in, out, n, flags, redo);
+        }
+    } else if (plan.zero_drops_sign) {
+        sign_magnitude_kernel<Rounds, 2, true>(plan, k, d, in, out, n, flags, redo);
     } else {
-        sign_magnitude_kernel<Rounds, 2>(plan, k, d, in, out, n, flags, redo);
+        sign_magnitude_kernel<Rounds, 2, false>(plan, k, d, in, out, n, flags, redo);
     }
 }
 
@@ -765,9 +802,15 @@ MINIFLOAT_AVX2_SR void run_kernel64(const EncodePlan& plan, uint64_t key, uint64
     }
     const Lanes64 k = make_lanes64(plan);
     if (plan.storage_bytes == 1) {
-        sign_magnitude_kernel64<Rounds, 1>(plan, k, d, in, out, n, flags, redo);
+        if (plan.zero_drops_sign) {
+            sign_magnitude_kernel64<Rounds, 1, true>(plan, k, d, in, out, n, flags, redo);
+        } else {
+            sign_magnitude_kernel64<Rounds, 1, false>(plan, k, d, in, out, n, flags, redo);
+        }
+    } else if (plan.zero_drops_sign) {
+        sign_magnitude_kernel64<Rounds, 2, true>(plan, k, d, in, out, n, flags, redo);
     } else {
-        sign_magnitude_kernel64<Rounds, 2>(plan, k, d, in, out, n, flags, redo);
+        sign_magnitude_kernel64<Rounds, 2, false>(plan, k, d, in, out, n, flags, redo);
     }
 }
 
