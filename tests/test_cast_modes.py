@@ -1172,3 +1172,31 @@ def test_stochastic_avx2_kernel_in_chunks(mf, name, dtype):
     finally:
         mf.set_num_threads(before[0])
         mf._core._set_thread_min_chunk(before[1])
+
+
+@needs_avx2
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e3m4", "float8_e5m2fnuz", "float4_e2m1fn",
+                                  "float8_e8m0fnu", "bfloat16", "binary8p7uf", "binary8p1ue"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_stochastic_avx2_kernel_at_any_first_element(mf, name, dtype):
+    """One call of the kernels for elements first.. of a longer array
+    (_core._encode_stochastic_part): the AVX2 kernel rounds the elements up to
+    a multiple of 32 by the portable rule and the rest in steps of 32 (their
+    draws' counters then differ in their low bits alone), and declines a
+    `first` not a multiple of 4; every split gives the reference's codes."""
+    seed = seed_of("avx2 first", name, np.dtype(dtype).name)
+    x = _avx2_stochastic_inputs(name, dtype, seed)[:5000]
+    key = seed * 7919 + 1
+    for first in (0, 1, 3, 4, 8, 12, 20, 28, 36, 68, 100, 2**40 + 4):
+        draws = (draws32_from_key(key, x.size, first) << np.uint64(32)) | np.uint64(0xFFFFFFFF)
+        for sat in (False, True):
+            exp = I.cast_array(name, x, "stochastic", sat, draws)[0]
+            for kernel_set, vaes in (("avx2", True), ("avx2", False), ("portable", True)):
+                previous_vaes = mf._core._set_stochastic_avx2_vaes(vaes)
+                try:
+                    with kernels(mf, kernel_set), np.errstate(all="ignore"):
+                        got = mf._core._encode_stochastic_part(x, name, sat, key, first)
+                finally:
+                    mf._core._set_stochastic_avx2_vaes(previous_vaes)
+                got = got.view(np.uint16 if got.size == 2 * x.size else np.uint8)
+                assert_codes(got, exp, x, f"{name} first={first} saturate={sat} {kernel_set} vaes={vaes}")

@@ -88,21 +88,37 @@ MINIFLOAT_AVX2_SR_INLINE __m256i next_counter(DrawLanes& d) {
     return x;
 }
 
-// The next 2 blocks (8 draws, element order), the last round with `last`:
-// 5 VAES instructions.
+// The first round's inputs (c ^ k_0) of the next 4 vectors of draws (8
+// blocks), where the counter's block is a multiple of 8 (the kernels' steps
+// of 32 values from an element a multiple of 32): the blocks then differ
+// from the first in its 3 low bits alone, so c + m = c ^ m, and one xor
+// makes each (not an add and an xor).
+struct StepCounters {
+    __m256i x[4];
+};
+MINIFLOAT_AVX2_SR_INLINE StepCounters next_step_counters(DrawLanes& d) {
+    StepCounters s;
+    s.x[0] = _mm256_xor_si256(d.counter, d.keys[0]);
+    d.counter = _mm256_add_epi64(d.counter, _mm256_setr_epi64x(8, 0, 8, 0));
+    for (int t = 1; t < 4; t++) s.x[t] = _mm256_xor_si256(s.x[0], _mm256_setr_epi64x(2 * t, 0, 2 * t, 0));
+    return s;
+}
+
+// The rest of 2 blocks (8 draws, element order) from their first round's
+// input, the last round with `last`: 5 VAES instructions.
 struct VaesRounds {
-    MINIFLOAT_AVX2_SR_INLINE static __m256i next(DrawLanes& d, __m256i last) {
-        __m256i x = next_counter(d);
+    MINIFLOAT_AVX2_SR_INLINE static __m256i rounds(const DrawLanes& d, __m256i x, __m256i last) {
         for (int r = 1; r < kArsRounds; r++) x = _mm256_aesenc_epi128(x, d.keys[r]);
         return _mm256_aesenclast_epi128(x, last);
     }
+    MINIFLOAT_AVX2_SR_INLINE static __m256i next(DrawLanes& d, __m256i last) { return rounds(d, next_counter(d), last); }
 };
 
 // The same by AES-NI, each 128-bit half on its own (10 instructions and a
 // lane split and merge).
 struct AesNiRounds {
-    MINIFLOAT_AVX2_SR_INLINE static __m256i next(DrawLanes& d, __m256i last) {
-        const __m256i x = next_counter(d);
+    MINIFLOAT_AVX2_SR_INLINE static __m256i next(DrawLanes& d, __m256i last) { return rounds(d, next_counter(d), last); }
+    MINIFLOAT_AVX2_SR_INLINE static __m256i rounds(const DrawLanes& d, __m256i x, __m256i last) {
         __m128i low = _mm256_castsi256_si128(x), high = _mm256_extracti128_si256(x, 1);
         for (int r = 1; r < kArsRounds; r++) {
             const __m128i key = _mm256_castsi256_si128(d.keys[r]);
@@ -301,7 +317,8 @@ MINIFLOAT_AVX2_SR_INLINE __m256i sign_source(bool zero_drops_sign, __m256i u, __
 // (none beyond it, not finite, or an unsigned format's negative), in the
 // normal range, and (small rule) outside the band.
 struct GroupCheck {
-    bool within_max, all_normal, in_band;
+    bool within_max, all_normal;
+    uint32_t band_steps;  // bit t: step t (values 32t..32t+31) holds a value in the band
 };
 
 // A whole group by the rule of Kind (normal or small), 32 values per step.
@@ -310,10 +327,13 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes32& constants, DrawLane
     // (copies the stores to `out` cannot alias: the counter stays in a register)
     const Lanes32 k = constants;
     DrawLanes d = draws;
-    __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256(), band = low;
+    __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256();
+    uint32_t band_steps = 0;
     CodeStore<OutBytes, false> store;
     for (size_t i = 0; i < kGroup; i += 32) {
         prefetch_step(in + i);
+        const StepCounters counters = next_step_counters(d);
+        __m256i band = _mm256_set1_epi32(-1);  // |x| - band_from's least in the step
         for (int h = 0; h < 2; h++) {
             __m256i c[2], s[2];
             for (int j = 0; j < 2; j++) {
@@ -322,21 +342,24 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes32& constants, DrawLane
                 low = _mm256_min_epu32(low, a);
                 top = _mm256_max_epu32(top, a);
                 if constexpr (Kind == GroupKind::normal) {
-                    c[j] = normal_magnitudes(k, a, Rounds::next(d, d.last_complemented));
+                    c[j] = normal_magnitudes(k, a, Rounds::rounds(d, counters.x[2 * h + j], d.last_complemented));
                     s[j] = u;
                 } else {
                     // (|x| - band_from: below the band wraps around)
                     band = _mm256_min_epu32(band, _mm256_sub_epi32(a, k.band_from));
-                    c[j] = small_magnitudes(k, a, Rounds::next(d, d.last_complemented));
+                    c[j] = small_magnitudes(k, a, Rounds::rounds(d, counters.x[2 * h + j], d.last_complemented));
                     s[j] = ZeroDropsSign ? sign_source(true, u, c[j]) : u;
                 }
             }
             store.pair(out, i, h, c[0], c[1], s[0], s[1], OutBytes == 1 ? k.sign_byte : k.sign_bit);
         }
+        // (per step, so that fix_group looks at 4 vectors, not 32)
+        if constexpr (Kind == GroupKind::small) {
+            band_steps |= static_cast<uint32_t>(!all_at_most(k.band_span, band)) << (i / 32);
+        }
     }
     draws.counter = d.counter;
-    return {all_at_most(top, k.max_bits), all_at_most(k.normal_from, low),
-            Kind == GroupKind::small && !all_at_most(k.band_span, band)};
+    return {all_at_most(top, k.max_bits), all_at_most(k.normal_from, low), band_steps};
 }
 
 // The codes of one vector by the wide rule (any values at most the largest)
@@ -358,14 +381,18 @@ MINIFLOAT_AVX2_SR_INLINE void store_wide8(const Lanes32& k, __m256i u, __m256i a
 // float8_e4m3fn, one beyond the largest in 1.5%.
 template <class Rounds, int OutBytes, GroupKind Ran>
 MINIFLOAT_AVX2_SR uint32_t fix_group(const EncodePlan& plan, const Lanes32& k, const DrawLanes& d, __m256i counter,
-                                     const float* in, void* out, StochasticRedo redo) {
+                                     const float* in, void* out, GroupCheck check, StochasticRedo redo) {
     uint32_t flags = 0;
     DrawLanes again = d;
     alignas(32) uint32_t draws[8];
+    const bool group_within_max = check.within_max;
+    // (a small group within the largest: only the steps with a band value)
+    const uint32_t steps = Ran == GroupKind::small && group_within_max ? check.band_steps : 0xFF;
     for (size_t v = 0; v < kGroup / 8; v++) {
+        if (!(steps >> (v / 4) & 1)) continue;
         const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8 * v));
         const __m256i a = _mm256_and_si256(u, k.abs_mask);
-        const bool within_max = all_at_most(a, k.max_bits);
+        const bool within_max = group_within_max || all_at_most(a, k.max_bits);
         const bool rule_fits = Ran == GroupKind::normal ? all_at_most(k.normal_from, a)
                                                         : all_at_most(k.band_span, _mm256_sub_epi32(a, k.band_from));
         if (within_max && rule_fits) continue;
@@ -419,35 +446,6 @@ MINIFLOAT_AVX2_SR_INLINE bool first_group_normal(const Lanes32& k, const float* 
     return all_at_most(k.normal_from, low);
 }
 
-// Groups of kGroup values by the rule the last group's values asked for
-// (normal, or small once one was below the normal range), the vectors it
-// did not fit fixed after; the rest vector by vector.
-template <class Rounds, int OutBytes, bool ZeroDropsSign>
-MINIFLOAT_AVX2_SR void sign_magnitude_kernel(const EncodePlan& plan, const Lanes32& k, DrawLanes d, const float* in,
-                                             void* out, size_t n, uint32_t& flags, StochasticRedo redo) {
-    size_t i = 0;
-    bool normal = n < kGroup || first_group_normal(k, in);
-    for (; i + kGroup <= n; i += kGroup) {
-        const float* group = in + i;
-        void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
-        const __m256i counter = d.counter;
-        if (normal) {
-            const GroupCheck check = run_group<Rounds, OutBytes, GroupKind::normal, ZeroDropsSign>(k, d, group, group_out);
-            if (!check.within_max || !check.all_normal) {
-                flags |= fix_group<Rounds, OutBytes, GroupKind::normal>(plan, k, d, counter, group, group_out, redo);
-            }
-            normal = check.all_normal;
-        } else {
-            const GroupCheck check = run_group<Rounds, OutBytes, GroupKind::small, ZeroDropsSign>(k, d, group, group_out);
-            if (!check.within_max || check.in_band) {
-                flags |= fix_group<Rounds, OutBytes, GroupKind::small>(plan, k, d, counter, group, group_out, redo);
-            }
-            normal = check.all_normal;
-        }
-    }
-    flags |= run_steps<Rounds, OutBytes>(plan, k, d, in, out, i, n - i, redo);
-}
-
 // float8_e8m0fnu and the unsigned formats of powers of two: inside
 // [2^-126, their largest value's binade end) the exponent field moved by the
 // bias, bumped when d < fraction << 9; 32 values per step, a step with a
@@ -468,11 +466,12 @@ MINIFLOAT_AVX2_SR void e8m0_kernel(const EncodePlan& plan, DrawLanes d, const fl
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         prefetch_step(in + i);
+        const StepCounters counters = next_step_counters(d);
         __m256i u[4], biased[4], high = _mm256_setzero_si256();
         for (int j = 0; j < 4; j++) {
             u[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 8 * j));
             high = _mm256_max_epu32(high, _mm256_sub_epi32(u[j], lowest));
-            biased[j] = Rounds::next(d, d.last_biased);
+            biased[j] = Rounds::rounds(d, counters.x[j], d.last_biased);
         }
         if (all_at_most(high, inside_limit)) {
             const __m256i bytes = pack32_bytes(e8m0_codes(offset, u[0], biased[0]), e8m0_codes(offset, u[1], biased[1]),
@@ -588,13 +587,14 @@ MINIFLOAT_AVX2_SR_INLINE void load8(const double* in, __m256i& u0, __m256i& u1) 
 
 // As run_group (the small rule takes every value at most the largest: no band).
 template <class Rounds, int OutBytes, GroupKind Kind, bool ZeroDropsSign>
-MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group64(const Lanes64& constants, DrawLanes& draws, const double* in, void* out) {
+MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes64& constants, DrawLanes& draws, const double* in, void* out) {
     const Lanes64 k = constants;  // (as in run_group)
     DrawLanes d = draws;
     __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256();
     CodeStore<OutBytes, true> store;
     for (size_t i = 0; i < kGroup; i += 32) {
         prefetch_step(in + i);
+        const StepCounters counters = next_step_counters(d);
         for (int h = 0; h < 2; h++) {
             __m256i c[2], s[2];
             for (int j = 0; j < 2; j++) {
@@ -605,9 +605,10 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group64(const Lanes64& constants, DrawLa
                 low = _mm256_min_epu32(low, a);
                 top = _mm256_max_epu32(top, a);
                 if constexpr (Kind == GroupKind::normal) {
-                    c[j] = normal_magnitudes64(k, u0, u1, Rounds::next(d, d.last_complemented), s[j]);
+                    c[j] = normal_magnitudes64(k, u0, u1, Rounds::rounds(d, counters.x[2 * h + j], d.last_complemented),
+                                               s[j]);
                 } else {
-                    const __m256i biased = swap_pair_order(Rounds::next(d, d.last_biased));
+                    const __m256i biased = swap_pair_order(Rounds::rounds(d, counters.x[2 * h + j], d.last_biased));
                     c[j] = small_magnitudes64(k, a, lower_halves(u0, u1), biased);
                     s[j] = ZeroDropsSign ? sign_source(true, high, c[j]) : high;
                 }
@@ -616,7 +617,7 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group64(const Lanes64& constants, DrawLa
         }
     }
     draws.counter = d.counter;
-    return {all_at_most(top, k.top_limit32), all_at_most(k.normal_from32, low), false};
+    return {all_at_most(top, k.top_limit32), all_at_most(k.normal_from32, low), 0};
 }
 
 // The codes of one vector (u0, u1) by the small rule (any values at most the
@@ -635,8 +636,8 @@ MINIFLOAT_AVX2_SR_INLINE void store_small8(const Lanes64& k, __m256i u0, __m256i
 // As fix_group: a vector with a value beyond the largest by `redo`, one of
 // a normal group with a value below the normal range by the small rule.
 template <class Rounds, int OutBytes, GroupKind Ran>
-MINIFLOAT_AVX2_SR uint32_t fix_group64(const EncodePlan& plan, const Lanes64& k, const DrawLanes& d, __m256i counter,
-                                       const double* in, void* out, StochasticRedo redo) {
+MINIFLOAT_AVX2_SR uint32_t fix_group(const EncodePlan& plan, const Lanes64& k, const DrawLanes& d, __m256i counter,
+                                       const double* in, void* out, GroupCheck, StochasticRedo redo) {
     uint32_t flags = 0;
     DrawLanes again = d;
     alignas(32) uint32_t draws[8];
@@ -660,7 +661,7 @@ MINIFLOAT_AVX2_SR uint32_t fix_group64(const EncodePlan& plan, const Lanes64& k,
 }
 
 template <class Rounds, int OutBytes>
-MINIFLOAT_AVX2_SR uint32_t run_steps64(const EncodePlan& plan, const Lanes64& k, DrawLanes& d, const double* in,
+MINIFLOAT_AVX2_SR uint32_t run_steps(const EncodePlan& plan, const Lanes64& k, DrawLanes& d, const double* in,
                                        void* out, size_t i, size_t count, StochasticRedo redo) {
     uint32_t flags = 0;
     alignas(32) uint32_t draws[8];
@@ -681,7 +682,7 @@ MINIFLOAT_AVX2_SR uint32_t run_steps64(const EncodePlan& plan, const Lanes64& k,
     return flags;
 }
 
-MINIFLOAT_AVX2_SR_INLINE bool first_group_normal64(const Lanes64& k, const double* in) {
+MINIFLOAT_AVX2_SR_INLINE bool first_group_normal(const Lanes64& k, const double* in) {
     __m256i low = _mm256_set1_epi32(-1);
     for (size_t i = 0; i < kGroup; i += 8) {
         __m256i u0, u1;
@@ -691,31 +692,61 @@ MINIFLOAT_AVX2_SR_INLINE bool first_group_normal64(const Lanes64& k, const doubl
     return all_at_most(k.normal_from32, low);
 }
 
-template <class Rounds, int OutBytes, bool ZeroDropsSign>
-MINIFLOAT_AVX2_SR void sign_magnitude_kernel64(const EncodePlan& plan, const Lanes64& k, DrawLanes d,
-                                               const double* in, void* out, size_t n, uint32_t& flags,
-                                               StochasticRedo redo) {
+// Groups of kGroup values by the rule the last group's values asked for
+// (normal, or small once one was below the normal range), the vectors a
+// group's rule did not fit fixed after its batch of kBatchGroups (no call
+// among the groups: every vector register is the caller's to save, and a
+// call in their loop had the compiler keep the constants in memory; 0.9
+// against 1.0 ms for float4_e2m1fn); the rest vector by vector. Float32
+// and float64 alike (run_group, fix_group, run_steps for each).
+constexpr size_t kBatchGroups = 32;
+
+struct PendingFix {
+    uint32_t group;
+    bool ran_normal;
+    GroupCheck check;
+};
+
+template <class Rounds, int OutBytes, bool ZeroDropsSign, class Lanes, class Float>
+MINIFLOAT_AVX2_SR void sign_magnitude_kernel(const EncodePlan& plan, const Lanes& k, DrawLanes d, const Float* in,
+                                             void* out, size_t n, uint32_t& flags, StochasticRedo redo) {
     size_t i = 0;
-    bool normal = n < kGroup || first_group_normal64(k, in);
-    for (; i + kGroup <= n; i += kGroup) {
-        const double* group = in + i;
-        void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
-        const __m256i counter = d.counter;
-        if (normal) {
-            const GroupCheck check = run_group64<Rounds, OutBytes, GroupKind::normal, ZeroDropsSign>(k, d, group, group_out);
-            if (!check.within_max || !check.all_normal) {
-                flags |= fix_group64<Rounds, OutBytes, GroupKind::normal>(plan, k, d, counter, group, group_out, redo);
+    bool normal = n < kGroup || first_group_normal(k, in);
+    while (i + kGroup <= n) {
+        const size_t batch_start = i;
+        const __m256i batch_counter = d.counter;
+        PendingFix pending[kBatchGroups];
+        size_t pending_count = 0;
+        for (uint32_t g = 0; g < kBatchGroups && i + kGroup <= n; g++, i += kGroup) {
+            void* group_out = static_cast<uint8_t*>(out) + i * OutBytes;
+            GroupCheck check;
+            bool fits;
+            if (normal) {
+                check = run_group<Rounds, OutBytes, GroupKind::normal, ZeroDropsSign>(k, d, in + i, group_out);
+                fits = check.within_max && check.all_normal;
+            } else {
+                check = run_group<Rounds, OutBytes, GroupKind::small, ZeroDropsSign>(k, d, in + i, group_out);
+                fits = check.within_max && check.band_steps == 0;
             }
-            normal = check.all_normal;
-        } else {
-            const GroupCheck check = run_group64<Rounds, OutBytes, GroupKind::small, ZeroDropsSign>(k, d, group, group_out);
-            if (!check.within_max) {
-                flags |= fix_group64<Rounds, OutBytes, GroupKind::small>(plan, k, d, counter, group, group_out, redo);
-            }
+            if (!fits) pending[pending_count++] = {g, normal, check};
             normal = check.all_normal;
         }
+        for (size_t p = 0; p < pending_count; p++) {
+            const PendingFix& fix = pending[p];
+            const size_t start = batch_start + size_t{fix.group} * kGroup;
+            const long long blocks = static_cast<long long>(start - batch_start) / 4;  // (the counters' low halves)
+            const __m256i counter = _mm256_add_epi64(batch_counter, _mm256_setr_epi64x(blocks, 0, blocks, 0));
+            void* group_out = static_cast<uint8_t*>(out) + start * OutBytes;
+            if (fix.ran_normal) {
+                flags |= fix_group<Rounds, OutBytes, GroupKind::normal>(plan, k, d, counter, in + start, group_out,
+                                                                        fix.check, redo);
+            } else {
+                flags |= fix_group<Rounds, OutBytes, GroupKind::small>(plan, k, d, counter, in + start, group_out,
+                                                                       fix.check, redo);
+            }
+        }
     }
-    flags |= run_steps64<Rounds, OutBytes>(plan, k, d, in, out, i, n - i, redo);
+    flags |= run_steps<Rounds, OutBytes>(plan, k, d, in, out, i, n - i, redo);
 }
 
 // float8_e8m0fnu from float64: inside [2^-127, 2^127) (bounds without a
@@ -737,6 +768,7 @@ MINIFLOAT_AVX2_SR void e8m0_kernel64(const EncodePlan& plan, DrawLanes d, const 
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         prefetch_step(in + i);
+        const StepCounters counters = next_step_counters(d);
         __m256i field[4], low[4], high[4], biased[4], widest = _mm256_setzero_si256();
         for (int j = 0; j < 4; j++) {
             __m256i u0, u1;
@@ -745,7 +777,7 @@ MINIFLOAT_AVX2_SR void e8m0_kernel64(const EncodePlan& plan, DrawLanes d, const 
             low[j] = lower_halves(u0, u1);
             field[j] = _mm256_sub_epi32(high[j], lowest);
             widest = _mm256_max_epu32(widest, field[j]);
-            biased[j] = Rounds::next(d, d.last_biased);
+            biased[j] = Rounds::rounds(d, counters.x[j], d.last_biased);
         }
         if (all_at_most(widest, inside_limit)) {
             const __m256i bytes = pack32_bytes_from_pair_order(
@@ -803,20 +835,41 @@ MINIFLOAT_AVX2_SR void run_kernel64(const EncodePlan& plan, uint64_t key, uint64
     const Lanes64 k = make_lanes64(plan);
     if (plan.storage_bytes == 1) {
         if (plan.zero_drops_sign) {
-            sign_magnitude_kernel64<Rounds, 1, true>(plan, k, d, in, out, n, flags, redo);
+            sign_magnitude_kernel<Rounds, 1, true>(plan, k, d, in, out, n, flags, redo);
         } else {
-            sign_magnitude_kernel64<Rounds, 1, false>(plan, k, d, in, out, n, flags, redo);
+            sign_magnitude_kernel<Rounds, 1, false>(plan, k, d, in, out, n, flags, redo);
         }
     } else if (plan.zero_drops_sign) {
-        sign_magnitude_kernel64<Rounds, 2, true>(plan, k, d, in, out, n, flags, redo);
+        sign_magnitude_kernel<Rounds, 2, true>(plan, k, d, in, out, n, flags, redo);
     } else {
-        sign_magnitude_kernel64<Rounds, 2, false>(plan, k, d, in, out, n, flags, redo);
+        sign_magnitude_kernel<Rounds, 2, false>(plan, k, d, in, out, n, flags, redo);
     }
+}
+
+// Elements first .. up to a multiple of 32 (at most 28: `first` is a multiple
+// of 4) by `redo`, so that the kernels' steps start at multiples of 32
+// (next_step_counters); returns how many.
+size_t round_head(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in, bool float64, void* out,
+                  size_t n, uint32_t& flags, StochasticRedo redo) {
+    const size_t head = std::min<size_t>(n, (32 - first % 32) % 32);
+    uint32_t draws[32];
+    fill_draws32(key, first, draws, head);
+    for (size_t i = 0; i < head; i += 8) {
+        const size_t count = std::min<size_t>(8, head - i);
+        const void* values = static_cast<const char*>(in) + i * (float64 ? sizeof(double) : sizeof(float));
+        flags |= redo(plan, values, float64, draws + i, static_cast<uint8_t*>(out) + i * plan.storage_bytes, count);
+    }
+    return head;
 }
 
 template <class Rounds>
 void run_either(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in, bool float64, void* out,
                 size_t n, uint32_t& flags, StochasticRedo redo) {
+    const size_t head = round_head(plan, key, first, in, float64, out, n, flags, redo);
+    in = static_cast<const char*>(in) + head * (float64 ? sizeof(double) : sizeof(float));
+    out = static_cast<uint8_t*>(out) + head * plan.storage_bytes;
+    first += head;
+    n -= head;
     if (float64) {
         run_kernel64<Rounds>(plan, key, first, static_cast<const double*>(in), out, n, flags, redo);
     } else {
