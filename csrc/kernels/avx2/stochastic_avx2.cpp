@@ -313,12 +313,32 @@ MINIFLOAT_AVX2_SR_INLINE __m256i sign_source(bool zero_drops_sign, __m256i u, __
     return zero_drops_sign ? _mm256_andnot_si256(_mm256_cmpeq_epi32(magnitude, _mm256_setzero_si256()), u) : u;
 }
 
+// The 32 values at in + i by the wide rule, their draws those of the step
+// whose first counter is `counter` (a multiple of 8 blocks).
+template <class Rounds, int OutBytes>
+MINIFLOAT_AVX2_SR_INLINE void wide_step(const Lanes32& k, const DrawLanes& d, __m256i counter, const float* in,
+                                        void* out, size_t i) {
+    DrawLanes again = d;
+    again.counter = counter;
+    const StepCounters counters = next_step_counters(again);
+    CodeStore<OutBytes, false> store;
+    for (int h = 0; h < 2; h++) {
+        __m256i c[2], s[2];
+        for (int j = 0; j < 2; j++) {
+            const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 16 * h + 8 * j));
+            c[j] = wide_magnitudes(k, _mm256_and_si256(u, k.abs_mask),
+                                   Rounds::rounds(again, counters.x[2 * h + j], again.last_biased));
+            s[j] = sign_source(k.zero_drops_sign, u, c[j]);
+        }
+        store.pair(out, i, h, c[0], c[1], s[0], s[1], OutBytes == 1 ? k.sign_byte : k.sign_bit);
+    }
+}
+
 // What a group's run found: whether every value is at most the largest
 // (none beyond it, not finite, or an unsigned format's negative), in the
 // normal range, and (small rule) outside the band.
 struct GroupCheck {
     bool within_max, all_normal;
-    uint32_t band_steps;  // bit t: step t (values 32t..32t+31) holds a value in the band
 };
 
 // A whole group by the rule of Kind (normal or small), 32 values per step.
@@ -328,7 +348,6 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes32& constants, DrawLane
     const Lanes32 k = constants;
     DrawLanes d = draws;
     __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256();
-    uint32_t band_steps = 0;
     CodeStore<OutBytes, false> store;
     for (size_t i = 0; i < kGroup; i += 32) {
         prefetch_step(in + i);
@@ -353,13 +372,19 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes32& constants, DrawLane
             }
             store.pair(out, i, h, c[0], c[1], s[0], s[1], OutBytes == 1 ? k.sign_byte : k.sign_bit);
         }
-        // (per step, so that fix_group looks at 4 vectors, not 32)
+        // a step with a value in the band (Gaussian data puts one in a
+        // fifth of the groups for float4_e2m1fn) again, whole, by the wide
+        // rule, here: a branch per vector or a call (fix_group) made such a
+        // fix cost 110-160 cycles
         if constexpr (Kind == GroupKind::small) {
-            band_steps |= static_cast<uint32_t>(!all_at_most(k.band_span, band)) << (i / 32);
+            if (!all_at_most(k.band_span, band)) {
+                wide_step<Rounds, OutBytes>(k, d, _mm256_sub_epi64(d.counter, _mm256_setr_epi64x(8, 0, 8, 0)), in,
+                                            out, i);
+            }
         }
     }
     draws.counter = d.counter;
-    return {all_at_most(top, k.max_bits), all_at_most(k.normal_from, low), band_steps};
+    return {all_at_most(top, k.max_bits), all_at_most(k.normal_from, low)};
 }
 
 // The codes of one vector by the wide rule (any values at most the largest)
@@ -375,9 +400,9 @@ MINIFLOAT_AVX2_SR_INLINE void store_wide8(const Lanes32& k, __m256i u, __m256i a
 // The vectors of a group whose rule (Ran) did not fit, again, their draws
 // made again from the group's first counter: by `redo` where a value lies
 // beyond the largest, else by the wide rule where one lies below the normal
-// range (a normal group) or in the band (a small one). Cheaper than running
-// the group again: Gaussian data puts a value in the band in a fifth of the
-// groups for float4_e2m1fn, one below the normal range in 3% of them for
+// range (a normal group) or in the band (a small one, whose steps with one
+// run_group redid already). Cheaper than running the group again: Gaussian
+// data puts a value below the normal range in 3% of the groups for
 // float8_e4m3fn, one beyond the largest in 1.5%.
 template <class Rounds, int OutBytes, GroupKind Ran>
 MINIFLOAT_AVX2_SR uint32_t fix_group(const EncodePlan& plan, const Lanes32& k, const DrawLanes& d, __m256i counter,
@@ -386,10 +411,7 @@ MINIFLOAT_AVX2_SR uint32_t fix_group(const EncodePlan& plan, const Lanes32& k, c
     DrawLanes again = d;
     alignas(32) uint32_t draws[8];
     const bool group_within_max = check.within_max;
-    // (a small group within the largest: only the steps with a band value)
-    const uint32_t steps = Ran == GroupKind::small && group_within_max ? check.band_steps : 0xFF;
     for (size_t v = 0; v < kGroup / 8; v++) {
-        if (!(steps >> (v / 4) & 1)) continue;
         const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8 * v));
         const __m256i a = _mm256_and_si256(u, k.abs_mask);
         const bool within_max = group_within_max || all_at_most(a, k.max_bits);
@@ -617,7 +639,7 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes64& constants, DrawLane
         }
     }
     draws.counter = d.counter;
-    return {all_at_most(top, k.top_limit32), all_at_most(k.normal_from32, low), 0};
+    return {all_at_most(top, k.top_limit32), all_at_most(k.normal_from32, low)};
 }
 
 // The codes of one vector (u0, u1) by the small rule (any values at most the
@@ -726,7 +748,7 @@ MINIFLOAT_AVX2_SR void sign_magnitude_kernel(const EncodePlan& plan, const Lanes
                 fits = check.within_max && check.all_normal;
             } else {
                 check = run_group<Rounds, OutBytes, GroupKind::small, ZeroDropsSign>(k, d, in + i, group_out);
-                fits = check.within_max && check.band_steps == 0;
+                fits = check.within_max;
             }
             if (!fits) pending[pending_count++] = {g, normal, check};
             normal = check.all_normal;
