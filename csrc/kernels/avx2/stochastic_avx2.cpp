@@ -1,20 +1,22 @@
 // The AVX2 twin of stochastic_avx512.cpp. The rules and their proofs are
 // stochastic_rounding.cpp's and stochastic_avx512.cpp's (normal rule: the
-// draw's complement carried into the code's last place; small rule: the
-// quotient and the threshold by variable shifts), the constants
+// draw's complement carried into the code's last place; below the normal
+// range the quotient and the threshold by variable shifts), the constants
 // stochastic_vector_constants.h's; this file repeats their structure with
-// other instructions at every step: no mask registers (compares give lane
-// masks; unsigned compares by biased signed ones or by max_epu32), no
-// funnel shift (two shifts and an or), no 64-bit unsigned compares (float64
-// values are checked and rounded by their upper 32-bit halves, gathered with
-// vshufps in the pair order of avx2_pack.h). Where the AVX-512 kernel picks
-// among four rules per group, this one has two: the small rule here always
-// takes the wide threshold (x << (32 - s) | x >> (s - 32)), right for every
-// value at most the largest, so no band is checked.
+// other instructions at every step, so it is a twin, not a template over
+// both: no mask registers (compares give lane masks; unsigned compares by
+// biased signed ones or by max_epu32), no funnel shift (two shifts and an
+// or), no 64-bit unsigned compares (float64 values are checked and rounded
+// by their upper 32-bit halves, gathered with vshufps in the pair order of
+// avx2_pack.h), draws 8 per vector (VAES on 256 bits, or AES-NI on each
+// half). The float32 rule below the normal range is new here: the normal
+// rule's carry with a drop per lane (small_magnitudes), 10 instructions,
+// the AVX-512 kernel's threshold rule (wide_magnitudes) only for a step
+// with a value in its band.
 //
 // Groups of kGroup values take one rule, predicted from the last group and
-// checked while running: a group the prediction did not fit is run again
-// (its draws again: the counter is rewound) by the rule it needs.
+// checked while running; the vectors of a group the prediction did not fit
+// are redone after its batch of groups, their draws made again.
 #include "stochastic_avx2.h"
 
 #include "counter_random.h"
@@ -134,11 +136,6 @@ MINIFLOAT_AVX2_SR_INLINE __m256i v32(uint64_t x) { return _mm256_set1_epi32(stat
 
 MINIFLOAT_AVX2_SR_INLINE __m256i sign_bias() { return _mm256_set1_epi32(static_cast<int>(0x80000000u)); }
 
-// Lane masks of x < y, x and y unsigned, y already biased (y ^ 2^31).
-MINIFLOAT_AVX2_SR_INLINE __m256i less_than_biased(__m256i x, __m256i y_biased) {
-    return _mm256_cmpgt_epi32(y_biased, _mm256_xor_si256(x, sign_bias()));
-}
-
 // Whether every lane of x is at most `limit` (unsigned).
 MINIFLOAT_AVX2_SR_INLINE bool all_at_most(__m256i x, __m256i limit) {
     return _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(x, limit), limit)) == -1;
@@ -168,21 +165,20 @@ MINIFLOAT_AVX2_SR_INLINE void store8(void* out, size_t i, __m256i codes) {
 // or in the pair order of avx2_pack.h when `PairOrder`), the sign bit set
 // where s0's or s1's lane is negative: the pairs' words as they come (fewer
 // registers live than four vectors of codes and four of signs), the bytes
-// once both pairs are in (pack32_bytes_with_signs' steps).
+// once both pairs are in (avx2_pack.h).
 template <int OutBytes, bool PairOrder>
 struct CodeStore {
-    __m256i words[2], signs[2];
+    WordsWithSigns first_pair;
 
     MINIFLOAT_AVX2_SR_INLINE void pair(void* out, size_t i, int h, __m256i c0, __m256i c1, __m256i s0, __m256i s1,
                                        __m256i sign) {
         if constexpr (OutBytes == 1) {
-            words[h] = _mm256_packus_epi32(c0, c1);  // per half: 4 of c0, 4 of c1
-            signs[h] = _mm256_packs_epi32(s0, s1);   // (signed saturation keeps the sign)
-            if (h == 0) return;
-            const __m256i bytes = _mm256_packus_epi16(words[0], words[1]);
-            const __m256i negative = _mm256_cmpgt_epi8(_mm256_setzero_si256(), _mm256_packs_epi16(signs[0], signs[1]));
-            __m256i codes = _mm256_permutevar8x32_epi32(_mm256_or_si256(bytes, _mm256_and_si256(negative, sign)),
-                                                        _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+            const WordsWithSigns packed = pack_pair_with_signs(c0, c1, s0, s1);
+            if (h == 0) {
+                first_pair = packed;
+                return;
+            }
+            __m256i codes = bytes_with_signs(first_pair, packed, sign);
             if constexpr (PairOrder) codes = from_pair_order(codes);
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint8_t*>(out) + i), codes);
         } else {
@@ -199,12 +195,11 @@ struct CodeStore {
     }
 };
 
-// How a group is rounded: all its values in the target's normal range
-// up to its largest value (normal), all at most the largest (small; float32:
-// none in the band of the small rule, see small_magnitudes), or vector by
-// vector, handing a vector with a value beyond the largest (or a special,
-// or an unsigned format's negative value) to `redo` (any).
-enum class GroupKind { normal, small, any };
+// The rule a group is run by: all its values in the target's normal range
+// up to its largest value (normal), or all at most the largest (small;
+// float32: its steps with a value in the band of the small rule redone by
+// the wide rule, see small_magnitudes).
+enum class GroupKind { normal, small };
 constexpr size_t kGroup = 256;
 
 // The source lines of the step kPrefetchBytes ahead of the 32 values at
