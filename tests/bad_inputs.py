@@ -1437,6 +1437,7 @@ def _build():
         "scaled_elements_float64": (lambda: core.scaled_elements(f32().astype(np.float64), np.ones(2, np.float32),
                                                                  (1, 2, 32, 1, 32, 0), "float8_e4m3fn", 0), TV, None),
         "set_avx2_junk": (lambda: core._set_avx2_kernels([1]), TV, None),
+        "set_stochastic_avx2_vaes_junk": (lambda: core._set_stochastic_avx2_vaes([1]), TV, None),
         "set_memory_streams_negative": (lambda: core._set_memory_streams(-1), TVO, None),
         "set_memory_streams_huge": (lambda: core._set_memory_streams(2**40), TVO, None),
         "set_beyond_cache_negative": (lambda: core._set_beyond_cache_bytes(-1), TVO, None),
@@ -1559,6 +1560,10 @@ def _build():
                                           None),
         "encode_stochastic_key_huge": (lambda: core.encode_stochastic(np.ones(3, np.float32), "float8_e4m3fn", False,
                                                                       2**70), TVO, None),
+        "encode_stochastic_part_int32": (lambda: core._encode_stochastic_part(np.ones(3, np.int32), "float8_e4m3fn",
+                                                                             False, 1, 0), TV, None),
+        "encode_stochastic_part_first_negative": (lambda: core._encode_stochastic_part(
+            np.ones(3, np.float32), "float8_e4m3fn", False, 1, -1), TVO, None),
         "encode_packed_int32": (lambda: core.encode_packed(np.ones(3, np.int32), "float4_e2m1fn", False, "nearest", 0),
                                 TV, None),
         "encode_packed_rounding_junk": (lambda: core.encode_packed(np.ones(3, np.float32), "float4_e2m1fn", False, "x",

@@ -16,6 +16,7 @@ import pytest
 
 import cast_mode_reference as I
 import reference as R
+from kernel_sets import kernels
 
 NAMES = R.FORMAT_NAMES
 ALL = pytest.mark.parametrize("name", NAMES)
@@ -1085,3 +1086,117 @@ def test_stochastic_binade_runs_against_the_reference(mf, name, dtype):
     exp = expected(name, x, "stochastic", False, seed)
     got = mcast(mf, x, T, rounding="stochastic", rng=seed)
     assert_codes(got, exp, x, f"{name} {np.dtype(dtype).name} binade runs")
+
+
+# --------------------------------------------------------------------------
+# The AVX2 stochastic kernel (kernels/avx2/stochastic_avx2.cpp): where the
+# AVX-512 one does not run, against the portable kernels and the reference
+# --------------------------------------------------------------------------
+needs_avx2 = pytest.mark.skipif(
+    "avx2" not in __import__("minifloat")._core._cpu_kernel_sets(), reason="this CPU has no AVX2")
+
+
+def _avx2_stochastic_inputs(name, dtype, seed):
+    """Runs of 256 of every kind the kernel tells apart (the normal range, the
+    subnormal range, far below the smallest step, beyond the largest value,
+    inf/NaN, zeros) as grouped_inputs and binade_runs make them, mixed ones,
+    every value and midpoint (a tie: the draw decides at 2**31) with their
+    neighbours and both signs (negative values for unsigned formats too)."""
+    bx = R.boundary_cases(name, dtype)[0]
+    with np.errstate(invalid="ignore"):
+        parts = [grouped_inputs(name, dtype, seed), binade_runs(name, dtype, seed)[::3],
+                 _stochastic_mix(name, dtype, np.random.default_rng(seed)), bx,
+                 np.random.default_rng(seed).permutation(bx)]
+    return np.concatenate([p.astype(dtype) for p in parts])
+
+
+def _casts_by_kernel_set(mf, x, T, sat, seed, kernel_set, vaes=True):
+    """mf.cast's codes and warnings with one kernel set (AVX2: its draws by
+    VAES or by AES-NI)."""
+    previous_vaes = mf._core._set_stochastic_avx2_vaes(vaes)
+    try:
+        with kernels(mf, kernel_set), warnings.catch_warnings(record=True) as caught, np.errstate(all="warn"):
+            warnings.simplefilter("always")
+            got = mf.cast(x, T, rounding="stochastic", saturate=sat, rng=seed)
+    finally:
+        mf._core._set_stochastic_avx2_vaes(previous_vaes)
+    return codes(got), sorted({(w.category.__name__, str(w.message)) for w in caught})
+
+
+@needs_avx2
+@ALL
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_stochastic_avx2_kernel_bit_for_bit(mf, name, dtype):
+    """The AVX2 kernel (its draws by VAES and by AES-NI) against the portable
+    kernels, codes and warnings, and against the reference: unaligned starts,
+    lengths with tails, several seeds, saturating or not."""
+    T = getattr(mf, name)
+    x = _avx2_stochastic_inputs(name, dtype, seed_of("avx2", name, np.dtype(dtype).name))
+    for start, stop, sat in ((0, None, False), (1, -3, True), (3, -13, False), (5, -1, True)):
+        part = x[start:stop]  # (not 32-byte aligned: starts 4 or 8 bytes in)
+        seed = seed_of("avx2", name, start, sat)
+        exp = expected(name, part, "stochastic", sat, seed)
+        portable, portable_warnings = _casts_by_kernel_set(mf, part, T, sat, seed, "portable")
+        assert_codes(portable, exp, part, f"{name} portable start={start}")
+        for vaes in (True, False):
+            got, got_warnings = _casts_by_kernel_set(mf, part, T, sat, seed, "avx2", vaes)
+            label = f"{name} {np.dtype(dtype).name} avx2 vaes={vaes} start={start} saturate={sat}"
+            assert_codes(got, exp, part, label)
+            assert got_warnings == portable_warnings, label
+
+
+@needs_avx2
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e3m4", "float8_e5m2fnuz", "float4_e2m1fn",
+                                  "float8_e8m0fnu", "bfloat16", "binary8p7uf", "binary8p1ue"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_stochastic_avx2_kernel_in_chunks(mf, name, dtype):
+    """Threads split the array into chunks starting at multiples of 64, each
+    taking its elements' draws (element i draws d_i whatever the chunk): the
+    AVX2 kernel on chunks of every size from 256 up gives the reference's
+    codes, an unsigned format's negative values (in chunks of their own and
+    among others) included."""
+    T = getattr(mf, name)
+    seed = seed_of("avx2 chunks", name, np.dtype(dtype).name)
+    x = _avx2_stochastic_inputs(name, dtype, seed)[:30011]
+    with np.errstate(invalid="ignore"):
+        x[::509] = -np.abs(x[::509])
+    exp = expected(name, x, "stochastic", False, seed)
+    before = mf.get_num_threads(), mf._core._thread_min_chunk_override()
+    try:
+        for threads, chunk in ((2, 256), (3, 1000), (4, 4096)):
+            mf.set_num_threads(threads)
+            mf._core._set_thread_min_chunk(chunk)
+            for vaes in (True, False):
+                got, _ = _casts_by_kernel_set(mf, x, T, False, seed, "avx2", vaes)
+                assert_codes(got, exp, x, f"{name} threads={threads} chunk={chunk} vaes={vaes}")
+    finally:
+        mf.set_num_threads(before[0])
+        mf._core._set_thread_min_chunk(before[1])
+
+
+@needs_avx2
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e3m4", "float8_e5m2fnuz", "float4_e2m1fn",
+                                  "float8_e8m0fnu", "bfloat16", "binary8p7uf", "binary8p1ue"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_stochastic_avx2_kernel_at_any_first_element(mf, name, dtype):
+    """One call of the kernels for elements first.. of a longer array
+    (_core._encode_stochastic_part): the AVX2 kernel rounds the elements up to
+    a multiple of 32 by the portable rule and the rest in steps of 32 (their
+    draws' counters then differ in their low bits alone), and declines a
+    `first` not a multiple of 4; every split gives the reference's codes."""
+    seed = seed_of("avx2 first", name, np.dtype(dtype).name)
+    x = _avx2_stochastic_inputs(name, dtype, seed)[:5000]
+    key = seed * 7919 + 1
+    for first in (0, 1, 3, 4, 8, 12, 20, 28, 36, 68, 100, 2**40 + 4):
+        draws = (draws32_from_key(key, x.size, first) << np.uint64(32)) | np.uint64(0xFFFFFFFF)
+        for sat in (False, True):
+            exp = I.cast_array(name, x, "stochastic", sat, draws)[0]
+            for kernel_set, vaes in (("avx2", True), ("avx2", False), ("portable", True)):
+                previous_vaes = mf._core._set_stochastic_avx2_vaes(vaes)
+                try:
+                    with kernels(mf, kernel_set), np.errstate(all="ignore"):
+                        got = mf._core._encode_stochastic_part(x, name, sat, key, first)
+                finally:
+                    mf._core._set_stochastic_avx2_vaes(previous_vaes)
+                got = got.view(np.uint16 if got.size == 2 * x.size else np.uint8)
+                assert_codes(got, exp, x, f"{name} first={first} saturate={sat} {kernel_set} vaes={vaes}")

@@ -20,6 +20,7 @@
 #include "float_bits.h"
 #include "fp_status.h"
 #include "memory_streams.h"
+#include "stochastic_avx2.h"
 #include "stochastic_avx512.h"
 #include "widen_float32.h"
 
@@ -213,7 +214,7 @@ MINIFLOAT_KERNEL_INLINE uint32_t stochastic_loop(const EncodePlan& plan, const F
     return static_cast<uint32_t>(lane_flags);
 }
 
-// The portable rule for the steps the AVX-512 kernels hand back.
+// The portable rule for the steps the hand-written kernels hand back.
 uint32_t redo_portable(const EncodePlan& plan, const void* in, bool float64, const uint32_t* draws, void* out,
                        size_t count) {
     if (float64) {
@@ -236,6 +237,14 @@ MINIFLOAT_KERNEL_INLINE bool has_sign_bit(const Float* in, size_t n) {
     return (any >> (sizeof(Bits) * 8 - 1)) != 0;
 }
 
+// The hand-written kernels: AVX-512, else AVX2 (the same contract: false
+// when neither runs, nothing written).
+bool stochastic_by_hand(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in, bool float64,
+                        void* out, size_t n, uint32_t& flags, StochasticRedo redo) {
+    return stochastic_avx512(plan, key, first, in, float64, out, n, flags, redo) ||
+           stochastic_avx2(plan, key, first, in, float64, out, n, flags, redo);
+}
+
 // Values per chunk: their draws stay in L1 between the two loops.
 constexpr size_t kDrawChunk = 2048;
 
@@ -244,7 +253,8 @@ constexpr size_t kDrawChunk = 2048;
 // chunk holding a negative value (its sign bit set: -0, -inf and -NaN too)
 // is redone by the exact encoders, with the same draws; checked per chunk
 // of a streamed block, just before the kernel reads it again (from cache).
-// The AVX-512 kernels from float32 find negative values themselves, handing
+// The hand-written kernels from float32 and the AVX2 one from float64 find
+// negative values themselves, handing
 // their steps to encode_exact_with_draws (a check before them cost a fifth of
 // their time).
 template <class Float>
@@ -263,28 +273,29 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_chunks(const EncodePlan& plan, uint64_t 
             flags |= stochastic_loop(plan, in + start, draws, static_cast<uint16_t*>(out) + start, count);
         }
     };
-    // chunks of at most kDrawChunk values: the AVX-512 kernel (when
-    // `try_avx512`) or the portable one, a chunk with a negative value exactly
-    auto by_chunks = [&](size_t block_start, size_t block_count, bool try_avx512) MINIFLOAT_LAMBDA_INLINE {
+    // chunks of at most kDrawChunk values: the hand-written kernels (when
+    // `by_hand`) or the portable one, a chunk with a negative value exactly
+    auto by_chunks = [&](size_t block_start, size_t block_count, bool by_hand) MINIFLOAT_LAMBDA_INLINE {
         const size_t end = block_start + block_count;
         for (size_t start = block_start; start < end; start += kDrawChunk) {
             const size_t count = end - start < kDrawChunk ? end - start : kDrawChunk;
             void* codes = static_cast<char*>(out) + start * item;
             if (negatives_exactly && has_sign_bit(in + start, count)) {
                 flags |= encode_stochastic_exact(plan, key, first + start, in + start, float64, codes, count);
-            } else if (!try_avx512 ||
-                       !stochastic_avx512(plan, key, first + start, in + start, float64, codes, count, flags,
-                                          redo_portable)) {
+            } else if (!by_hand ||
+                       !stochastic_by_hand(plan, key, first + start, in + start, float64, codes, count, flags,
+                                           redo_portable)) {
                 portable_block(start, count);
             }
         }
     };
     // elementwise: the streamed block order (memory_streams.h) changes no bit
     for_each_streamed_block(n, sizeof(Float), [&](size_t block_start, size_t block_count) MINIFLOAT_LAMBDA_INLINE {
-        if (negatives_exactly && float64) return by_chunks(block_start, block_count, true);
-        if (stochastic_avx512(plan, key, first + block_start, in + block_start, float64,
-                              static_cast<char*>(out) + block_start * item, block_count, flags,
-                              negatives_exactly ? encode_exact_with_draws : redo_portable)) {
+        // (the AVX2 kernel finds negative float64 values itself, as both do float32 ones)
+        if (negatives_exactly && float64 && stochastic_avx512_usable()) return by_chunks(block_start, block_count, true);
+        if (stochastic_by_hand(plan, key, first + block_start, in + block_start, float64,
+                               static_cast<char*>(out) + block_start * item, block_count, flags,
+                               negatives_exactly ? encode_exact_with_draws : redo_portable)) {
             return;
         }
         by_chunks(block_start, block_count, false);
@@ -298,10 +309,11 @@ MINIFLOAT_SIMD_CLONES
 uint32_t encode_stochastic_part(const EncodePlan& plan, uint64_t key, uint64_t first, const void* in, bool float64,
                                 void* out, size_t n) {
     if (!plan.stochastic_kernels) return encode_stochastic_exact(plan, key, first, in, float64, out, n);
-    // (formats of powers of two have an AVX-512 kernel from float32 itself;
-    // it sends a step below 2^-126 to the exact rule)
+    // (formats of powers of two have a hand-written kernel from float32
+    // itself; it sends a step below 2^-126 to the exact rule)
     const bool widen = plan.stochastic_widen_float32 &&
-                       !(plan.stochastic_powers_of_two && stochastic_avx512_usable() && first % 4 == 0);
+                       !(plan.stochastic_powers_of_two && (stochastic_avx512_usable() || stochastic_avx2_usable()) &&
+                         first % 4 == 0);
     if (!float64 && widen) {  // each block keeps its elements' draws
         return encode_widened(static_cast<const float*>(in), n, [&](const double* block, size_t start, size_t count) {
             return encode_stochastic_part(plan, key, first + start, block, true,

@@ -13,6 +13,7 @@
 #include "op_tables.h"
 #include "scaled_quantize.h"
 #include "simd_dispatch.h"
+#include "stochastic_avx2.h"
 #include "thread_bindings.h"
 #include "ufunc_fallback.h"
 #include "user_formats.h"
@@ -43,6 +44,9 @@ void register_bindings(py::module_& m) {
         set_avx2_kernels_enabled(enabled);
         return previous;
     });
+    // For tests: the AVX2 stochastic kernel's draws by VAES (where the CPU
+    // has it) or by AES-NI; returns the previous setting.
+    m.def("_set_stochastic_avx2_vaes", [](bool enabled) { return set_stochastic_avx2_vaes(enabled); });
     // For tests and measuring: how many memory streams long elementwise
     // loops use (memory_streams.h); returns the previous count.
     m.def("_set_memory_streams", [](unsigned streams) { return set_memory_streams(streams); });

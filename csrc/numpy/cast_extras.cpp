@@ -94,6 +94,27 @@ py::object encode_stochastic(py::handle source, const std::string& format_name, 
     return out;
 }
 
+// For tests: the codes of a C-contiguous float32/float64 array as elements
+// first.. of a longer one (their draws d_first..), one call of the kernels
+// (mf.cast's threads split at multiples of 64 elements; this reaches any
+// `first`).
+py::object encode_stochastic_part_of(py::handle source, const std::string& format_name, bool saturate, uint64_t key,
+                                     uint64_t first) {
+    PyArrayObject* src = float_source(source);
+    const FormatRuntime& rt = runtime_named(format_name);
+    const EncodePlan& plan = saturate ? rt.saturating_plan : rt.default_plan;
+    const size_t n = static_cast<size_t>(PyArray_SIZE(src));
+    py::object out = new_bytes(n * static_cast<size_t>(rt.format.storage_bytes));
+    uint32_t flags;
+    {
+        py::gil_scoped_release release;
+        flags = encode_stochastic_part(plan, key, first, PyArray_DATA(src), PyArray_TYPE(src) == NPY_FLOAT64,
+                                       bytes_of(out), n);
+    }
+    if (report_scalar_fp_flags("cast", flags) < 0) throw py::error_already_set();
+    return out;
+}
+
 // The draws of elements 0 .. n-1 widened for the exact element-wise
 // encoders (int64/uint64 beyond 2^53, long double, Python objects).
 py::object stochastic_draws(uint64_t key, npy_intp n) {
@@ -206,6 +227,10 @@ void register_cast_extra_bindings(py::module_& m) {
     m.def("encode_stochastic", &encode_stochastic, py::arg("source"), py::arg("format"), py::arg("saturate"),
           py::arg("key"),
           "Stochastic rounding of a C-contiguous float32/float64 array, draws from the counter generator of `key`.");
+    m.def("_encode_stochastic_part", &encode_stochastic_part_of, py::arg("source"), py::arg("format"),
+          py::arg("saturate"), py::arg("key"), py::arg("first"),
+          "For tests: stochastic rounding of a C-contiguous float32/float64 array as elements first.. of a "
+          "longer one (its codes as bytes, little-endian).");
     m.def("stochastic_draws", &stochastic_draws, py::arg("key"), py::arg("n"),
           "The draws d_i of `key` for elements 0..n-1 as d_i * 2**32 + 2**32 - 1 (uint64).");
     m.def("encode_packed", &encode_packed, py::arg("source"), py::arg("format"), py::arg("saturate"),

@@ -18,15 +18,31 @@ __attribute__((target("avx2"))) inline __m256i pack32_bytes(__m256i c0, __m256i 
 // The same, each byte's `sign_byte` bits set where the dword of s0..s3 at
 // its place (the code's source bits) is negative: the signs are packed
 // alongside the codes (signed saturation keeps the sign bit), six operations
-// for 32 codes instead of three per 8.
+// for 32 codes instead of three per 8. In two halves for loops that make
+// their codes a pair of vectors at a time: the pair's words and signs
+// (pack_pair_with_signs), then the bytes of two pairs (bytes_with_signs).
+struct WordsWithSigns {
+    __m256i words, signs;
+};
+
+__attribute__((target("avx2"))) inline WordsWithSigns pack_pair_with_signs(__m256i c0, __m256i c1, __m256i s0,
+                                                                           __m256i s1) {
+    return {_mm256_packus_epi32(c0, c1), _mm256_packs_epi32(s0, s1)};
+}
+
+__attribute__((target("avx2"))) inline __m256i bytes_with_signs(WordsWithSigns p01, WordsWithSigns p23,
+                                                                __m256i sign_byte) {
+    const __m256i bytes = _mm256_packus_epi16(p01.words, p23.words);
+    const __m256i negative = _mm256_cmpgt_epi8(_mm256_setzero_si256(), _mm256_packs_epi16(p01.signs, p23.signs));
+    const __m256i signed_bytes = _mm256_or_si256(bytes, _mm256_and_si256(negative, sign_byte));
+    return _mm256_permutevar8x32_epi32(signed_bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
 __attribute__((target("avx2"))) inline __m256i pack32_bytes_with_signs(__m256i c0, __m256i c1, __m256i c2,
                                                                        __m256i c3, const __m256i s[4],
                                                                        __m256i sign_byte) {
-    const __m256i bytes = _mm256_packus_epi16(_mm256_packus_epi32(c0, c1), _mm256_packus_epi32(c2, c3));
-    const __m256i signs = _mm256_packs_epi16(_mm256_packs_epi32(s[0], s[1]), _mm256_packs_epi32(s[2], s[3]));
-    const __m256i negative = _mm256_cmpgt_epi8(_mm256_setzero_si256(), signs);
-    const __m256i signed_bytes = _mm256_or_si256(bytes, _mm256_and_si256(negative, sign_byte));
-    return _mm256_permutevar8x32_epi32(signed_bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    return bytes_with_signs(pack_pair_with_signs(c0, c1, s[0], s[1]), pack_pair_with_signs(c2, c3, s[2], s[3]),
+                            sign_byte);
 }
 
 // Elements 0, 1, 4, 5 | 2, 3, 6, 7 of each 8 in the dword lanes (the order

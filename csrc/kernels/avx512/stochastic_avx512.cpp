@@ -1,11 +1,11 @@
 #include "stochastic_avx512.h"
 
-#include <algorithm>
 #include <cmath>
 
 #include "counter_random.h"
 #include "fp_status.h"
 #include "simd_dispatch.h"
+#include "stochastic_vector_constants.h"
 
 #ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
@@ -56,60 +56,6 @@ MINIFLOAT_AVX512_DQ inline __m512i next_draws(CounterLanes& c) { return next_blo
 MINIFLOAT_AVX512_DQ inline __m512i bit_not(__m512i x) { return _mm512_ternarylogic_epi32(x, x, x, 0x55); }
 MINIFLOAT_AVX512_DQ inline __m256i bit_not(__m256i x) { return _mm256_ternarylogic_epi32(x, x, x, 0x55); }
 
-// The plan's constants (the rules: stochastic_rounding.cpp), as scalars of
-// the source's lane width for broadcasting.
-struct Constants {
-    uint64_t fraction_shift, carry_shift, rebias, normal_from, max_bits, span, sign_shift, sign_bit;
-    uint64_t exponent_mask, scale_base, max_magnitude;
-    // small_magnitudes (float32): 32 - (emin field + fraction_shift), and
-    // the band of exponent fields [band_from, band_from + band_span) whose
-    // values it cannot round (below: the threshold is 0 anyway)
-    uint64_t count_base, band_from, band_span;
-    double step_unit;  // 2^-(fraction bits - mantissa bits): the scaled step's exponent
-    bool zero_drops_sign;
-};
-
-template <class Bits>
-Constants make_constants(const EncodePlan& p) {
-    constexpr uint32_t kFractionBits = sizeof(Bits) == 4 ? 23 : 52;
-    constexpr uint64_t kBias = sizeof(Bits) == 4 ? 127 : 1023;
-    Constants k;
-    k.fraction_shift = kFractionBits - p.mantissa_bits;
-    // float32: ~d >> (32 - shift); float64: ~d << (shift - 32)
-    k.carry_shift = sizeof(Bits) == 4 ? 32 - k.fraction_shift : k.fraction_shift - 32;
-    const uint64_t emin_field = static_cast<uint64_t>(p.min_normal_exponent + static_cast<int64_t>(kBias));
-    k.rebias = (emin_field - 1) << p.mantissa_bits;
-    // a target whose normal range starts where the source's does (bfloat16
-    // from float32) has the source's subnormal step: the normal rule holds
-    // for every value
-    k.normal_from = emin_field == 1 ? 0 : emin_field << kFractionBits;
-    k.max_bits = (p.max_magnitude + k.rebias) << k.fraction_shift;
-    k.span = k.max_bits - k.normal_from + 1;  // the largest value itself never moves
-    const uint64_t sign_position = p.sign_bit ? static_cast<uint64_t>(__builtin_ctz(p.sign_bit)) : 0;
-    k.sign_shift = sizeof(Bits) * 8 - 1 - sign_position;
-    k.sign_bit = p.sign_bit;
-    k.exponent_mask = (sizeof(Bits) == 4 ? uint64_t{0xFF} : uint64_t{0x7FF}) << kFractionBits;
-    // 2^(M - e) for the exponent field e of |x| (at least the normal
-    // range's): the bits of the scale that makes the target's step 1
-    k.scale_base = (2 * kBias + p.mantissa_bits) << kFractionBits;
-    k.max_magnitude = p.max_magnitude;
-    k.zero_drops_sign = p.zero_drops_sign;
-    const int64_t shift_base = static_cast<int64_t>(emin_field + k.fraction_shift);  // K: s = K - e
-    constexpr int64_t kLaneBits = sizeof(Bits) * 8, kSignificandBits = kFractionBits + 1;
-    // (a target sharing the source's subnormal step: every value, the
-    // source's subnormals too, shifts by fraction_shift)
-    k.count_base = k.normal_from == 0 ? kLaneBits - k.fraction_shift : static_cast<uint64_t>(kLaneBits - shift_base);
-    // float32: s > 32 (e < K - 32) loses threshold bits in
-    // small_magnitudes' shifts; float64: s >= 64 (e <= K - 64;
-    // small_magnitudes64); either unless s >= 32 + significand bits (the
-    // significand lies below 2^-32)
-    const int64_t band_low = std::max<int64_t>(shift_base - 31 - kSignificandBits, 1);
-    const int64_t band_high = kLaneBits == 32 ? shift_base - 32 : shift_base - 63;
-    k.band_from = static_cast<uint64_t>(band_low) << kFractionBits;
-    k.band_span = band_high > band_low ? static_cast<uint64_t>(band_high - band_low) << kFractionBits : 0;
-    return k;
-}
-
 struct Lanes32 {
     __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_bit;
     __m512i count_base, normal_count, fraction_mask, implicit_bit, band_from, band_span;
@@ -121,7 +67,7 @@ struct Lanes32 {
 MINIFLOAT_AVX512_DQ inline __m512i v(uint64_t x) { return _mm512_set1_epi32(static_cast<int>(static_cast<uint32_t>(x))); }
 
 MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
-    const Constants c = make_constants<uint32_t>(p);
+    const StochasticVectorConstants c = stochastic_vector_constants<uint32_t>(p);
     Lanes32 k;
     // unsigned formats keep the sign bit in |x|: a negative value then lies
     // beyond the largest, and its step or vector goes to `redo` (the exact
@@ -147,7 +93,7 @@ MINIFLOAT_AVX512_DQ Lanes32 make_lanes32(const EncodePlan& p) {
 }
 
 // The magnitude codes of 16 values at most the largest value, none in the
-// band of exponents make_constants describes, in integers: with s the
+// band of exponents stochastic_vector_constants describes, in integers: with s the
 // number of dropped bits (fraction_shift in the normal range, K - e below
 // it, K = emin field + fraction_shift) and x the bits (normal: |x|'s less
 // the rebias's, so that the exponent becomes the code's) or the
@@ -462,7 +408,7 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel(const EncodePlan& plan, const Lan
 // value.
 MINIFLOAT_AVX512_DQ void e8m0_kernel(const EncodePlan& plan, CounterLanes counters, const float* in, uint8_t* out,
                                      size_t n, uint32_t& flags, StochasticRedo redo) {
-    const uint32_t largest_bits = (plan.max_magnitude - static_cast<uint32_t>(plan.bias) + 127u) << 23;
+    const uint32_t largest_bits = powers_of_two_end_bits(plan);
     const __m512i lowest = _mm512_set1_epi32(0x00800000), span = _mm512_set1_epi32(static_cast<int>(largest_bits - 0x00800000));
     const __m512i offset = _mm512_set1_epi32(plan.bias - 127);
     for (size_t i = 0; i < n; i += 16) {
@@ -488,7 +434,7 @@ MINIFLOAT_AVX512_DQ void e8m0_kernel(const EncodePlan& plan, CounterLanes counte
 // 64-bit lanes take other instructions (_epi64, the upper halves as 32-bit
 // lanes in run_group64), so one template over the lane width would wrap
 // every intrinsic and hide which instruction each step of these hottest
-// loops is; the shared rules live once in make_constants.
+// loops is; the shared rules live once in stochastic_vector_constants.h.
 struct Lanes64 {
     __m512i abs_mask, carry_shift, fraction_shift, rebias, normal_from, max_bits, span, sign_shift, sign_bit;
     __m512i exponent_mask, scale_base, two_pow_32;
@@ -507,7 +453,7 @@ struct Lanes64 {
 MINIFLOAT_AVX512_DQ inline __m512i v64(uint64_t x) { return _mm512_set1_epi64(static_cast<long long>(x)); }
 
 MINIFLOAT_AVX512_DQ Lanes64 make_lanes64(const EncodePlan& p) {
-    const Constants c = make_constants<uint64_t>(p);
+    const StochasticVectorConstants c = stochastic_vector_constants<uint64_t>(p);
     Lanes64 k;
     k.abs_mask = v64(0x7FFFFFFFFFFFFFFFull);
     k.carry_shift = v64(c.carry_shift);

@@ -10,14 +10,9 @@
 #include <cstdint>
 
 #include "convert_kernels.h"
+#include "stochastic_vector_constants.h"
 
 namespace minifloat {
-
-// The portable rule for `count` (<= 16) values (float32, or float64 when
-// `float64`) with their draws, for the steps the vector kernels leave to
-// it; returns the FpFlag bits raised.
-using StochasticRedo = uint32_t (*)(const EncodePlan& plan, const void* in, bool float64, const uint32_t* draws,
-                                    void* out, size_t count);
 
 // Rounds in[0..n) (float32, or float64 when `float64`; elements first.. of
 // the array) into the plan's format, a sign-magnitude format of 1 or 2 bytes
