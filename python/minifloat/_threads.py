@@ -37,6 +37,7 @@ import importlib.metadata
 import importlib.util
 import math
 import os
+import sys
 import warnings
 
 from . import _core
@@ -269,11 +270,12 @@ def register_threadpoolctl():
             self.dynlib.minifloat_set_num_threads(max(1, int(num_threads)))
 
         def get_version(self):
-            # the installed distribution's (this module may not import the package)
+            # the installed distribution's (this module may not import the
+            # package), else the imported package's (run from a source tree)
             try:
                 return importlib.metadata.version("minifloat")
             except importlib.metadata.PackageNotFoundError:
-                return None
+                return getattr(sys.modules.get("minifloat"), "__version__", None)
 
     threadpoolctl.register(MinifloatController)
     _registered = True
