@@ -631,6 +631,8 @@ DecodePlan make_decode_plan(const Format& f, const uint32_t* exact_bits) {
     d.mantissa_bits = static_cast<uint32_t>(f.mantissa_bits);
     d.exponent_rebias = static_cast<uint32_t>(127 - f.bias) << 23;
     d.subnormal_scale = std::ldexp(1.0f, f.min_normal_exponent - f.mantissa_bits);
+    d.subnormal_below = f.has_subnormals ? 1u << f.mantissa_bits : 0u;
+    d.deep_values = f.min_exponent < -126;
     if (f.has_inf) d.inf_magnitude = f.inf_magnitude;
     switch (f.nan) {
         case NanCodes::ieee:
@@ -656,6 +658,7 @@ DecodePlan make_decode_plan(const Format& f, const uint32_t* exact_bits) {
         }
         // (values below float32's normals: four tables, for the decoding casts)
         d.has_low_byte_tables = !d.has_byte_tables;
+        if (d.kind == DecodeKind::table) d.avx2_arithmetic = decode_arithmetic_avx2_exact(d);
     }
     return d;
 }
@@ -663,10 +666,13 @@ DecodePlan make_decode_plan(const Format& f, const uint32_t* exact_bits) {
 
 // Whether float32 sources go through float64 (see EncodePlan::widen_float32);
 // the AVX-512 encoder places float32 subnormals in a first binade at 2^-127
-// (see make_fast_constants), in every deterministic mode. Asked per call:
-// the kernel sets can be switched off at run time.
+// (see make_fast_constants), in every deterministic mode, and the AVX2 one
+// too where that binade is the format's first. Asked per call: the kernel
+// sets can be switched off at run time.
 static bool widens_float32(const EncodePlan& plan, Rounding mode = Rounding::nearest_even) {
-    return plan.widen_float32 && (mode == Rounding::stochastic || !(plan.avx512_layouts && avx512_vbmi_usable()));
+    if (!plan.widen_float32 || mode == Rounding::stochastic) return plan.widen_float32;
+    const bool by_hand = plan.avx512_layouts && avx512_vbmi_usable();
+    return !by_hand && !(avx2_usable() && encode_u8_avx2_serves(plan, false));
 }
 
 MINIFLOAT_SIMD_CLONES
@@ -685,8 +691,9 @@ uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n
     // the AVX-512 encoder first: a third of the table's time (float32 ->
     // binary8p3ue on an AMD Zen 4: 1.6 -> 0.6 ms for 4M values)
     if (plan.avx512_layouts && avx512_vbmi_usable()) return encode_f32_without_table(plan, in, out, n);
-    // then the AVX2 encoder, for unsigned formats with zero (float32 ->
-    // binary8p4ue, 4M values, Zen 4 with AVX-512 off: 1.04 ms, the table 1.78)
+    // then the AVX2 encoder, for the same layouts but normals below 2^-127
+    // (float32 -> binary8p4ue, 4M values, Zen 4 with AVX-512 off: 1.04 ms,
+    // the table 1.78)
     if (avx2_usable() && encode_u8_avx2_serves(plan, false)) return encode_f32_without_table(plan, in, out, n);
     const ByteTableEncoder* table = plan.byte_table != nullptr ? &plan.byte_table->table() : nullptr;
     if (table == nullptr || !table->usable) return encode_f32_without_table(plan, in, out, n);
@@ -852,10 +859,10 @@ void decode_to_f32(const DecodePlan& plan, const void* in, float* out, size_t n)
     switch (plan.kind) {
         case DecodeKind::e8m0:
         case DecodeKind::sign_magnitude:
+        case DecodeKind::table:
             if (decode_u8_to_f32_avx2(plan, static_cast<const uint8_t*>(in), out, n)) return;
             break;
-        case DecodeKind::float32_upper_half:
-        case DecodeKind::table: break;
+        case DecodeKind::float32_upper_half: break;
     }
     uint32_t* bits = reinterpret_cast<uint32_t*>(out);
     if (plan.storage_bytes == 1) {

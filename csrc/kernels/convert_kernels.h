@@ -114,6 +114,13 @@ struct DecodePlan {
     uint32_t mantissa_bits = 0;
     uint32_t exponent_rebias = 0;  // (127 - bias) << 23
     float subnormal_scale = 0;     // 2^(emin - M)
+    uint32_t subnormal_below = 0;  // magnitudes below this are subnormal (1 << M; without them 0)
+    // kind table: the AVX2 decoder's arithmetic (codec_avx2_vectors.h,
+    // decode8), with values below float32's normals scaled into them
+    // (deep_values), gives every code's exact value: checked on this CPU
+    // when the plan is made (else it gathers from the table)
+    bool avx2_arithmetic = false;
+    bool deep_values = false;
     uint32_t nan_magnitude_from = 0xFFFFFFFFu;  // magnitudes >= this are NaN
     uint32_t nan_code = 0xFFFFFFFFu;            // this exact code is NaN
     uint32_t inf_magnitude = 0xFFFFFFFFu;

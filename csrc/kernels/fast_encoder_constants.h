@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "rounding.h"
 
@@ -37,6 +38,47 @@ struct FastConstants {
     uint32_t overflow_flags, inf_flags, nan_flags;
     Float magic;
 };
+
+// The code layouts the hand-written 8-bit encoders (AVX-512 and AVX2) model:
+// the sign-magnitude kind's, and those of kind general formats they serve
+// too (EncodePlan::avx512_layouts). Without zero the zero exponent field is
+// a normal binade: values below it take its first code, and zero itself
+// (and, unsigned, every negative value) is invalid; the magic constant's
+// addition places that binade (its step is the magic constant's ulp), so it
+// may lie in float32's subnormal range.
+enum class Layout : uint8_t { signed_with_zero, unsigned_with_zero, signed_without_zero, unsigned_without_zero };
+
+constexpr bool is_unsigned(Layout layout) {
+    switch (layout) {
+        case Layout::signed_with_zero:
+        case Layout::signed_without_zero: return false;
+        case Layout::unsigned_with_zero:
+        case Layout::unsigned_without_zero: return true;
+    }
+    return false;
+}
+
+constexpr bool has_zero(Layout layout) {
+    switch (layout) {
+        case Layout::signed_with_zero:
+        case Layout::unsigned_with_zero: return true;
+        case Layout::signed_without_zero:
+        case Layout::unsigned_without_zero: return false;
+    }
+    return true;
+}
+
+// Calls body(std::integral_constant<Layout, the layout of k's format>).
+template <class Constants, class Body>
+inline auto with_layout(const Constants& k, Body&& body) {
+    const bool unsigned_codes = k.sign_bit == 0;
+    if (k.without_zero) {
+        if (unsigned_codes) return body(std::integral_constant<Layout, Layout::unsigned_without_zero>{});
+        return body(std::integral_constant<Layout, Layout::signed_without_zero>{});
+    }
+    if (unsigned_codes) return body(std::integral_constant<Layout, Layout::unsigned_with_zero>{});
+    return body(std::integral_constant<Layout, Layout::signed_with_zero>{});
+}
 
 // The per-mode scalars of the hand-written 8-bit encoders (AVX-512 and
 // AVX2), in source bits without the sign (float32's, or a float64's upper

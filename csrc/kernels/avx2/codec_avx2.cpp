@@ -2,6 +2,7 @@
 // codec_avx2.h), built on the vector pieces of codec_avx2_vectors.h.
 #include "codec_avx2.h"
 
+#include <cfenv>
 #include <cstring>
 #include <type_traits>
 
@@ -37,79 +38,97 @@ constexpr Source one_of() {
     }
 }
 
-// The codes the encoder makes: sign and magnitude (the formats of kind
-// sign_magnitude), float8_e8m0fnu's biased exponents, or the magnitude
-// alone (unsigned formats with zero, of kind general: P3109's binary8pPue
-// and unsigned mf.float_format formats; their special lanes decline).
-enum class CodeKind : uint8_t { sign_magnitude, exponent_only, unsigned_magnitude };
+// What the encoder makes, fixed at compile time: float8_e8m0fnu's biased
+// exponents (ExponentOnly), or codes laid out as L (sign and magnitude, or
+// the magnitude alone for unsigned formats), for a format whose first
+// binade may be float32's subnormal one (FirstBinadeSubnormal: normals from
+// 2^-127, see encode8).
+template <bool ExponentOnly, Layout L = Layout::signed_with_zero, bool FirstBinadeSubnormal = false>
+struct Codes {
+    static constexpr bool exponent_only = ExponentOnly;
+    static constexpr Layout layout = L;
+    static constexpr bool first_binade_subnormal = FirstBinadeSubnormal;
+};
 
 // What the encoder carries from one block of 32 to the next.
 struct EncodeState {
-    __m256i outside;       // lanes this kernel declines (float8_e8m0fnu's, unsigned formats' special ones)
-    SpecialLanes seen;     // overflow, inf and NaN lanes, for the flags
+    __m256i outside;       // lanes this kernel declines (float8_e8m0fnu's)
+    SpecialLanes seen;     // overflow, inf, NaN and invalid lanes, for the flags
     int subnormal_blocks;  // blocks with a lane below the normal range, in this group
     MINIFLOAT_AVX2_CODEC EncodeState() : outside(_mm256_setzero_si256()), subnormal_blocks(0) {}
 };
 
 // Codes for the 32 source bit patterns of u[0..3] (float32's, or float64
-// upper halves when UpperHalves). TryNormal: a block whose lanes are all
-// normal skips the subnormal rounding, behind a branch on the data (see
+// upper halves when UpperHalves), as C says (Codes). TryNormal: a block whose lanes are
+// all normal skips the subnormal rounding, behind a branch on the data (see
 // encode_groups for when that pays). Returns whether the codes still lack
-// their sign bits (formats that keep -0, no special lane: the packing adds
-// them, see pack32_bytes_with_signs).
-template <CodeKind K, Rounding Mode, bool TryNormal, bool UpperHalves = false>
+// their sign bits (signed formats that keep -0, no lane to fix: the packing
+// adds them, see pack32_bytes_with_signs).
+template <class C, Rounding Mode, bool TryNormal, bool UpperHalves = false>
 MINIFLOAT_AVX2_INLINE bool encode32_codes(const EncodeVectors& v, const __m256i u[4], __m256i c[4],
                                           EncodeState& state) {
-    // the magnitudes (and signs, WithSign) into c; whether a lane is special
-    const auto round = [&](auto with_sign) MINIFLOAT_AVX2_CODEC MINIFLOAT_LAMBDA_INLINE {
-        constexpr bool kWithSign = decltype(with_sign)::value;
+    if constexpr (C::exponent_only) {
+        for (int q = 0; q < 4; q++) c[q] = encode8_e8m0<Mode>(u[q], state.outside);
+        return false;
+    } else {
+        constexpr bool kWithoutZero = !has_zero(C::layout);
+        // fnuz formats sign only nonzero codes: each code is signed as
+        // rounded; formats that keep -0 get their signs at the end
+        const bool signed_now = !is_unsigned(C::layout) && v.zero_drops_sign;
         __m256i largest = _mm256_setzero_si256();
         const bool normal = all_normal(v, u);
         state.subnormal_blocks += static_cast<int>(!normal);
-        if (TryNormal && normal) {
-            for (int q = 0; q < 4; q++) c[q] = encode8<Mode, false, false, kWithSign>(v, u[q], largest);
-        } else {
-            for (int q = 0; q < 4; q++) c[q] = encode8<Mode, true, UpperHalves, kWithSign>(v, u[q], largest);
-        }
-        return any_special(v, largest);
-    };
-    if constexpr (K == CodeKind::exponent_only) {
-        for (int q = 0; q < 4; q++) c[q] = encode8_e8m0<Mode>(u[q], state.outside);
-        return false;
-    } else if constexpr (K == CodeKind::unsigned_magnitude) {
-        // the magnitude is the code; overflow, inf and NaN of positive lanes
-        // as the signed formats'; declined: negative values that do not
-        // round to zero (invalid) and negative specials
-        const bool special = round(std::false_type{});
-        for (int q = 0; q < 4; q++) {
-            __m256i invalid = _mm256_xor_si256(_mm256_cmpeq_epi32(c[q], _mm256_setzero_si256()), _mm256_set1_epi32(-1));
-            if (special) {
-                invalid = _mm256_or_si256(invalid, _mm256_cmpgt_epi32(_mm256_and_si256(u[q], v.abs_mask), v.special_below));
-                c[q] = fix_special8<Mode>(v, u[q], c[q], state.seen);
+        const auto round = [&](auto with_sign) MINIFLOAT_AVX2_CODEC MINIFLOAT_LAMBDA_INLINE {
+            constexpr bool kWithSign = decltype(with_sign)::value;
+            if (TryNormal && normal) {
+                for (int q = 0; q < 4; q++) c[q] = encode8<Mode, false, false, kWithSign>(v, u[q], largest);
+            } else {
+                for (int q = 0; q < 4; q++) {
+                    c[q] = encode8<Mode, true, UpperHalves, kWithSign, kWithoutZero, C::first_binade_subnormal>(
+                        v, u[q], largest);
+                }
             }
-            state.outside = _mm256_or_si256(state.outside, _mm256_and_si256(invalid, _mm256_srai_epi32(u[q], 31)));
+        };
+        if (signed_now) {
+            round(std::true_type{});
+        } else {
+            round(std::false_type{});
         }
-        return false;
-    } else {
-        // fnuz formats sign only nonzero codes: each code is signed as rounded
-        const bool signed_now = v.zero_drops_sign;
-        const bool special = signed_now ? round(std::true_type{}) : round(std::false_type{});
-        if (!special) return !signed_now;
+        // lanes that may be invalid (see fix_special8): zeros without zero,
+        // an unsigned format's negative lanes unless they round to zero
+        __m256i suspect = _mm256_setzero_si256();
+        if constexpr (C::layout != Layout::signed_with_zero) {
+            for (int q = 0; q < 4; q++) {
+                __m256i lane = _mm256_setzero_si256();
+                if constexpr (kWithoutZero) {
+                    lane = _mm256_cmpeq_epi32(_mm256_and_si256(u[q], v.abs_mask), _mm256_setzero_si256());
+                }
+                if constexpr (is_unsigned(C::layout)) {
+                    __m256i negative = u[q];  // (the sign bit is what counts)
+                    if constexpr (!kWithoutZero) {
+                        negative = _mm256_andnot_si256(_mm256_cmpeq_epi32(c[q], _mm256_setzero_si256()), negative);
+                    }
+                    lane = _mm256_or_si256(lane, _mm256_srai_epi32(negative, 31));
+                }
+                suspect = _mm256_or_si256(suspect, lane);
+            }
+        }
+        if (!any_special(v, largest) && _mm256_testz_si256(suspect, suspect)) return !is_unsigned(C::layout) && !signed_now;
         for (int q = 0; q < 4; q++) {
             // the fix-up replaces whole codes (some formats flip a NaN's sign), so the rest get theirs first
-            const __m256i code = signed_now ? c[q] : _mm256_or_si256(c[q], sign_bits(v, u[q]));
-            c[q] = fix_special8<Mode>(v, u[q], code, state.seen);
+            const __m256i code = is_unsigned(C::layout) || signed_now ? c[q] : _mm256_or_si256(c[q], sign_bits(v, u[q]));
+            c[q] = fix_special8<Mode, C::layout>(v, u[q], code, state.seen);
         }
         return false;
     }
 }
 
 // 32 codes from float32 or bfloat16 sources.
-template <CodeKind K, Rounding Mode, bool TryNormal, class Source>
+template <class C, Rounding Mode, bool TryNormal, class Source>
 MINIFLOAT_AVX2_INLINE __m256i encode32(const EncodeVectors& v, const Source* in, EncodeState& state) {
     __m256i u[4], c[4];
     for (int q = 0; q < 4; q++) u[q] = load8(in + 8 * q);
-    if (encode32_codes<K, Mode, TryNormal>(v, u, c, state)) {
+    if (encode32_codes<C, Mode, TryNormal>(v, u, c, state)) {
         return pack32_bytes_with_signs(c[0], c[1], c[2], c[3], u, v.sign_byte);
     }
     return pack32_bytes(c[0], c[1], c[2], c[3]);
@@ -132,17 +151,17 @@ MINIFLOAT_AVX2_INLINE __m256i upper_halves8(const double* in) {
 // lower halves folded into bit 0 (rounding to odd at 20 fraction bits, see
 // DoubleHighWordTraits): `v` holds the constants of those halves
 // (upper_half_vectors).
-template <CodeKind K, Rounding Mode, bool TryNormal>
+template <class C, Rounding Mode, bool TryNormal>
 MINIFLOAT_AVX2_INLINE __m256i encode32(const EncodeVectors& v, const double* in, EncodeState& state) {
     __m256i u[4], c[4];
-    if constexpr (K == CodeKind::exponent_only) {
+    if constexpr (C::exponent_only) {
         // the sticky bit only matters rounding up: the nearest modes look at the fraction's first bit alone
         for (int q = 0; q < 4; q++) {
             c[q] = encode8_e8m0<Mode, 20>(upper_halves8<Mode == Rounding::up>(in + 8 * q), state.outside);
         }
     } else {
         for (int q = 0; q < 4; q++) u[q] = upper_halves8<true>(in + 8 * q);
-        if (encode32_codes<K, Mode, TryNormal, true>(v, u, c, state)) {
+        if (encode32_codes<C, Mode, TryNormal, true>(v, u, c, state)) {
             return from_pair_order(pack32_bytes_with_signs(c[0], c[1], c[2], c[3], u, v.sign_byte));
         }
     }
@@ -159,7 +178,7 @@ MINIFLOAT_AVX2_INLINE void store32(uint8_t* out, __m256i codes) {
 // to the next). That branch on the data would mispredict more than the
 // subnormal rounding it skips costs (measured: the worst mix of blocks took
 // twice as long).
-template <CodeKind K, Rounding Mode, class Source>
+template <class C, Rounding Mode, class Source>
 MINIFLOAT_AVX2_INLINE void encode_groups(const EncodeVectors& v, const Source* in, uint8_t* out, size_t first,
                                                size_t end, EncodeState& state, bool& try_normal) {
     constexpr size_t kGroup = 8 * 32;
@@ -168,9 +187,9 @@ MINIFLOAT_AVX2_INLINE void encode_groups(const EncodeVectors& v, const Source* i
         state.subnormal_blocks = 0;
         for (size_t i = group; i < group_end; i += 32) {
             if (try_normal) {
-                store32(out + i, encode32<K, Mode, true>(v, in + i, state));
+                store32(out + i, encode32<C, Mode, true>(v, in + i, state));
             } else {
-                store32(out + i, encode32<K, Mode, false>(v, in + i, state));
+                store32(out + i, encode32<C, Mode, false>(v, in + i, state));
             }
         }
         try_normal = state.subnormal_blocks < 2;
@@ -178,7 +197,7 @@ MINIFLOAT_AVX2_INLINE void encode_groups(const EncodeVectors& v, const Source* i
 }
 
 // The whole block in one rounding mode, fixed at compile time.
-template <CodeKind K, Rounding Mode, class Source>
+template <class C, Rounding Mode, class Source>
 MINIFLOAT_AVX2_CODEC bool encode_in_mode(const EncodePlan& plan, const Source* in, uint8_t* out, size_t n,
                                          uint32_t& flags) {
     EncodeVectors v;
@@ -194,19 +213,19 @@ MINIFLOAT_AVX2_CODEC bool encode_in_mode(const EncodePlan& plan, const Source* i
     for (size_t j = 0; j < parts.length; j += kBlock) {
         for (unsigned s = 0; s < parts.streams; s++) {
             const size_t first = s * parts.length + j;
-            encode_groups<K, Mode>(v, in, out, first, first + kBlock, state, try_normal);
+            encode_groups<C, Mode>(v, in, out, first, first + kBlock, state, try_normal);
         }
         // declined: stop early, the caller redoes the values
-        if (K != CodeKind::sign_magnitude && !_mm256_testz_si256(state.outside, state.outside)) return false;
+        if (C::exponent_only && !_mm256_testz_si256(state.outside, state.outside)) return false;
     }
     size_t i = parts.end() + (n - parts.end()) / 32 * 32;
-    encode_groups<K, Mode>(v, in, out, parts.end(), i, state, try_normal);
+    encode_groups<C, Mode>(v, in, out, parts.end(), i, state, try_normal);
     if (i < n) {  // the rest through a buffer padded with ones (a plain value in every format)
         Source padded[32];
         for (Source& x : padded) x = one_of<Source>();
         std::memcpy(padded, in + i, (n - i) * sizeof(Source));
         alignas(32) uint8_t codes[32];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(codes), encode32<K, Mode, false>(v, padded, state));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(codes), encode32<C, Mode, false>(v, padded, state));
         std::memcpy(out + i, codes, n - i);
     }
     if (!_mm256_testz_si256(state.outside, state.outside)) return false;
@@ -220,12 +239,15 @@ MINIFLOAT_AVX2_CODEC bool encode_choosing_mode(const EncodePlan& plan, Rounding 
                                                uint32_t& flags) {
     return with_deterministic_mode(mode, [&](auto mode_constant) {
         constexpr Rounding M = decltype(mode_constant)::value;
-        switch (plan.kind) {
-            case KernelKind::sign_magnitude: return encode_in_mode<CodeKind::sign_magnitude, M>(plan, in, out, n, flags);
-            case KernelKind::e8m0: return encode_in_mode<CodeKind::exponent_only, M>(plan, in, out, n, flags);
-            case KernelKind::general: return encode_in_mode<CodeKind::unsigned_magnitude, M>(plan, in, out, n, flags);
-        }
-        return false;
+        if (plan.kind == KernelKind::e8m0) return encode_in_mode<Codes<true>, M>(plan, in, out, n, flags);
+        return with_layout(plan.fast32, [&](auto layout_constant) {
+            constexpr Layout L = decltype(layout_constant)::value;
+            // (float32 sources only: see encode_u8_avx2_serves)
+            if (plan.widen_float32 && !std::is_same_v<Source, double>) {
+                return encode_in_mode<Codes<false, L, true>, M>(plan, in, out, n, flags);
+            }
+            return encode_in_mode<Codes<false, L>, M>(plan, in, out, n, flags);
+        });
     });
 }
 
@@ -259,7 +281,8 @@ MINIFLOAT_AVX2_CODEC void encode_u16(const FastConstants<uint32_t, float>& k, co
     flags |= special_flags(k, seen);
 }
 
-template <bool ExponentOnly>
+// Deep: the plan's values below float32's normals (see decode8).
+template <bool ExponentOnly, bool Deep = false>
 MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, float* out, size_t n) {
     const DecodeVectors v = decode_vectors(plan);
     __m256i* vectors_out = reinterpret_cast<__m256i*>(out);
@@ -267,11 +290,11 @@ MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, 
     for (; i + 32 <= n; i += 32) {
         if (!needs_special_decode32<ExponentOnly>(v, in + i)) {  // the common block: no code needing special care
             for (int q = 0; q < 4; q++) {
-                _mm256_storeu_si256(vectors_out + i / 8 + q, decode8_from<ExponentOnly, false>(v, in + i + 8 * q));
+                _mm256_storeu_si256(vectors_out + i / 8 + q, decode8_from<ExponentOnly, false, Deep>(v, in + i + 8 * q));
             }
         } else {
             for (int q = 0; q < 4; q++) {
-                _mm256_storeu_si256(vectors_out + i / 8 + q, decode8_from<ExponentOnly>(v, in + i + 8 * q));
+                _mm256_storeu_si256(vectors_out + i / 8 + q, decode8_from<ExponentOnly, true, Deep>(v, in + i + 8 * q));
             }
         }
     }
@@ -280,7 +303,7 @@ MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, 
         const size_t count = n - i < 8 ? n - i : 8;
         std::memcpy(codes, in + i, count);
         alignas(32) float values[8];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(values), decode8_from<ExponentOnly>(v, codes));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(values), decode8_from<ExponentOnly, true, Deep>(v, codes));
         std::memcpy(out + i, values, count * sizeof(float));
     }
 }
@@ -292,10 +315,11 @@ bool encode_u8_avx2_serves(const EncodePlan& plan, bool float64_source) {
         case KernelKind::sign_magnitude: return !float64_source || plan.fast64_high_usable;
         case KernelKind::e8m0: return true;
         case KernelKind::general:
-            // unsigned with zero, normals within float32's (float32 sources) and
-            // upper halves usable (float64 sources)
-            return plan.avx512_layouts && !plan.is_signed && plan.has_zero &&
-                   (float64_source ? plan.avx512_layouts_float64 && plan.fast64_high_usable : !plan.widen_float32);
+            // the AVX-512 encoder's layouts, but formats whose normals start
+            // below 2^-127 (float32 sources: encode8 does not scale them up)
+            // and those whose upper-half constants are not usable (float64)
+            return plan.avx512_layouts && (float64_source ? plan.avx512_layouts_float64 && plan.fast64_high_usable
+                                                          : !plan.fast32.deep_normals);
     }
     return false;
 }
@@ -318,14 +342,48 @@ bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>& k, const float* i
 
 bool decode_u8_to_f32_avx2(const DecodePlan& plan, const uint8_t* in, float* out, size_t n) {
     if (!avx2_usable() || plan.storage_bytes != 1) return false;
+    switch (plan.kind) {
+        case DecodeKind::e8m0:
+        case DecodeKind::sign_magnitude: break;
+        case DecodeKind::table:
+            if (plan.avx2_arithmetic) break;
+            return false;  // (a gather from the table measured slower than the portable loop)
+        case DecodeKind::float32_upper_half: return false;
+    }
+    DefaultFpuModeScope default_modes;  // subnormal values from the FPU must not flush to zero
     for_each_streamed_block(n, sizeof(float), [&](size_t start, size_t count) {
         if (plan.exponent_only) {
             decode_all<true>(plan, in + start, out + start, count);
+        } else if (plan.deep_values) {
+            decode_all<false, true>(plan, in + start, out + start, count);
         } else {
             decode_all<false>(plan, in + start, out + start, count);
         }
     });
     return true;
+}
+
+bool decode_arithmetic_avx2_exact(const DecodePlan& plan) {
+    if (!cpu_has_avx2() || plan.storage_bytes != 1 || plan.table == nullptr) return false;
+    alignas(32) uint8_t codes[256];
+    alignas(32) uint32_t bits[256];
+    for (uint32_t c = 0; c < 256; c++) codes[c] = static_cast<uint8_t>(c);
+    // exact and without a flag: the caller's flags are kept apart
+    std::fenv_t caller;
+    std::feholdexcept(&caller);
+    bool exact;
+    {
+        DefaultFpuModeScope default_modes;
+        if (plan.deep_values) {
+            decode_all<false, true>(plan, codes, reinterpret_cast<float*>(bits), 256);
+        } else {
+            decode_all<false>(plan, codes, reinterpret_cast<float*>(bits), 256);
+        }
+        exact = std::fetestexcept(FE_ALL_EXCEPT) == 0;
+    }
+    std::fesetenv(&caller);
+    for (uint32_t c = 0; c < 256 && exact; c++) exact = bits[c] == plan.table[c & plan.code_mask];
+    return exact;
 }
 
 }  // namespace minifloat
@@ -342,6 +400,7 @@ bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>&, const float*, ui
     return false;
 }
 bool decode_u8_to_f32_avx2(const DecodePlan&, const uint8_t*, float*, size_t) { return false; }
+bool decode_arithmetic_avx2_exact(const DecodePlan&) { return false; }
 }  // namespace minifloat
 
 #endif

@@ -36,4 +36,9 @@ bool encode_f32_u16_avx2(const FastConstants<uint32_t, float>& k, const float* i
 // 8-bit codes to float32.
 bool decode_u8_to_f32_avx2(const DecodePlan& plan, const uint8_t* in, float* out, size_t n);
 
+// Whether this CPU runs the AVX2 decoder's arithmetic and it decodes every
+// code of `plan` (of kind table) to the exact bits of plan.table: sets
+// DecodePlan::avx2_arithmetic (whatever the kernel sets enabled now).
+bool decode_arithmetic_avx2_exact(const DecodePlan& plan);
+
 }  // namespace minifloat

@@ -25,8 +25,15 @@ namespace avx2_codec {
 struct EncodeVectors {
     __m256i abs_mask, round_bias, away_increment, normal_from, normal_below, special_below, sign_bit,
         unsigned_from_flipped, flip, magnitude_bits, one, toward_zero_overflow_below, inf_bits, overflow_positive,
-        overflow_negative, max_positive, max_negative, inf_positive, inf_negative, nan_positive, nan_negative;
+        overflow_negative, max_positive, max_negative, inf_positive, inf_negative, nan_positive, nan_negative,
+        invalid_code;
     __m256i magic_bits;
+    // nearest even: 1 where a normal tie goes to the even code, 0 where
+    // every one goes up (no mantissa bit: see mode_thresholds)
+    __m256i tie_parity;
+    // formats without zero: the steps of the first binade (2^M), which the
+    // subnormal rounding counts from zero
+    __m256i first_binade_steps;
     __m256i sign_byte;  // the sign bit of a code in every byte (pack32_bytes_with_signs)
     // float64 upper halves (upper_half_vectors): 2^-126's half, and the
     // exponent difference to float32's bits
@@ -63,6 +70,9 @@ MINIFLOAT_AVX2_INLINE EncodeVectors encode_vectors(const FastConstants<uint32_t,
     v.inf_negative = _mm256_set1_epi32(static_cast<int>(k.inf_negative));
     v.nan_positive = _mm256_set1_epi32(static_cast<int>(k.nan_positive));
     v.nan_negative = _mm256_set1_epi32(static_cast<int>(k.nan_negative));
+    v.invalid_code = _mm256_set1_epi32(static_cast<int>(k.invalid_code));
+    v.tie_parity = _mm256_set1_epi32(t.tie_parity_bit != 0 ? 1 : 0);
+    v.first_binade_steps = _mm256_set1_epi32(1 << (k.source_fraction_bits - k.shift));
     // unsigned compares as signed ones with the top bit flipped
     v.flip = _mm256_set1_epi32(static_cast<int>(0x80000000u));
     v.unsigned_from_flipped = _mm256_set1_epi32(static_cast<int>(t.unsigned_from ^ 0x80000000u));
@@ -138,21 +148,28 @@ MINIFLOAT_AVX2_INLINE __m256i sign_of(const EncodeVectors& v, __m256i u, __m256i
 // UpperHalves: u holds float64 upper halves with the sticky bit (see
 // upper_half_vectors), not float32 bits. WithSign false: the magnitude only
 // (formats that keep -0 then take the sign bits when packing, see
-// pack32_bytes_with_signs).
-template <Rounding Mode, bool MaySubnormal = true, bool UpperHalves = false, bool WithSign = true>
+// pack32_bytes_with_signs). WithoutZero: the format has no zero (Layout),
+// its first binade counted from the subnormal rounding's 2^M steps, values
+// below it taking its first code. FirstBinadeSubnormal: the format's
+// normals start at 2^-127, in float32's subnormals, which the normal
+// formula must not serve (read as normal ones they are twice their value or
+// more: it would give zero the first normal code).
+template <Rounding Mode, bool MaySubnormal = true, bool UpperHalves = false, bool WithSign = true,
+          bool WithoutZero = false, bool FirstBinadeSubnormal = false>
 MINIFLOAT_AVX2_INLINE __m256i encode8(const EncodeVectors& v, __m256i u, __m256i& largest) {
     const __m256i a = _mm256_and_si256(u, v.abs_mask);
     const __m256i negative = _mm256_srai_epi32(u, 31);
     // Both ranges are rounded for every lane and the larger result kept: the
     // normal-range formula gives a subnormal magnitude no more than its
     // subnormal rounding (it drops the implicit bit, and rounding is
-    // monotonic; far below, it goes negative), and the subnormal formula,
-    // fed at most the largest subnormal-range float, gives a normal magnitude
-    // no more than the smallest normal code.
+    // monotonic; far below, it goes negative; FirstBinadeSubnormal: see
+    // above), and the subnormal formula, fed at most the largest
+    // subnormal-range float, gives a normal magnitude no more than the
+    // smallest normal code.
     // normal: add the rounding increment (rebias folded in), truncate at `shift`
     __m256i rounded = _mm256_add_epi32(a, v.round_bias);
     if constexpr (Mode == Rounding::nearest_even) {
-        rounded = _mm256_add_epi32(rounded, _mm256_and_si256(_mm256_srlv_epi32(a, v.shift), v.one));
+        rounded = _mm256_add_epi32(rounded, _mm256_and_si256(_mm256_srlv_epi32(a, v.shift), v.tie_parity));
     } else if constexpr (Mode == Rounding::up || Mode == Rounding::down) {
         rounded = _mm256_add_epi32(rounded, _mm256_and_si256(away_lanes<Mode>(negative), v.away_increment));
     }
@@ -203,7 +220,15 @@ MINIFLOAT_AVX2_INLINE __m256i encode8(const EncodeVectors& v, __m256i u, __m256i
             tiny_magnitude = _mm256_andnot_si256(_mm256_cmpeq_epi32(a, _mm256_setzero_si256()), tiny_magnitude);
         }
     }
-    const __m256i magnitude = _mm256_max_epi32(tiny_magnitude, normal_magnitude);
+    if constexpr (WithoutZero) {  // below the first binade: its first code
+        tiny_magnitude = _mm256_max_epi32(_mm256_sub_epi32(tiny_magnitude, v.first_binade_steps), _mm256_setzero_si256());
+    }
+    __m256i magnitude;
+    if constexpr (FirstBinadeSubnormal) {
+        magnitude = _mm256_blendv_epi8(tiny_magnitude, normal_magnitude, _mm256_cmpgt_epi32(a, v.normal_below));
+    } else {
+        magnitude = _mm256_max_epi32(tiny_magnitude, normal_magnitude);
+    }
     largest = _mm256_max_epi32(largest, a);
     if constexpr (!WithSign) return magnitude;
     return _mm256_or_si256(magnitude, sign_of<Mode>(v, u, magnitude, negative));
@@ -229,13 +254,17 @@ MINIFLOAT_AVX2_INLINE bool any_special(const EncodeVectors& v, __m256i largest) 
 // Codes for the lanes of `code` at or beyond the overflow threshold:
 // overflow (to the overflow code, or to max where the mode rounds the
 // magnitude down), inf and NaN (each by sign); ORs the lanes of each kind
-// into `seen`.
+// into `seen`. Layouts other than signed_with_zero: invalid lanes take the
+// invalid code instead: zeros of a format without zero; an unsigned
+// format's negative lanes that do not round to zero (overflowing ones
+// included; without zero all of them), and its -inf (flagged invalid).
 struct SpecialLanes {
-    __m256i overflow, inf, nan;
+    __m256i overflow, inf, nan, invalid;
     MINIFLOAT_AVX2_CODEC SpecialLanes()
-        : overflow(_mm256_setzero_si256()), inf(_mm256_setzero_si256()), nan(_mm256_setzero_si256()) {}
+        : overflow(_mm256_setzero_si256()), inf(_mm256_setzero_si256()), nan(_mm256_setzero_si256()),
+          invalid(_mm256_setzero_si256()) {}
 };
-template <Rounding Mode>
+template <Rounding Mode, Layout L = Layout::signed_with_zero>
 MINIFLOAT_AVX2_INLINE __m256i fix_special8(const EncodeVectors& v, __m256i u, __m256i code, SpecialLanes& seen) {
     const __m256i a = _mm256_and_si256(u, v.abs_mask);
     const __m256i negative = _mm256_srai_epi32(u, 31);
@@ -246,22 +275,39 @@ MINIFLOAT_AVX2_INLINE __m256i fix_special8(const EncodeVectors& v, __m256i u, __
     // lanes whose magnitude the mode rounds down
     __m256i toward_zero = _mm256_setzero_si256();
     if constexpr (kDirected) toward_zero = _mm256_xor_si256(away_lanes<Mode>(negative), _mm256_set1_epi32(-1));
+    const __m256i beyond = _mm256_cmpgt_epi32(a, v.special_below);
+    __m256i invalid = _mm256_setzero_si256();
+    if constexpr (!has_zero(L)) invalid = _mm256_cmpeq_epi32(a, _mm256_setzero_si256());
+    if constexpr (is_unsigned(L)) {
+        __m256i invalid_negative = negative;
+        if constexpr (has_zero(L)) {
+            const __m256i rounds_to_zero = _mm256_cmpeq_epi32(code, _mm256_setzero_si256());
+            invalid_negative = _mm256_and_si256(invalid_negative, _mm256_or_si256(beyond, _mm256_xor_si256(
+                                                                                            rounds_to_zero,
+                                                                                            _mm256_set1_epi32(-1))));
+        }
+        invalid = _mm256_or_si256(invalid, _mm256_andnot_si256(not_finite, invalid_negative));
+    }
     const __m256i overflow_away =
-        _mm256_andnot_si256(_mm256_or_si256(toward_zero, not_finite), _mm256_cmpgt_epi32(a, v.special_below));
+        _mm256_andnot_si256(_mm256_or_si256(_mm256_or_si256(toward_zero, not_finite), invalid), beyond);
     code = _mm256_blendv_epi8(code, _mm256_blendv_epi8(v.overflow_positive, v.overflow_negative, negative),
                               overflow_away);
     __m256i overflow = overflow_away;
     if constexpr (kDirected) {
-        const __m256i overflow_to_max = _mm256_andnot_si256(
-            not_finite, _mm256_and_si256(toward_zero, _mm256_cmpgt_epi32(a, v.toward_zero_overflow_below)));
+        const __m256i overflow_to_max =
+            _mm256_andnot_si256(_mm256_or_si256(not_finite, invalid),
+                                _mm256_and_si256(toward_zero, _mm256_cmpgt_epi32(a, v.toward_zero_overflow_below)));
         code = _mm256_blendv_epi8(code, _mm256_blendv_epi8(v.max_positive, v.max_negative, negative), overflow_to_max);
         overflow = _mm256_or_si256(overflow, overflow_to_max);
     }
+    if constexpr (L != Layout::signed_with_zero) code = _mm256_blendv_epi8(code, v.invalid_code, invalid);
     code = _mm256_blendv_epi8(code, _mm256_blendv_epi8(v.inf_positive, v.inf_negative, negative), is_inf);
     code = _mm256_blendv_epi8(code, _mm256_blendv_epi8(v.nan_positive, v.nan_negative, negative), is_nan);
     seen.overflow = _mm256_or_si256(seen.overflow, overflow);
     seen.inf = _mm256_or_si256(seen.inf, is_inf);
     seen.nan = _mm256_or_si256(seen.nan, is_nan);
+    if constexpr (is_unsigned(L)) invalid = _mm256_or_si256(invalid, _mm256_and_si256(negative, is_inf));
+    seen.invalid = _mm256_or_si256(seen.invalid, invalid);
     return code;
 }
 
@@ -271,6 +317,7 @@ MINIFLOAT_AVX2_INLINE uint32_t special_flags(const FastConstants<uint32_t, float
     if (!_mm256_testz_si256(seen.overflow, seen.overflow)) flags |= k.overflow_flags;
     if (!_mm256_testz_si256(seen.inf, seen.inf)) flags |= k.inf_flags;
     if (!_mm256_testz_si256(seen.nan, seen.nan)) flags |= k.nan_flags;
+    if (!_mm256_testz_si256(seen.invalid, seen.invalid)) flags |= kFlagInvalid;
     return flags;
 }
 
@@ -307,9 +354,12 @@ struct DecodeVectors {
         nan_code, nan_bits;
     __m256i sign_shift, fraction_shift;  // per lane, as in EncodeVectors
     __m256 subnormal_scale;
+    // deep values (decode8<..., true>): float32's smallest normal, its
+    // fraction bits
+    __m256i float32_normal, fraction_bits, one, largest_subnormal;
     // byte-wide forms, for any_special_code32
     __m256i code_mask_bytes, magnitude_mask_bytes, special_magnitude_bytes, nan_code_bytes;
-    bool has_inf, has_nan_range, has_nan_code, masks_codes;
+    bool has_inf, has_nan_range, has_nan_code, masks_codes, has_subnormal_codes;
 };
 
 MINIFLOAT_AVX2_INLINE DecodeVectors decode_vectors(const DecodePlan& d) {
@@ -319,7 +369,7 @@ MINIFLOAT_AVX2_INLINE DecodeVectors decode_vectors(const DecodePlan& d) {
     v.sign_bit = _mm256_set1_epi32(static_cast<int>(d.sign_bit));
     v.magnitude_mask = _mm256_set1_epi32(static_cast<int>(d.magnitude_mask));
     v.rebias = _mm256_set1_epi32(static_cast<int>(d.exponent_rebias));
-    v.smallest_normal = _mm256_set1_epi32(static_cast<int>(1u << d.mantissa_bits));
+    v.smallest_normal = _mm256_set1_epi32(static_cast<int>(d.subnormal_below));
     v.has_inf = d.inf_magnitude != 0xFFFFFFFFu;
     v.inf_magnitude = _mm256_set1_epi32(static_cast<int>(d.inf_magnitude));
     v.inf_bits = _mm256_set1_epi32(0x7F800000);
@@ -331,6 +381,11 @@ MINIFLOAT_AVX2_INLINE DecodeVectors decode_vectors(const DecodePlan& d) {
     v.sign_shift = _mm256_set1_epi32(static_cast<int>(d.sign_shift));
     v.fraction_shift = _mm256_set1_epi32(static_cast<int>(23 - d.mantissa_bits));
     v.subnormal_scale = _mm256_set1_ps(d.subnormal_scale);
+    v.float32_normal = _mm256_set1_epi32(1 << 23);
+    v.fraction_bits = _mm256_set1_epi32((1 << 23) - 1);
+    v.one = _mm256_set1_epi32(1);
+    v.largest_subnormal = _mm256_set1_epi32(static_cast<int>(d.subnormal_below) - 1);
+    v.has_subnormal_codes = d.subnormal_below > 1;
     uint32_t special_from = 0xFFu;  // no magnitude of an 8-bit code reaches past 0x7F
     if (v.has_inf) special_from = d.inf_magnitude < special_from ? d.inf_magnitude : special_from;
     if (v.has_nan_range) special_from = d.nan_magnitude_from < special_from ? d.nan_magnitude_from : special_from;
@@ -371,14 +426,35 @@ MINIFLOAT_AVX2_INLINE bool any_edge_exponent32(const uint8_t* in) {
 // 8 float32 bit patterns from 8 codes (dwords); the rule of decode_one in
 // convert_kernels.cpp: exact, NaN as the quiet NaN with the code's sign.
 // MaySpecial false: the caller knows no code is an infinity or a NaN.
-template <bool MaySpecial = true>
+// Deep: normal values below float32's normals, whose exponent field the
+// rebias takes to zero or below, become float32 subnormals by an integer
+// shift of their significand (exact where the format's value is a float32:
+// the plan checks every code, DecodePlan::avx2_arithmetic; an FP multiply
+// instead measured 2x slower, from the CPU's microcode assists on subnormal
+// results).
+template <bool MaySpecial = true, bool Deep = false>
 MINIFLOAT_AVX2_INLINE __m256i decode8(const DecodeVectors& v, __m256i codes) {
     const __m256i code = v.masks_codes ? _mm256_and_si256(codes, v.code_mask) : codes;
     const __m256i sign = _mm256_sllv_epi32(_mm256_and_si256(code, v.sign_bit), v.sign_shift);
     const __m256i magnitude = _mm256_and_si256(code, v.magnitude_mask);
-    const __m256i normal = _mm256_add_epi32(_mm256_sllv_epi32(magnitude, v.fraction_shift), v.rebias);
-    // exact: a small integer times a power of two
-    const __m256i tiny = _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(magnitude), v.subnormal_scale));
+    __m256i normal = _mm256_add_epi32(_mm256_sllv_epi32(magnitude, v.fraction_shift), v.rebias);
+    if constexpr (Deep) {
+        // field E <= 0 (normal = E * 2^23 + fraction): the significand shifted right by 1 - E
+        const __m256i field = _mm256_srai_epi32(normal, 23);
+        const __m256i significand = _mm256_or_si256(_mm256_and_si256(normal, v.fraction_bits), v.float32_normal);
+        const __m256i subnormal = _mm256_srlv_epi32(significand, _mm256_sub_epi32(v.one, field));
+        normal = _mm256_blendv_epi8(normal, subnormal, _mm256_cmpgt_epi32(v.float32_normal, normal));
+    }
+    __m256i tiny = _mm256_setzero_si256();  // (without subnormal codes: zero)
+    if (!Deep || v.has_subnormal_codes) {
+        // exact: a small integer times a power of two (deep: only the
+        // subnormal codes' own products, which may be float32 subnormals,
+        // slow to make; without subnormal codes the scale itself is one
+        // for some formats, as slow to multiply by)
+        __m256i tiny_magnitude = magnitude;
+        if constexpr (Deep) tiny_magnitude = _mm256_min_epi32(magnitude, v.largest_subnormal);
+        tiny = _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(tiny_magnitude), v.subnormal_scale));
+    }
     __m256i bits = _mm256_blendv_epi8(normal, tiny, _mm256_cmpgt_epi32(v.smallest_normal, magnitude));
     if constexpr (MaySpecial) {
         if (v.has_inf) bits = _mm256_blendv_epi8(bits, v.inf_bits, _mm256_cmpeq_epi32(magnitude, v.inf_magnitude));
@@ -412,11 +488,11 @@ template <bool ExponentOnly>
 MINIFLOAT_AVX2_INLINE bool needs_special_decode32(const DecodeVectors& v, const uint8_t* in) {
     return ExponentOnly ? any_edge_exponent32(in) : any_special_code32(v, in);
 }
-template <bool ExponentOnly, bool MaySpecial = true>
+template <bool ExponentOnly, bool MaySpecial = true, bool Deep = false>
 MINIFLOAT_AVX2_INLINE __m256i decode8_from(const DecodeVectors& v, const uint8_t* in) {
     const __m256i codes = load8_codes(in);
     if constexpr (ExponentOnly) return decode8_e8m0<MaySpecial>(codes);
-    return decode8<MaySpecial>(v, codes);
+    return decode8<MaySpecial, Deep>(v, codes);
 }
 
 }  // namespace avx2_codec

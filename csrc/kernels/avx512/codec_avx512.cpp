@@ -219,18 +219,6 @@ MINIFLOAT_AVX512 bool encode_in_mode(const FastConstants<uint32_t, float>& k, co
     return true;
 }
 
-// Calls body(std::integral_constant<Layout, the layout of k's format>).
-template <class Body>
-MINIFLOAT_AVX512 inline bool with_layout(const FastConstants<uint32_t, float>& k, Body&& body) {
-    const bool is_unsigned = k.sign_bit == 0;
-    if (k.without_zero) {
-        if (is_unsigned) return body(std::integral_constant<Layout, Layout::unsigned_without_zero>{});
-        return body(std::integral_constant<Layout, Layout::signed_without_zero>{});
-    }
-    if (is_unsigned) return body(std::integral_constant<Layout, Layout::unsigned_with_zero>{});
-    return body(std::integral_constant<Layout, Layout::signed_with_zero>{});
-}
-
 // The block in `mode`: picks encode_in_mode's instantiation for it.
 template <class Source>
 MINIFLOAT_AVX512 bool encode_choosing_mode(const FastConstants<uint32_t, float>& k, const FastConstants<uint32_t, float>* high,

@@ -17,35 +17,6 @@ namespace avx512_encoder {
 constexpr int kRoundToZero = _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC;
 constexpr int kRoundUp = _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC;
 
-// The code layouts the encoder models: the sign-magnitude kind's, and those
-// of kind general formats it serves too (EncodePlan::avx512_layouts).
-// Without zero the zero exponent field is a normal binade: values below it
-// take its first code, and zero itself (and, unsigned, every negative
-// value) is invalid; the magic constant's addition places that binade (its
-// step is the magic constant's ulp), so it may lie in float32's subnormal
-// range.
-enum class Layout : uint8_t { signed_with_zero, unsigned_with_zero, signed_without_zero, unsigned_without_zero };
-
-constexpr bool is_unsigned(Layout layout) {
-    switch (layout) {
-        case Layout::signed_with_zero:
-        case Layout::signed_without_zero: return false;
-        case Layout::unsigned_with_zero:
-        case Layout::unsigned_without_zero: return true;
-    }
-    return false;
-}
-
-constexpr bool has_zero(Layout layout) {
-    switch (layout) {
-        case Layout::signed_with_zero:
-        case Layout::unsigned_with_zero: return true;
-        case Layout::signed_without_zero:
-        case Layout::unsigned_without_zero: return false;
-    }
-    return true;
-}
-
 template <Rounding Mode>
 constexpr bool kDirected = Mode == Rounding::toward_zero || Mode == Rounding::up || Mode == Rounding::down;
 
