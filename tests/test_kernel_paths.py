@@ -354,6 +354,9 @@ USER_LAYOUTS = {
                                negative_zero=False),
     "unsigned, first binade at 2^-127": dict(exponent_bits=8, mantissa_bits=0, bias=128, signed=False,
                                              infinities=False, nan="all_ones", negative_zero=False),
+    "unsigned, no mantissa bit, normals from 2^-126 (2^-127 ties to zero)": dict(
+        exponent_bits=8, mantissa_bits=0, bias=127, signed=False, infinities=False, nan="all_ones",
+        negative_zero=False),
     "signed, no mantissa bit": dict(exponent_bits=7, mantissa_bits=0, infinities=False, nan="negative_zero",
                                     negative_zero=False),
     "NaN list": dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x7E, 0x7F, 0x80, 0xFE, 0xFF),

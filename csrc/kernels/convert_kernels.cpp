@@ -658,6 +658,9 @@ DecodePlan make_decode_plan(const Format& f, const uint32_t* exact_bits) {
         }
         // (values below float32's normals: four tables, for the decoding casts)
         d.has_low_byte_tables = !d.has_byte_tables;
+        for (uint32_t m = 0; m <= f.magnitude_mask; m++) {
+            if ((exact_bits[m] & 0x7FFFFFFFu) < 0x00800000u) d.deep_below = m + 1;
+        }
         if (d.kind == DecodeKind::table) d.avx2_arithmetic = decode_arithmetic_avx2_exact(d);
     }
     return d;

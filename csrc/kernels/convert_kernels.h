@@ -121,6 +121,7 @@ struct DecodePlan {
     // when the plan is made (else it gathers from the table)
     bool avx2_arithmetic = false;
     bool deep_values = false;
+    uint32_t deep_below = 0;  // magnitudes below this have values below 2^-126 (zero included)
     uint32_t nan_magnitude_from = 0xFFFFFFFFu;  // magnitudes >= this are NaN
     uint32_t nan_code = 0xFFFFFFFFu;            // this exact code is NaN
     uint32_t inf_magnitude = 0xFFFFFFFFu;

@@ -40,14 +40,14 @@ constexpr Source one_of() {
 
 // What the encoder makes, fixed at compile time: float8_e8m0fnu's biased
 // exponents (ExponentOnly), or codes laid out as L (sign and magnitude, or
-// the magnitude alone for unsigned formats), for a format whose first
-// binade may be float32's subnormal one (FirstBinadeSubnormal: normals from
-// 2^-127, see encode8).
-template <bool ExponentOnly, Layout L = Layout::signed_with_zero, bool FirstBinadeSubnormal = false>
+// the magnitude alone for unsigned formats), for a format whose normals
+// may start at float32's or below (LowNormals: from 2^-126 or 2^-127, see
+// encode8).
+template <bool ExponentOnly, Layout L = Layout::signed_with_zero, bool LowNormals = false>
 struct Codes {
     static constexpr bool exponent_only = ExponentOnly;
     static constexpr Layout layout = L;
-    static constexpr bool first_binade_subnormal = FirstBinadeSubnormal;
+    static constexpr bool low_normals = LowNormals;
 };
 
 // What the encoder carries from one block of 32 to the next.
@@ -84,7 +84,7 @@ MINIFLOAT_AVX2_INLINE bool encode32_codes(const EncodeVectors& v, const __m256i 
                 for (int q = 0; q < 4; q++) c[q] = encode8<Mode, false, false, kWithSign>(v, u[q], largest);
             } else {
                 for (int q = 0; q < 4; q++) {
-                    c[q] = encode8<Mode, true, UpperHalves, kWithSign, kWithoutZero, C::first_binade_subnormal>(
+                    c[q] = encode8<Mode, true, UpperHalves, kWithSign, kWithoutZero, C::low_normals>(
                         v, u[q], largest);
                 }
             }
@@ -242,8 +242,8 @@ MINIFLOAT_AVX2_CODEC bool encode_choosing_mode(const EncodePlan& plan, Rounding 
         if (plan.kind == KernelKind::e8m0) return encode_in_mode<Codes<true>, M>(plan, in, out, n, flags);
         return with_layout(plan.fast32, [&](auto layout_constant) {
             constexpr Layout L = decltype(layout_constant)::value;
-            // (float32 sources only: see encode_u8_avx2_serves)
-            if (plan.widen_float32 && !std::is_same_v<Source, double>) {
+            // (float64 sources: their upper halves serve formats whose values are 2^-124 or more)
+            if (plan.min_normal_exponent <= -126 && !std::is_same_v<Source, double>) {
                 return encode_in_mode<Codes<false, L, true>, M>(plan, in, out, n, flags);
             }
             return encode_in_mode<Codes<false, L>, M>(plan, in, out, n, flags);
@@ -288,9 +288,9 @@ MINIFLOAT_AVX2_CODEC void decode_all(const DecodePlan& plan, const uint8_t* in, 
     __m256i* vectors_out = reinterpret_cast<__m256i*>(out);
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
-        if (!needs_special_decode32<ExponentOnly>(v, in + i)) {  // the common block: no code needing special care
+        if (!needs_special_decode32<ExponentOnly, Deep>(v, in + i)) {  // the common block: no code needing special care
             for (int q = 0; q < 4; q++) {
-                _mm256_storeu_si256(vectors_out + i / 8 + q, decode8_from<ExponentOnly, false, Deep>(v, in + i + 8 * q));
+                _mm256_storeu_si256(vectors_out + i / 8 + q, decode8_from<ExponentOnly, false>(v, in + i + 8 * q));
             }
         } else {
             for (int q = 0; q < 4; q++) {

@@ -150,19 +150,20 @@ MINIFLOAT_AVX2_INLINE __m256i sign_of(const EncodeVectors& v, __m256i u, __m256i
 // (formats that keep -0 then take the sign bits when packing, see
 // pack32_bytes_with_signs). WithoutZero: the format has no zero (Layout),
 // its first binade counted from the subnormal rounding's 2^M steps, values
-// below it taking its first code. FirstBinadeSubnormal: the format's
-// normals start at 2^-127, in float32's subnormals, which the normal
-// formula must not serve (read as normal ones they are twice their value or
-// more: it would give zero the first normal code).
+// below it taking its first code. LowNormals: the format's normals start
+// at 2^-126 or 2^-127, and the normal formula must not serve float32's
+// subnormals: read as normal ones they are more than their value (from
+// 2^-127 it would give zero the first normal code; without a mantissa bit
+// it would round 2^-127, the tie between zero and 2^-126, up).
 template <Rounding Mode, bool MaySubnormal = true, bool UpperHalves = false, bool WithSign = true,
-          bool WithoutZero = false, bool FirstBinadeSubnormal = false>
+          bool WithoutZero = false, bool LowNormals = false>
 MINIFLOAT_AVX2_INLINE __m256i encode8(const EncodeVectors& v, __m256i u, __m256i& largest) {
     const __m256i a = _mm256_and_si256(u, v.abs_mask);
     const __m256i negative = _mm256_srai_epi32(u, 31);
     // Both ranges are rounded for every lane and the larger result kept: the
     // normal-range formula gives a subnormal magnitude no more than its
     // subnormal rounding (it drops the implicit bit, and rounding is
-    // monotonic; far below, it goes negative; FirstBinadeSubnormal: see
+    // monotonic; far below, it goes negative; LowNormals: see
     // above), and the subnormal formula, fed at most the largest
     // subnormal-range float, gives a normal magnitude no more than the
     // smallest normal code.
@@ -224,7 +225,7 @@ MINIFLOAT_AVX2_INLINE __m256i encode8(const EncodeVectors& v, __m256i u, __m256i
         tiny_magnitude = _mm256_max_epi32(_mm256_sub_epi32(tiny_magnitude, v.first_binade_steps), _mm256_setzero_si256());
     }
     __m256i magnitude;
-    if constexpr (FirstBinadeSubnormal) {
+    if constexpr (LowNormals) {
         magnitude = _mm256_blendv_epi8(tiny_magnitude, normal_magnitude, _mm256_cmpgt_epi32(a, v.normal_below));
     } else {
         magnitude = _mm256_max_epi32(tiny_magnitude, normal_magnitude);
@@ -356,10 +357,11 @@ struct DecodeVectors {
     __m256 subnormal_scale;
     // deep values (decode8<..., true>): float32's smallest normal, its
     // fraction bits
-    __m256i float32_normal, fraction_bits, one, largest_subnormal;
+    __m256i float32_normal, fraction_bits, one;
     // byte-wide forms, for any_special_code32
     __m256i code_mask_bytes, magnitude_mask_bytes, special_magnitude_bytes, nan_code_bytes;
-    bool has_inf, has_nan_range, has_nan_code, masks_codes, has_subnormal_codes;
+    __m256i deep_magnitude_bytes;  // the largest magnitude whose value is below 2^-126 (deep values)
+    bool has_inf, has_nan_range, has_nan_code, masks_codes;
 };
 
 MINIFLOAT_AVX2_INLINE DecodeVectors decode_vectors(const DecodePlan& d) {
@@ -380,12 +382,10 @@ MINIFLOAT_AVX2_INLINE DecodeVectors decode_vectors(const DecodePlan& d) {
     v.nan_bits = _mm256_set1_epi32(0x7FC00000);
     v.sign_shift = _mm256_set1_epi32(static_cast<int>(d.sign_shift));
     v.fraction_shift = _mm256_set1_epi32(static_cast<int>(23 - d.mantissa_bits));
-    v.subnormal_scale = _mm256_set1_ps(d.subnormal_scale);
+    v.subnormal_scale = _mm256_set1_ps(d.subnormal_below > 1 ? d.subnormal_scale : 0.0f);
     v.float32_normal = _mm256_set1_epi32(1 << 23);
     v.fraction_bits = _mm256_set1_epi32((1 << 23) - 1);
     v.one = _mm256_set1_epi32(1);
-    v.largest_subnormal = _mm256_set1_epi32(static_cast<int>(d.subnormal_below) - 1);
-    v.has_subnormal_codes = d.subnormal_below > 1;
     uint32_t special_from = 0xFFu;  // no magnitude of an 8-bit code reaches past 0x7F
     if (v.has_inf) special_from = d.inf_magnitude < special_from ? d.inf_magnitude : special_from;
     if (v.has_nan_range) special_from = d.nan_magnitude_from < special_from ? d.nan_magnitude_from : special_from;
@@ -393,20 +393,27 @@ MINIFLOAT_AVX2_INLINE DecodeVectors decode_vectors(const DecodePlan& d) {
     v.magnitude_mask_bytes = _mm256_set1_epi8(static_cast<char>(d.magnitude_mask));
     v.special_magnitude_bytes = _mm256_set1_epi8(static_cast<char>(special_from));
     v.nan_code_bytes = _mm256_set1_epi8(static_cast<char>(d.nan_code));
+    v.deep_magnitude_bytes = _mm256_set1_epi8(static_cast<char>(d.deep_below - 1));
     return v;
 }
 
 // Whether any of 32 8-bit codes is an infinity or a NaN (the codes decode8
-// needs its special-case blends for).
+// needs its special-case blends for), or, Deep, a value below 2^-126 (zero
+// among them: decode8's deep step).
+template <bool Deep = false>
 MINIFLOAT_AVX2_INLINE bool any_special_code32(const DecodeVectors& v, const uint8_t* in) {
-    if (!v.has_inf && !v.has_nan_range && !v.has_nan_code) return false;
+    if (!Deep && !v.has_inf && !v.has_nan_range && !v.has_nan_code) return false;
     __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
     if (v.masks_codes) codes = _mm256_and_si256(codes, v.code_mask_bytes);
     __m256i special = _mm256_setzero_si256();
+    const __m256i magnitude = _mm256_and_si256(codes, v.magnitude_mask_bytes);
     if (v.has_inf || v.has_nan_range) {
-        const __m256i magnitude = _mm256_and_si256(codes, v.magnitude_mask_bytes);
         // magnitude >= special_from, unsigned: max(magnitude, threshold) is the magnitude
         special = _mm256_cmpeq_epi8(_mm256_max_epu8(magnitude, v.special_magnitude_bytes), magnitude);
+    }
+    if constexpr (Deep) {  // magnitude <= the largest deep one: min(magnitude, it) is the magnitude
+        special = _mm256_or_si256(special,
+                                  _mm256_cmpeq_epi8(_mm256_min_epu8(magnitude, v.deep_magnitude_bytes), magnitude));
     }
     if (v.has_nan_code) special = _mm256_or_si256(special, _mm256_cmpeq_epi8(codes, v.nan_code_bytes));
     return !_mm256_testz_si256(special, special);
@@ -445,17 +452,14 @@ MINIFLOAT_AVX2_INLINE __m256i decode8(const DecodeVectors& v, __m256i codes) {
         const __m256i subnormal = _mm256_srlv_epi32(significand, _mm256_sub_epi32(v.one, field));
         normal = _mm256_blendv_epi8(normal, subnormal, _mm256_cmpgt_epi32(v.float32_normal, normal));
     }
-    __m256i tiny = _mm256_setzero_si256();  // (without subnormal codes: zero)
-    if (!Deep || v.has_subnormal_codes) {
-        // exact: a small integer times a power of two (deep: only the
-        // subnormal codes' own products, which may be float32 subnormals,
-        // slow to make; without subnormal codes the scale itself is one
-        // for some formats, as slow to multiply by)
-        __m256i tiny_magnitude = magnitude;
-        if constexpr (Deep) tiny_magnitude = _mm256_min_epi32(magnitude, v.largest_subnormal);
-        tiny = _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(tiny_magnitude), v.subnormal_scale));
-    }
-    __m256i bits = _mm256_blendv_epi8(normal, tiny, _mm256_cmpgt_epi32(v.smallest_normal, magnitude));
+    // exact: a small integer times a power of two (a float32 subnormal
+    // product or operand costs the CPU a microcode assist: formats without
+    // subnormal codes scale by 0, and deep ones multiply their subnormal
+    // codes only)
+    const __m256i subnormal = _mm256_cmpgt_epi32(v.smallest_normal, magnitude);
+    const __m256i tiny_magnitude = Deep ? _mm256_and_si256(magnitude, subnormal) : magnitude;
+    const __m256i tiny = _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(tiny_magnitude), v.subnormal_scale));
+    __m256i bits = _mm256_blendv_epi8(normal, tiny, subnormal);
     if constexpr (MaySpecial) {
         if (v.has_inf) bits = _mm256_blendv_epi8(bits, v.inf_bits, _mm256_cmpeq_epi32(magnitude, v.inf_magnitude));
         if (v.has_nan_range) bits = _mm256_blendv_epi8(bits, v.nan_bits, _mm256_cmpgt_epi32(magnitude, v.nan_below));
@@ -484,9 +488,9 @@ MINIFLOAT_AVX2_INLINE __m256i load8_codes(const uint8_t* in) {
 // Decoding by format kind (ExponentOnly: float8_e8m0fnu), shared by the
 // AVX2 decode and sums: whether 32 codes need the special-case path, and 8
 // float32 bit patterns from the 8 codes at `in`.
-template <bool ExponentOnly>
+template <bool ExponentOnly, bool Deep = false>
 MINIFLOAT_AVX2_INLINE bool needs_special_decode32(const DecodeVectors& v, const uint8_t* in) {
-    return ExponentOnly ? any_edge_exponent32(in) : any_special_code32(v, in);
+    return ExponentOnly ? any_edge_exponent32(in) : any_special_code32<Deep>(v, in);
 }
 template <bool ExponentOnly, bool MaySpecial = true, bool Deep = false>
 MINIFLOAT_AVX2_INLINE __m256i decode8_from(const DecodeVectors& v, const uint8_t* in) {
