@@ -162,10 +162,11 @@ py::object encode_packed(py::handle source, const std::string& format_name, bool
                 return encode_range(plan, mode, key, begin, in, float64, packed + begin * item, end - begin);
             });
         } else {
-            // a multiple of 8 values: every chunk starts on a byte of the stream
-            constexpr size_t kChunk = 4096;
+            // a multiple of 8 values: every chunk starts on a byte of the stream; 16K
+            // values a call (4K: float32 -> float4_e2m1fn packed 0.43 ms for 4M, 16K 0.39)
+            constexpr size_t kChunk = 16384;
             flags = parallel_for(n, kind, kChunk, [&](size_t first, size_t last) {
-                alignas(64) uint8_t codes[kChunk];
+                alignas(64) uint8_t codes[kChunk];  // (16 KiB: stays in L1 between the two steps)
                 uint32_t part_flags = 0;
                 for (size_t start = first; start < last; start += kChunk) {
                     const size_t count = last - start < kChunk ? last - start : kChunk;
