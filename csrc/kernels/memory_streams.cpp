@@ -90,13 +90,24 @@ unsigned set_memory_streams(unsigned streams) {
     return 1u << stream_shift().exchange(shift_for(streams), std::memory_order_relaxed);
 }
 
-StreamParts stream_parts(size_t start, size_t end, size_t block, size_t widest_element_bytes) {
+namespace {
+thread_local size_t t_operation_length = 0;
+}  // namespace
+
+OperationLengthScope::OperationLengthScope(size_t elements) : previous_(t_operation_length) {
+    t_operation_length = elements;
+}
+OperationLengthScope::~OperationLengthScope() { t_operation_length = previous_; }
+
+StreamParts stream_parts(size_t start, size_t end, size_t block, size_t bytes_per_element) {
     StreamParts parts;
     parts.start = start;
     const size_t blocks = end > start ? (end - start) / block : 0;
     parts.length = blocks * block;
-    if (!beyond_cache(parts.length * widest_element_bytes)) return parts;
+    const size_t whole = parts.length > t_operation_length ? parts.length : t_operation_length;
+    if (!beyond_cache(whole * bytes_per_element)) return parts;
     const unsigned shift = memory_stream_shift();
+    parts.prefetch = shift == 0;
     parts.streams = 1u << shift;
     parts.length = (blocks >> shift) * block;
     return parts;

@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "memory_streams.h"
+
 #if defined(__unix__) || defined(__APPLE__)
 #include <pthread.h>
 #include <signal.h>
@@ -36,6 +38,7 @@ thread_local bool t_inside_parallel = false;
 struct Job {
     detail::ChunkBody body{};
     size_t n = 0, chunk = 0, chunks = 0;
+    size_t elements = 0;  // n times the weight of an item (memory_streams.h's OperationLengthScope)
     int max_helpers = 0;
     std::atomic<size_t> next{0};
     std::atomic<uint32_t> flags{0};
@@ -47,6 +50,7 @@ struct Job {
     std::exception_ptr error;
 
     void run_chunks() {
+        const OperationLengthScope whole(elements);
         for (;;) {
             const size_t i = next.fetch_add(1, std::memory_order_relaxed);
             if (i >= chunks) return;
@@ -267,6 +271,7 @@ uint32_t parallel_for_erased(size_t n, WorkKind kind, size_t align, size_t weigh
     Job job;
     job.body = body;
     job.n = n;
+    job.elements = n * weight;
     job.max_helpers = std::min(static_cast<int>(parts) - 1, p.ensure_workers(static_cast<int>(parts) - 1));
     // a few chunks per thread, so a thread slowed by others on the machine
     // does not hold everyone up; one per thread for matrix products, whose

@@ -210,10 +210,11 @@ MINIFLOAT_AVX2_CODEC bool encode_in_mode(const EncodePlan& plan, const Source* i
     constexpr size_t kBlock = stream_block(sizeof(Source));
     EncodeState state;
     bool try_normal = true;
-    const StreamParts parts = stream_parts(0, n, kBlock, sizeof(Source));
+    const StreamParts parts = stream_parts(0, n, kBlock, sizeof(Source) + 1);
     for (size_t j = 0; j < parts.length; j += kBlock) {
         for (unsigned s = 0; s < parts.streams; s++) {
             const size_t first = s * parts.length + j;
+            if (parts.prefetch) prefetch_ahead(in, first, kBlock);
             encode_groups<C, Mode>(v, in, out, first, first + kBlock, state, try_normal);
         }
         // declined: stop early, the caller redoes the values

@@ -198,10 +198,11 @@ MINIFLOAT_AVX512 bool encode_in_mode(const FastConstants<uint32_t, float>& k, co
         encode_part<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, in, out, i, head - i < 16 ? head - i : 16, outside, seen);
     }
     constexpr size_t kBlock = stream_block(sizeof(Source));
-    const StreamParts parts = stream_parts(head, n, kBlock, sizeof(Source));
+    const StreamParts parts = stream_parts(head, n, kBlock, sizeof(Source) + 1);
     for (size_t j = 0; j < parts.length; j += kBlock) {
         for (unsigned s = 0; s < parts.streams; s++) {
             const size_t first = parts.start + s * parts.length + j;
+            if (parts.prefetch) prefetch_ahead(in, first, kBlock);
             for (i = first; i < first + kBlock; i += 64) {
                 encode_step64<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, pattern, in + i, out + i, outside, seen);
             }
