@@ -84,8 +84,11 @@ MINIFLOAT_AVX2_INLINE EncodeVectors encode_vectors(const FastConstants<uint32_t,
     v.magic_bits = _mm256_set1_epi32(static_cast<int>(k.magic_bits));
     // the magic constant's ulp is the step; only the 8-bit formats' directed
     // modes use this, and bfloat16's 2^133 would overflow float32 (and raise
-    // the FPU's overflow flag, which NumPy reports), so it is clamped first
-    const double inverse_step = 8388608.0 / static_cast<double>(k.magic);
+    // the FPU's overflow flag, which NumPy reports), so it is clamped first;
+    // the e8m0 kernels' value-initialized upper-half constants (magic 0,
+    // unused) must not divide by zero: that flag too would reach NumPy where
+    // the compiler keeps the division (GCC at -O1 did)
+    const double inverse_step = k.magic > 0 ? 8388608.0 / static_cast<double>(k.magic) : 0.0;
     v.inverse_step = _mm256_set1_ps(static_cast<float>(inverse_step < 3.0e38 ? inverse_step : 3.0e38));
     v.half = _mm256_set1_ps(0.5f);
     v.one_float = _mm256_set1_ps(1.0f);
