@@ -83,26 +83,21 @@ MINIFLOAT_AVX2_INLINE bool encode32_codes(const EncodeVectors& v, const __m256i 
                 c[q] = encode8<Mode, true, UpperHalves, false, kWithoutZero, C::low_normals>(v, u[q], largest);
             }
         }
-        // lanes that may be invalid (see fix_special8): zeros without zero,
-        // an unsigned format's negative lanes unless they round to zero
-        __m256i suspect = _mm256_setzero_si256();
-        if constexpr (C::layout != Layout::signed_with_zero) {
-            for (int q = 0; q < 4; q++) {
-                __m256i lane = _mm256_setzero_si256();
-                if constexpr (kWithoutZero) {
-                    lane = _mm256_cmpeq_epi32(_mm256_and_si256(u[q], v.abs_mask), _mm256_setzero_si256());
-                }
-                if constexpr (is_unsigned(C::layout)) {
-                    __m256i negative = u[q];  // (the sign bit is what counts)
-                    if constexpr (!kWithoutZero) {
-                        negative = _mm256_andnot_si256(_mm256_cmpeq_epi32(c[q], _mm256_setzero_si256()), negative);
-                    }
-                    lane = _mm256_or_si256(lane, _mm256_srai_epi32(negative, 31));
-                }
-                suspect = _mm256_or_si256(suspect, lane);
-            }
+        // lanes that may be invalid (fix_special8 tells): zeros without
+        // zero, an unsigned format's negative lanes; one test a block
+        bool suspect = false;
+        if constexpr (is_unsigned(C::layout)) {
+            const __m256i signs = _mm256_or_si256(_mm256_or_si256(u[0], u[1]), _mm256_or_si256(u[2], u[3]));
+            suspect = _mm256_movemask_ps(_mm256_castsi256_ps(signs)) != 0;
         }
-        if (!any_special(v, largest) && _mm256_testz_si256(suspect, suspect)) return !is_unsigned(C::layout);
+        if constexpr (kWithoutZero) {
+            const __m256i smallest =
+                _mm256_min_epu32(_mm256_min_epu32(_mm256_and_si256(u[0], v.abs_mask), _mm256_and_si256(u[1], v.abs_mask)),
+                                 _mm256_min_epu32(_mm256_and_si256(u[2], v.abs_mask), _mm256_and_si256(u[3], v.abs_mask)));
+            const __m256i zero = _mm256_cmpeq_epi32(smallest, _mm256_setzero_si256());
+            suspect |= !_mm256_testz_si256(zero, zero);
+        }
+        if (!any_special(v, largest) && !suspect) return !is_unsigned(C::layout);
         for (int q = 0; q < 4; q++) {
             // the fix-up replaces whole codes (some formats flip a NaN's sign), so the rest get theirs first
             const __m256i negative = _mm256_srai_epi32(u[q], 31);
