@@ -61,7 +61,7 @@ struct StreamParts {
     size_t start = 0, length = 0;
     unsigned streams = 1;
     // beyond the cache in plain order: the loop asks for its source
-    // kPrefetchBytes ahead as it starts a block (prefetch_ahead)
+    // kBeyondCachePrefetchBytes ahead as it starts a block (prefetch_ahead)
     bool prefetch = false;
     size_t end() const { return start + streams * length; }
 };
@@ -88,14 +88,14 @@ constexpr size_t kStreamBlockBytes = 4096;
 // 0.49 with it (8 KB ahead 0.62, 32-128 KB as 16), float32 at 67M values
 // 9.4-11.0 against 8.9 ms; within the cache it cost (16 MB of float32:
 // 0.21 against 0.25 ms), so it is off there.
-constexpr size_t kPrefetchBytes = 16384;
+constexpr size_t kBeyondCachePrefetchBytes = 16384;
 
-// Asks for elements [first, first + count) of `source`, moved kPrefetchBytes
+// Asks for elements [first, first + count) of `source`, moved kBeyondCachePrefetchBytes
 // ahead, to be brought into the caches, a cache line at a time (a prefetch
 // never faults: the range may run past the array's end).
 template <class T>
 MINIFLOAT_KERNEL_INLINE void prefetch_ahead(const T* source, size_t first, size_t count) {
-    const char* from = reinterpret_cast<const char*>(source + first) + kPrefetchBytes;
+    const char* from = reinterpret_cast<const char*>(source + first) + kBeyondCachePrefetchBytes;
     for (size_t offset = 0; offset < count * sizeof(T); offset += 64) __builtin_prefetch(from + offset, 0, 3);
 }
 // Elements per block of an array of `element_bytes` elements (a multiple of
