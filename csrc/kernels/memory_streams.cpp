@@ -99,13 +99,20 @@ OperationLengthScope::OperationLengthScope(size_t elements) : previous_(t_operat
 }
 OperationLengthScope::~OperationLengthScope() { t_operation_length = previous_; }
 
+static bool operation_beyond_cache(size_t n, size_t bytes_per_element) {
+    return beyond_cache((n > t_operation_length ? n : t_operation_length) * bytes_per_element);
+}
+
+bool prefetches(size_t n, size_t bytes_per_element) {
+    return memory_stream_shift() == 0 && operation_beyond_cache(n, bytes_per_element);
+}
+
 StreamParts stream_parts(size_t start, size_t end, size_t block, size_t bytes_per_element) {
     StreamParts parts;
     parts.start = start;
     const size_t blocks = end > start ? (end - start) / block : 0;
     parts.length = blocks * block;
-    const size_t whole = parts.length > t_operation_length ? parts.length : t_operation_length;
-    if (!beyond_cache(whole * bytes_per_element)) return parts;
+    if (!operation_beyond_cache(parts.length, bytes_per_element)) return parts;
     const unsigned shift = memory_stream_shift();
     parts.prefetch = shift == 0;
     parts.streams = 1u << shift;

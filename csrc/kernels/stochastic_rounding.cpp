@@ -275,10 +275,14 @@ MINIFLOAT_KERNEL_INLINE uint32_t encode_chunks(const EncodePlan& plan, uint64_t 
     };
     // chunks of at most kDrawChunk values: the hand-written kernels (when
     // `by_hand`) or the portable one, a chunk with a negative value exactly
+    // (beyond the cache the source is asked for a chunk ahead: each chunk is
+    // a call of its own, in which the kernels' own prefetching starts afresh)
+    const bool prefetch = prefetches(n, sizeof(Float) + item);
     auto by_chunks = [&](size_t block_start, size_t block_count, bool by_hand) MINIFLOAT_LAMBDA_INLINE {
         const size_t end = block_start + block_count;
         for (size_t start = block_start; start < end; start += kDrawChunk) {
             const size_t count = end - start < kDrawChunk ? end - start : kDrawChunk;
+            if (prefetch) prefetch_ahead(in, start, count);
             void* codes = static_cast<char*>(out) + start * item;
             if (negatives_exactly && has_sign_bit(in + start, count)) {
                 flags |= encode_stochastic_exact(plan, key, first + start, in + start, float64, codes, count);
