@@ -446,6 +446,7 @@ struct Lanes64 {
     __m512i high_shift_base, normal_from32, fraction_mask32, implicit_bit32, band_from, band_span;
     // run_group64's checks on the upper halves (max_bits has no lower half)
     __m512i max_bits_high, band_from_high, band_span_high;
+    __m512i abs_mask32;  // abs_mask's upper half
     __m512i rebias_bits_high;  // (rebias << fraction_shift) >> 32
     bool zero_drops_sign;
 };
@@ -455,7 +456,10 @@ MINIFLOAT_AVX512_DQ inline __m512i v64(uint64_t x) { return _mm512_set1_epi64(st
 MINIFLOAT_AVX512_DQ Lanes64 make_lanes64(const EncodePlan& p) {
     const StochasticVectorConstants c = stochastic_vector_constants<uint64_t>(p);
     Lanes64 k;
-    k.abs_mask = v64(0x7FFFFFFFFFFFFFFFull);
+    // unsigned formats keep the sign bit, as make_lanes32's: a negative
+    // value lies beyond the largest, its step going to `redo`
+    k.abs_mask = v64(p.is_signed ? 0x7FFFFFFFFFFFFFFFull : ~uint64_t{0});
+    k.abs_mask32 = v(p.is_signed ? 0x7FFFFFFFu : 0xFFFFFFFFu);
     k.carry_shift = v64(c.carry_shift);
     k.fraction_shift = v64(c.fraction_shift);
     k.rebias = v64(c.rebias);
@@ -636,7 +640,6 @@ MINIFLOAT_AVX512_DQ inline GroupKind run_group64(const Lanes64& k, CounterLanes&
                                                  void* out) {
     const __m512i low_halves = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
     const __m512i high_halves = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-    const __m512i abs_mask32 = _mm512_set1_epi32(0x7FFFFFFF);
     constexpr bool kSmall = Kind == GroupKind::small || Kind == GroupKind::small_wide;
     __m512i top_high = _mm512_setzero_si512(), band = _mm512_set1_epi32(-1);
     for (size_t i = 0; i < kGroup; i += 16) {
@@ -646,7 +649,8 @@ MINIFLOAT_AVX512_DQ inline GroupKind run_group64(const Lanes64& k, CounterLanes&
             const __m512i draws = next_draws(counters);
             const __m512i u0 = _mm512_loadu_si512(in + i), u1 = _mm512_loadu_si512(in + i + 8);
             const __m512i high = _mm512_permutex2var_epi32(u0, high_halves, u1);
-            const __m512i a_high = _mm512_and_si512(high, abs_mask32);
+            // (an unsigned format's negative lane sends the group to the any rule)
+            const __m512i a_high = _mm512_and_si512(high, k.abs_mask32);
             top_high = _mm512_max_epu32(top_high, a_high);
             if constexpr (Kind == GroupKind::small) {
                 band = _mm512_min_epu32(band, _mm512_sub_epi32(a_high, k.band_from_high));
@@ -668,7 +672,7 @@ MINIFLOAT_AVX512_DQ inline GroupKind run_group64(const Lanes64& k, CounterLanes&
             const __m512i s0 = _mm512_add_epi64(u0, _mm512_sllv_epi64(_mm512_cvtepu32_epi64(draws_low), k.carry_shift));
             const __m512i s1 = _mm512_add_epi64(u1, _mm512_sllv_epi64(_mm512_cvtepu32_epi64(draws_high), k.carry_shift));
             top = _mm512_permutex2var_epi32(s0, high_halves, s1);
-            magnitude = _mm512_sub_epi32(_mm512_srlv_epi32(_mm512_and_si512(top, abs_mask32), k.high_fraction_shift),
+            magnitude = _mm512_sub_epi32(_mm512_srlv_epi32(_mm512_and_si512(top, k.abs_mask32), k.high_fraction_shift),
                                          k.rebias32);
         } else {
             const __m512i m0 = any_magnitudes64(k, _mm512_and_si512(u0, k.abs_mask), draws_low);
