@@ -20,6 +20,7 @@
 #include "stochastic_avx2.h"
 
 #include "counter_random.h"
+#include "memory_streams.h"
 #include "simd_dispatch.h"
 
 #ifdef MINIFLOAT_HAVE_X86_KERNELS
@@ -202,16 +203,15 @@ struct CodeStore {
 enum class GroupKind { normal, small };
 constexpr size_t kGroup = 256;
 
-// The source lines of the step kPrefetchBytes ahead of the 32 values at
-// `in`: the hardware prefetchers alone keep too few reads in flight
-// (memory_streams.h). float64 -> float8_e8m0fnu of 4M values on a Zen 4
-// VM: 3.0 ms without, 1.8 with 2 KB ahead when four streams were on, and
-// in plain order 1.19 ms with 2 KB, 1.05 with 16 KB (float32 in the cache:
-// 0.80 and 0.77 ms).
-constexpr size_t kPrefetchBytes = 16384;
+// The source lines of the step kBeyondCachePrefetchBytes (memory_streams.h)
+// ahead of the 32 values at `in`, in the cache too: the hardware
+// prefetchers alone keep too few reads in flight. float64 ->
+// float8_e8m0fnu of 4M values on a Zen 4 VM: 3.0 ms without, 1.8 with 2 KB
+// ahead when four streams were on, and in plain order 1.19 ms with 2 KB,
+// 1.05 with 16 KB (float32 in the cache: 0.80 and 0.77 ms).
 template <class Float>
 MINIFLOAT_AVX2_SR_INLINE void prefetch_step(const Float* in) {
-    const char* ahead = reinterpret_cast<const char*>(in) + kPrefetchBytes;
+    const char* ahead = reinterpret_cast<const char*>(in) + kBeyondCachePrefetchBytes;
     for (size_t line = 0; line < 32 * sizeof(Float); line += 64) _mm_prefetch(ahead + line, _MM_HINT_T0);
 }
 
