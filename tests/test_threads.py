@@ -243,6 +243,13 @@ def _ops(mf):
     qa = mf.mx.quantize(ma.astype(np.float32), "mxfp8_e4m3")
     qb = mf.mx.quantize(mb.astype(np.float32), "mxfp8_e4m3", axis=0)
     ops["mx matmul"] = lambda: mf.mx.matmul(qa, qb).tobytes()
+    # finite operands with one NaN row of A and one NaN column of B: every
+    # thread's rows meet the shared B, its NaN column included
+    fa = np.nan_to_num(ma.astype(np.float32), nan=1.0, posinf=2.0, neginf=-2.0)
+    fb = np.nan_to_num(mb.astype(np.float32), nan=1.0, posinf=2.0, neginf=-2.0)
+    fa[61, 7], fb[40, 50] = np.nan, np.nan
+    qfa, qfb = mf.mx.quantize(fa, "mxfp4_e2m1"), mf.mx.quantize(fb, "mxfp6_e3m2", axis=0)
+    ops["mx matmul finite"] = lambda: mf.mx.matmul(qfa, qfb).tobytes()
     ops["matmul"] = lambda: np.matmul(ma, mb).tobytes()
     ops["matvec"] = lambda: np.matmul(ma[:, :80], v).tobytes()
     return ops

@@ -1,6 +1,7 @@
 // MX matrix products (the order of operations is in mx_matmul.h). The
-// elements are decoded once (unscaled) into float32: A row-major, B in
-// panels of kPanel columns (k-major within a panel, zero-padded). A tile of
+// elements are decoded once (unscaled) into float32, by all threads, and
+// shared: A row-major, B in panels of kPanel columns (k-major within a
+// panel, zero-padded). The work is runs of rows times panels. A tile of
 // rows times a panel keeps its block sums and accumulators in registers;
 // at each block's end the block sums are scaled by 2^(Ea + Eb) (AVX-512
 // vscalefps, or float64 arithmetic in the portable kernel: both round the
@@ -11,10 +12,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "fp_status.h"
 #include "simd_dispatch.h"
+#include "thread_pool.h"
 
 #ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
@@ -37,49 +40,74 @@ void decode_elements(ElementDecoding element, const uint8_t* codes, float* out, 
     }
 }
 
-// The operands decoded: A's elements and exponents row-major, B's in panels.
-struct Prepared {
-    size_t m, n, k, block, blocks, panels;
-    std::vector<float> a;             // m x k
-    std::vector<int32_t> a_exponent;  // m x blocks (NaN scales: 0, see a_nan)
-    std::vector<float> b;             // panels x k x kPanel
-    std::vector<float> b_exponent;    // panels x blocks x kPanel
-    std::vector<uint8_t> a_nan, b_nan;  // rows of A, columns of B with a NaN scale
+// Rows of A per work item: a run of A stays in L2 while B's panels pass.
+constexpr size_t kRunRows = 8 * kTileRows;
+
+template <class T>
+std::unique_ptr<T[]> uninitialized(size_t n) {
+    return std::unique_ptr<T[]>(new T[n]);  // first touched by the threads that fill it
+}
+
+// Both operands decoded once, by all threads, and shared by them.
+struct Decoded {
+    std::unique_ptr<float[]> a;           // m x k
+    std::unique_ptr<int32_t[]> a_exponent;  // m x blocks (NaN scales: 0, see a_nan)
+    std::unique_ptr<float[]> b;           // panels x k x kPanel
+    std::vector<float> b_exponent;        // panels x blocks x kPanel
+    std::vector<uint8_t> a_nan, b_nan;    // rows of A, columns of B with a NaN scale
+    bool any_nan = false;
 };
 
-Prepared prepare(const MxOperand& a, const MxOperand& b, size_t m, size_t n, size_t k, size_t block) {
-    Prepared p;
-    p.m = m, p.n = n, p.k = k, p.block = block;
-    p.blocks = (k + block - 1) / block;
-    p.panels = (n + kPanel - 1) / kPanel;
-    p.a.resize(m * k);
-    decode_elements(a.element, a.codes, p.a.data(), m * k);
-    p.a_exponent.resize(m * p.blocks);
-    p.a_nan.assign(m, 0);
-    for (size_t r = 0; r < m; r++) {
-        for (size_t kb = 0; kb < p.blocks; kb++) {
-            const uint8_t code = a.scales[r * p.blocks + kb];
-            p.a_nan[r] |= code == kNanScale;
-            p.a_exponent[r * p.blocks + kb] = code == kNanScale ? 0 : static_cast<int32_t>(code) - 127;
+// What the tile kernels read: a run of m rows of A against panels
+// [panel_begin, panel_end) of B.
+struct Prepared {
+    size_t m, n, k, block, blocks, panel_begin, panel_end;
+    const float* a;
+    const int32_t* a_exponent;
+    const float* b;
+    const float* b_exponent;
+};
+
+Decoded decode(const MxOperand& a, const MxOperand& b, size_t m, size_t n, size_t k, size_t blocks,
+               size_t panels) {
+    Decoded d;
+    d.a = uninitialized<float>(m * k);
+    d.a_exponent = uninitialized<int32_t>(m * blocks);
+    d.a_nan.assign(m, 0);
+    parallel_for_items(m, k, WorkKind::cast, [&](size_t first, size_t last) {
+        decode_elements(a.element, a.codes + first * k, d.a.get() + first * k, (last - first) * k);
+        for (size_t r = first; r < last; r++) {
+            for (size_t kb = 0; kb < blocks; kb++) {
+                const uint8_t code = a.scales[r * blocks + kb];
+                d.a_nan[r] |= code == kNanScale;
+                d.a_exponent[r * blocks + kb] = code == kNanScale ? 0 : static_cast<int32_t>(code) - 127;
+            }
         }
-    }
-    p.b.assign(p.panels * k * kPanel, 0.0f);
-    p.b_exponent.assign(p.panels * p.blocks * kPanel, 0.0f);
-    p.b_nan.assign(n, 0);
-    std::vector<float> row(n);
-    for (size_t r = 0; r < k; r++) {
-        decode_elements(b.element, b.codes + r * n, row.data(), n);
-        for (size_t c = 0; c < n; c++) p.b[((c / kPanel) * k + r) * kPanel + c % kPanel] = row[c];
-    }
-    for (size_t kb = 0; kb < p.blocks; kb++) {
+    });
+    // rows of B (K): each thread writes its own rows of every panel, padding included
+    d.b = uninitialized<float>(panels * k * kPanel);
+    parallel_for_items(k, n, WorkKind::cast, [&](size_t first, size_t last) {
+        std::vector<float> row(panels * kPanel, 0.0f);
+        for (size_t r = first; r < last; r++) {
+            decode_elements(b.element, b.codes + r * n, row.data(), n);
+            for (size_t panel = 0; panel < panels; panel++) {
+                std::memcpy(d.b.get() + (panel * k + r) * kPanel, row.data() + panel * kPanel, kPanel * sizeof(float));
+            }
+        }
+    });
+    d.b_exponent.assign(panels * blocks * kPanel, 0.0f);
+    d.b_nan.assign(n, 0);
+    for (size_t kb = 0; kb < blocks; kb++) {
         for (size_t c = 0; c < n; c++) {
             const uint8_t code = b.scales[kb * n + c];
-            p.b_nan[c] |= code == kNanScale;
-            p.b_exponent[((c / kPanel) * p.blocks + kb) * kPanel + c % kPanel] =
+            d.b_nan[c] |= code == kNanScale;
+            d.b_exponent[((c / kPanel) * blocks + kb) * kPanel + c % kPanel] =
                 code == kNanScale ? 0.0f : static_cast<float>(static_cast<int32_t>(code) - 127);
         }
     }
-    return p;
+    for (uint8_t x : d.a_nan) d.any_nan |= x != 0;
+    for (uint8_t x : d.b_nan) d.any_nan |= x != 0;
+    return d;
 }
 
 // t * 2^e rounded once: the product is exact in float64 (t has 24
@@ -91,11 +119,11 @@ MINIFLOAT_KERNEL_INLINE float scaled(float t, int32_t e) {
 // Rows [r0, r0 + rows) times panel `panel`, the portable way (the same order).
 MINIFLOAT_KERNEL_INLINE void tile_portable(const Prepared& p, size_t r0, size_t rows, size_t panel, float* out) {
     const size_t columns = std::min(kPanel, p.n - panel * kPanel);
-    const float* bp = p.b.data() + panel * p.k * kPanel;
-    const float* ep = p.b_exponent.data() + panel * p.blocks * kPanel;
+    const float* bp = p.b + panel * p.k * kPanel;
+    const float* ep = p.b_exponent + panel * p.blocks * kPanel;
     for (size_t r = r0; r < r0 + rows; r++) {
         float acc[kPanel] = {};
-        const float* ar = p.a.data() + r * p.k;
+        const float* ar = p.a + r * p.k;
         for (size_t kb = 0; kb < p.blocks; kb++) {
             float t[kPanel] = {};
             const size_t k1 = std::min(p.k, (kb + 1) * p.block);
@@ -113,7 +141,7 @@ MINIFLOAT_KERNEL_INLINE void tile_portable(const Prepared& p, size_t r0, size_t 
 
 MINIFLOAT_SIMD_CLONES
 void matmul_portable(const Prepared& p, float* out) {
-    for (size_t panel = 0; panel < p.panels; panel++) {
+    for (size_t panel = p.panel_begin; panel < p.panel_end; panel++) {
         for (size_t r0 = 0; r0 < p.m; r0 += kTileRows) tile_portable(p, r0, std::min(kTileRows, p.m - r0), panel, out);
     }
 }
@@ -125,10 +153,10 @@ void matmul_portable(const Prepared& p, float* out) {
 // registers for the whole of K.
 template <size_t Rows>
 MINIFLOAT_AVX512 inline void tile_avx512(const Prepared& p, size_t r0, size_t panel, float* out) {
-    const float* bp = p.b.data() + panel * p.k * kPanel;
-    const float* ep = p.b_exponent.data() + panel * p.blocks * kPanel;
+    const float* bp = p.b + panel * p.k * kPanel;
+    const float* ep = p.b_exponent + panel * p.blocks * kPanel;
     const float* ar[Rows];
-    for (size_t r = 0; r < Rows; r++) ar[r] = p.a.data() + (r0 + r) * p.k;
+    for (size_t r = 0; r < Rows; r++) ar[r] = p.a + (r0 + r) * p.k;
     __m512 acc[Rows][2];
     for (size_t r = 0; r < Rows; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
     for (size_t kb = 0; kb < p.blocks; kb++) {
@@ -162,7 +190,7 @@ MINIFLOAT_AVX512 inline void tile_avx512(const Prepared& p, size_t r0, size_t pa
 }
 
 MINIFLOAT_AVX512 void matmul_avx512(const Prepared& p, float* out) {
-    for (size_t panel = 0; panel < p.panels; panel++) {
+    for (size_t panel = p.panel_begin; panel < p.panel_end; panel++) {
         size_t r0 = 0;
         for (; r0 + kTileRows <= p.m; r0 += kTileRows) tile_avx512<kTileRows>(p, r0, panel, out);
         switch (p.m - r0) {
@@ -197,10 +225,10 @@ MINIFLOAT_AVX2_FMA inline __m256 scaled8(__m256 t, __m256i e) {
 // the accumulators are touched once per block and may live in memory.
 template <size_t Rows>
 MINIFLOAT_AVX2_FMA inline void half_tile_avx2(const Prepared& p, size_t r0, size_t panel, size_t half, float* out) {
-    const float* bp = p.b.data() + panel * p.k * kPanel + half * 16;
-    const float* ep = p.b_exponent.data() + panel * p.blocks * kPanel + half * 16;
+    const float* bp = p.b + panel * p.k * kPanel + half * 16;
+    const float* ep = p.b_exponent + panel * p.blocks * kPanel + half * 16;
     const float* ar[Rows];
-    for (size_t r = 0; r < Rows; r++) ar[r] = p.a.data() + (r0 + r) * p.k;
+    for (size_t r = 0; r < Rows; r++) ar[r] = p.a + (r0 + r) * p.k;
     __m256 acc[Rows][2];
     for (size_t r = 0; r < Rows; r++) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
     for (size_t kb = 0; kb < p.blocks; kb++) {
@@ -242,7 +270,7 @@ MINIFLOAT_AVX2_FMA inline void half_tile_avx2(const Prepared& p, size_t r0, size
 }
 
 MINIFLOAT_AVX2_FMA void matmul_avx2(const Prepared& p, float* out) {
-    for (size_t panel = 0; panel < p.panels; panel++) {
+    for (size_t panel = p.panel_begin; panel < p.panel_end; panel++) {
         for (size_t half = 0; half < 2 && panel * kPanel + half * 16 < p.n; half++) {
             size_t r0 = 0;
             for (; r0 + kTileRows <= p.m; r0 += kTileRows) half_tile_avx2<kTileRows>(p, r0, panel, half, out);
@@ -276,14 +304,32 @@ bool matmul_by_hand(const Prepared&, float*) { return false; }
 
 void mx_matmul(const MxOperand& a, const MxOperand& b, size_t m, size_t n, size_t k, size_t block, float* out) {
     DefaultFpuModeScope default_modes;  // round to nearest, no flushing of subnormal sums
-    const Prepared p = prepare(a, b, m, n, k, block);
-    if (!matmul_by_hand(p, out)) matmul_portable(p, out);
-    const float nan = std::nanf("");
-    for (size_t r = 0; r < m; r++) {
-        for (size_t c = 0; c < n; c++) {
-            if (p.a_nan[r] | p.b_nan[c]) out[r * n + c] = nan;
+    const size_t blocks = (k + block - 1) / block, panels = (n + kPanel - 1) / kPanel;
+    const Decoded d = decode(a, b, m, n, k, blocks, panels);
+    // work items: a run of rows times one panel, in row-major order (a
+    // chunk's consecutive items share their run of A)
+    const size_t runs = (m + kRunRows - 1) / kRunRows;
+    parallel_for_items(runs * panels, kRunRows * kPanel * k, WorkKind::matmul, [&](size_t first, size_t last) {
+        for (size_t item = first; item < last;) {
+            const size_t run = item / panels, panel = item % panels;
+            const size_t panel_end = std::min(panels, panel + (last - item));
+            const size_t r0 = run * kRunRows, rows = std::min(kRunRows, m - r0);
+            const Prepared p{rows, n, k, block, blocks, panel, panel_end, d.a.get() + r0 * k,
+                             d.a_exponent.get() + r0 * blocks, d.b.get(), d.b_exponent.data()};
+            float* part = out + r0 * n;
+            if (!matmul_by_hand(p, part)) matmul_portable(p, part);
+            if (d.any_nan) {
+                const float nan = std::nanf("");
+                const size_t c1 = std::min(n, panel_end * kPanel);
+                for (size_t r = 0; r < rows; r++) {
+                    for (size_t c = panel * kPanel; c < c1; c++) {
+                        if (d.a_nan[r0 + r] | d.b_nan[c]) part[r * n + c] = nan;
+                    }
+                }
+            }
+            item += panel_end - panel;
         }
-    }
+    });
 }
 
 }  // namespace minifloat

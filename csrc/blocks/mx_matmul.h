@@ -28,7 +28,8 @@ struct MxOperand {
 };
 
 // A: codes M x K, scales M x ceil(K / block); B: codes K x N, scales
-// ceil(K / block) x N; out: M x N.
+// ceil(K / block) x N; out: M x N. Splits runs of rows over the thread pool
+// (the same bits for any thread count: each output has one order of sums).
 void mx_matmul(const MxOperand& a, const MxOperand& b, size_t m, size_t n, size_t k, size_t block, float* out);
 
 }  // namespace minifloat

@@ -306,14 +306,8 @@ py::object mx_matmul_codes(py::handle a_codes, py::handle a_scales, int a_elemen
     float* c = static_cast<float*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(result)));
     {
         py::gil_scoped_release release;
-        // rows of the product on their own: runs of rows split over the threads
-        parallel_for_items(static_cast<size_t>(m), static_cast<size_t>(n * k), WorkKind::matmul,
-                           [&](size_t first, size_t last) {
-                               const MxOperand rows{a.codes + first * static_cast<size_t>(k),
-                                                    a.scales + first * static_cast<size_t>(blocks), a.element};
-                               mx_matmul(rows, b, last - first, static_cast<size_t>(n), static_cast<size_t>(k),
-                                         static_cast<size_t>(block_size), c + first * static_cast<size_t>(n));
-                           });
+        mx_matmul(a, b, static_cast<size_t>(m), static_cast<size_t>(n), static_cast<size_t>(k),
+                  static_cast<size_t>(block_size), c);
     }
     return out;
 }

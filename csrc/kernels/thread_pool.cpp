@@ -274,10 +274,9 @@ uint32_t parallel_for_erased(size_t n, WorkKind kind, size_t align, size_t weigh
     job.elements = n * weight;
     job.max_helpers = std::min(static_cast<int>(parts) - 1, p.ensure_workers(static_cast<int>(parts) - 1));
     // a few chunks per thread, so a thread slowed by others on the machine
-    // does not hold everyone up; one per thread for matrix products, whose
-    // every chunk first prepares (decodes) the whole shared operand
-    const size_t per_thread = kind == WorkKind::matmul ? 1 : 4;
-    const size_t target = std::min(parts * per_thread, n / minimum);
+    // does not hold everyone up
+    constexpr size_t kChunksPerThread = 4;
+    const size_t target = std::min(parts * kChunksPerThread, n / minimum);
     const size_t a = std::max<size_t>(align, 1);
     job.chunk = ((n + target - 1) / target + a - 1) / a * a;
     job.chunks = (n + job.chunk - 1) / job.chunk;
