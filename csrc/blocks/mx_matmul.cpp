@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <memory>
 #include <vector>
 
 #include "fp_status.h"
@@ -43,11 +42,6 @@ void decode_elements(ElementDecoding element, const uint8_t* codes, float* out, 
 // Rows of A per work item: a run of A stays in L2 while B's panels pass.
 constexpr size_t kRunRows = 8 * kTileRows;
 
-template <class T>
-std::unique_ptr<T[]> uninitialized(size_t n) {
-    return std::unique_ptr<T[]>(new T[n]);  // first touched by the threads that fill it
-}
-
 // Both operands decoded once, by all threads, and shared by them.
 struct Decoded {
     std::unique_ptr<float[]> a;           // m x k
@@ -71,8 +65,8 @@ struct Prepared {
 Decoded decode(const MxOperand& a, const MxOperand& b, size_t m, size_t n, size_t k, size_t blocks,
                size_t panels) {
     Decoded d;
-    d.a = uninitialized<float>(m * k);
-    d.a_exponent = uninitialized<int32_t>(m * blocks);
+    d.a = unfilled_array<float>(m * k);
+    d.a_exponent = unfilled_array<int32_t>(m * blocks);
     d.a_nan.assign(m, 0);
     parallel_for_items(m, k, WorkKind::cast, [&](size_t first, size_t last) {
         decode_elements(a.element, a.codes + first * k, d.a.get() + first * k, (last - first) * k);
@@ -85,7 +79,7 @@ Decoded decode(const MxOperand& a, const MxOperand& b, size_t m, size_t n, size_
         }
     });
     // rows of B (K): each thread writes its own rows of every panel, padding included
-    d.b = uninitialized<float>(panels * k * kPanel);
+    d.b = unfilled_array<float>(panels * k * kPanel);
     parallel_for_items(k, n, WorkKind::cast, [&](size_t first, size_t last) {
         std::vector<float> row(panels * kPanel, 0.0f);
         for (size_t r = first; r < last; r++) {

@@ -105,18 +105,20 @@ int matmul_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
     const npy_intp outer = dimensions[0], n = dimensions[1], k = dimensions[2], m = dimensions[3];
     const npy_intp a_n = steps[3], a_k = steps[4], b_k = steps[5], b_m = steps[6];
     const npy_intp c_n = steps[7], c_m = steps[8];
-    std::vector<float> a(static_cast<size_t>(n * k)), b(static_cast<size_t>(k * m)),
-        c(static_cast<size_t>(n * m));
+    // (every element is written before it is read: decoded, or the product)
+    const auto a = unfilled_array<float>(static_cast<size_t>(n * k));
+    const auto b = unfilled_array<float>(static_cast<size_t>(k * m));
+    const auto c = unfilled_array<float>(static_cast<size_t>(n * m));
     uint32_t flags = 0;
     for (npy_intp o = 0; o < outer; o++) {
-        decode_matrix(rt, data[0] + o * steps[0], n, k, a_n, a_k, a.data());
-        decode_matrix(rt, data[1] + o * steps[1], k, m, b_k, b_m, b.data());
+        decode_matrix(rt, data[0] + o * steps[0], n, k, a_n, a_k, a.get());
+        decode_matrix(rt, data[1] + o * steps[1], k, m, b_k, b_m, b.get());
         if (n * k * m >= kBlasThreshold) {
-            if (blas_matmul(a.data(), b.data(), c.data(), n, k, m) < 0) return -1;
+            if (blas_matmul(a.get(), b.get(), c.get(), n, k, m) < 0) return -1;
         } else {
-            small_matmul(a.data(), b.data(), c.data(), n, k, m);
+            small_matmul(a.get(), b.get(), c.get(), n, k, m);
         }
-        flags |= encode_matrix(rt, c.data(), n, m, data[2] + o * steps[2], c_n, c_m);
+        flags |= encode_matrix(rt, c.get(), n, m, data[2] + o * steps[2], c_n, c_m);
     }
     raise_fp_flags(flags);
     return 0;
