@@ -16,6 +16,7 @@
 
 #include "fp_status.h"
 #include "simd_dispatch.h"
+#include "scratch_memory.h"
 #include "thread_pool.h"
 
 #ifdef MINIFLOAT_HAVE_X86_KERNELS

@@ -27,7 +27,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -106,14 +105,6 @@ uint32_t parallel_for_items(size_t n, size_t weight, WorkKind kind, const Body& 
 template <class Body>
 uint32_t parallel_for(size_t n, WorkKind kind, const Body& body) {
     return parallel_for(n, kind, 64, body);
-}
-
-// A scratch array that chunks fill: not zeroed (std::vector would zero it
-// on the calling thread alone), so its pages are first touched, in
-// parallel, by the threads that write them.
-template <class T>
-std::unique_ptr<T[]> unfilled_array(size_t n) {
-    return std::unique_ptr<T[]>(new T[n]);
 }
 
 }  // namespace minifloat

@@ -10,6 +10,7 @@
 #include "decode_blocks.h"
 #include "format_types.h"
 #include "fp_status.h"
+#include "scratch_memory.h"
 #include "thread_pool.h"
 
 namespace minifloat {
