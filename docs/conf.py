@@ -26,7 +26,8 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "docs/index"
 include_patterns = ["README.md", "docs/**", "benchmarks/README.md", "benchmarks/results/latest.md",
-                    "benchmarks/results/avx2-only.md", "csrc/README.md"]
+                    "benchmarks/results/avx2-only.md", "benchmarks/results/intel-xeon.md",
+                    "benchmarks/results/scaling-16core.md", "benchmarks/results/scaling-2core.md", "csrc/README.md"]
 exclude_patterns = ["docs/_build"]
 # The Markdown pages link to their headings (#setup): MyST makes anchors
 # for headings down to this level.

@@ -261,3 +261,49 @@ def test_split_columns_balances_contiguous_panels(bench):
     best = min(max(sum(sizes[:a]), sum(sizes[a:b]), sum(sizes[b:]))
                for a in range(1, len(sizes)) for b in range(a + 1, len(sizes)))
     assert max(sum(sizes[i] for i in run) for run in runs) == best
+
+
+@pytest.fixture(scope="module")
+def scaling():
+    saved = dict(os.environ)  # it imports run.py, which pins BLAS/OpenMP threads to 1
+    spec = importlib.util.spec_from_file_location("minifloat_scaling", os.path.join(ROOT, "benchmarks", "scaling.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    yield module
+    os.environ.clear()
+    os.environ.update(saved)
+
+
+def test_scaling_thread_counts_are_powers_of_two_and_the_usable_cores(scaling):
+    assert scaling.thread_counts(16) == [1, 2, 4, 8, 16]
+    assert scaling.thread_counts(12) == [1, 2, 4, 8, 12]
+    assert scaling.thread_counts(1) == [1]
+    assert scaling.thread_counts(2, [2, 8]) == [1, 2]  # never above the usable cores; 1 is the base
+
+
+def test_scaling_verdicts(scaling):
+    assert scaling.verdict(1, 1.0, 10.0, 5.0) == ""
+    assert scaling.verdict(4, 2.8, 2.0, None) == "met"            # 0.7 per thread
+    assert scaling.verdict(4, 2.7, 2.0, 1.8) == "at floor"        # within 1.2x of the floor
+    assert scaling.verdict(4, 2.7, 2.0, 1.5) == "MISS"
+    # the floor at t is the least time NumPy needed with at most t threads
+    rows = scaling.rows_of("case", {1: {"mf": 8.0, "floor": 5.0}, 2: {"mf": 6.5, "floor": 7.0, "torch": 13.0}}, [1, 2])
+    assert [r["floor"] for r in rows] == [5.0, 5.0]
+    assert rows[1]["scaling"] == pytest.approx(8 / 6.5) and rows[1]["vs_torch"] == pytest.approx(2.0)
+    assert rows[1]["verdict"] == "MISS"  # 1.23x on 2 threads, 6.5 ms against a 5 ms floor (> 1.2x)
+
+
+def test_scaling_report_has_every_case_at_every_thread_count(scaling, tmp_path, capsys):
+    out = tmp_path / "scaling.md"
+    assert scaling.main(["--threads", "1,2", "--sizes", "8192", "--matmul-size", "48", "--repeat", "1",
+                         "--no-torch", "--out", str(out)]) == 0
+    text = out.read_text()
+    assert text.index("## Verdict") < text.index("## Scaling") < text.index("## Every cell")
+    assert "multi-thread cells at >= 0.7 x threads" in text
+    for fact in ("**CPU**", "**cores**", "**caches**", "**versions**", "**threads**: 1, 2"):
+        assert fact in text
+    cells = [line for line in text.splitlines() if line.startswith("| ") and (" | 1 | " in line or " | 2 | " in line)]
+    names = ["f32 -> float8_e4m3fn, 8,192", "stochastic f32 -> float8_e4m3fn, 8,192", "mx.quantize nvfp4, 8,192",
+             "mx dequantize mxfp4_e2m1, 8,192", "48x48 mx.matmul mxfp8_e4m3", "48x48 float8_e4m3fn matmul"]
+    for name in names:
+        assert sum(line.startswith(f"| {name} |") for line in cells) == 2, name
