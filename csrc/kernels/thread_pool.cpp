@@ -3,11 +3,16 @@
 #include <algorithm>
 #include <atomic>
 #include <cfenv>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "memory_streams.h"
 
@@ -27,6 +32,34 @@ namespace {
 constexpr int kReportedExcepts = FE_OVERFLOW | FE_INVALID | FE_DIVBYZERO | FE_UNDERFLOW;
 
 std::atomic<int> g_threads{1};
+
+// How long a worker that finished a job, and a caller waiting for its
+// helpers, poll before sleeping on the condition variable. Waking a
+// sleeping thread costs tens of microseconds in a VM, about a tenth of a
+// 4M-value stochastic cast on two threads: calls in a loop find the workers
+// awake. (OpenMP runtimes spin for the same reason, for longer.)
+constexpr std::chrono::microseconds kSpin{100};
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+    _mm_pause();
+#else
+    std::this_thread::yield();
+#endif
+}
+
+// Polls `done` until it holds or kSpin has passed; returns whether it held.
+template <class Done>
+bool spin_until(const Done& done) {
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    for (;;) {
+        for (int i = 0; i < 64; i++) {
+            if (done()) return true;
+            cpu_relax();
+        }
+        if (std::chrono::steady_clock::now() >= until) return done();
+    }
+}
 std::atomic<size_t> g_min_chunk_override{0};
 std::atomic<bool> g_shut_down{false};
 std::atomic<int> g_last_threads{1};
@@ -80,7 +113,7 @@ public:
         std::lock_guard<std::mutex> lock(mutex_);
         while (static_cast<int>(workers_.size()) < count) {
             try {
-                workers_.emplace_back(&Pool::worker_main, this, generation_);
+                workers_.emplace_back(&Pool::worker_main, this, generation_.load());
             } catch (...) {
                 break;
             }
@@ -103,15 +136,21 @@ public:
             while (job.helped.load(std::memory_order_acquire) < job.max_helpers) std::this_thread::yield();
         }
         job.run_chunks();
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            job_ = nullptr;  // workers waking from now on skip it
+        }
+        // (a helper's decrement releases its writes to the job: flags, errors)
+        if (spin_until([this] { return users_.load(std::memory_order_acquire) == 0; })) return;
         std::unique_lock<std::mutex> lock(mutex_);
-        job_ = nullptr;  // workers waking from now on skip it
-        idle_.wait(lock, [this] { return users_ == 0; });
+        idle_.wait(lock, [this] { return users_.load(std::memory_order_acquire) == 0; });
     }
 
     void stop_and_join() {
         {
             std::lock_guard<std::mutex> lock(mutex_);
             stopping_ = true;
+            stopping_flag_.store(true, std::memory_order_release);
         }
         wake_.notify_all();
         for (std::thread& t : workers_) {
@@ -124,9 +163,12 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_, idle_;
     Job* job_ = nullptr;
-    uint64_t generation_ = 0;
-    int users_ = 0;  // workers inside job_
+    // written under mutex_; read without it by spinning workers
+    std::atomic<uint64_t> generation_{0};
+    // workers inside job_: joined under mutex_, left without it
+    std::atomic<int> users_{0};
     bool stopping_ = false;
+    std::atomic<bool> stopping_flag_{false};  // stopping_, for spinning workers
     std::vector<std::thread> workers_;
 
     void worker_main(uint64_t seen) {
@@ -139,16 +181,28 @@ private:
         t_inside_parallel = true;
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
-            wake_.wait(lock, [&] { return stopping_ || (job_ != nullptr && generation_ != seen); });
+            const auto ready = [&] { return stopping_ || (job_ != nullptr && generation_.load() != seen); };
+            if (!ready()) {
+                lock.unlock();
+                spin_until([&] {
+                    return stopping_flag_.load(std::memory_order_acquire) ||
+                           generation_.load(std::memory_order_acquire) != seen;
+                });
+                lock.lock();
+            }
+            wake_.wait(lock, ready);
             if (stopping_) return;
-            seen = generation_;
+            seen = generation_.load();
             Job& job = *job_;
             if (job.joined.fetch_add(1, std::memory_order_relaxed) >= job.max_helpers) continue;
-            users_++;
+            users_.fetch_add(1, std::memory_order_relaxed);
             lock.unlock();
             help(job);
+            // the job may end (and its memory go) once users_ reaches 0:
+            // nothing of it is touched after this
+            const bool last = users_.fetch_sub(1, std::memory_order_acq_rel) == 1;
             lock.lock();
-            if (--users_ == 0) idle_.notify_all();
+            if (last) idle_.notify_all();
         }
     }
 
