@@ -228,8 +228,10 @@ def _ops(mf):
     ops["stochastic int64"] = lambda: mf.cast(np.arange(-n, n, 2, dtype=np.int64) << 40, e4,
                                               rounding="stochastic", rng=9).tobytes()
     ops["cast saturate"] = lambda: mf.cast(x32, e4, saturate=True).tobytes()
-    ops["cast packed fp4"] = lambda: mf.cast(x32, mf.float4_e2m1fn, packed=True).tobytes()
-    ops["cast packed stochastic fp6"] = lambda: mf.cast(x32, mf.float6_e3m2fn, packed=True, rounding="stochastic",
+    # (packed casts split at multiples of 131072 values: cast_extras.cpp)
+    xp = np.resize(x32, 3 * 131072 + 40)
+    ops["cast packed fp4"] = lambda: mf.cast(xp, mf.float4_e2m1fn, packed=True).tobytes()
+    ops["cast packed stochastic fp6"] = lambda: mf.cast(xp, mf.float6_e3m2fn, packed=True, rounding="stochastic",
                                                         rng=3).tobytes()
     ops["pack fp4"] = lambda: mf.pack(f4).tobytes()
     ops["pack fp6"] = lambda: mf.pack(f6).tobytes()
