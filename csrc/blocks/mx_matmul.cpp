@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "fp_status.h"
-#include "simd_dispatch.h"
 #include "scratch_memory.h"
+#include "simd_dispatch.h"
 #include "thread_pool.h"
 
 #ifdef MINIFLOAT_HAVE_X86_KERNELS
