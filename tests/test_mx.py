@@ -575,6 +575,33 @@ def test_dequantize_layouts_and_kernels(mf, fmt, avx512):
         mf._core._set_avx512_kernels(previous)
 
 
+@pytest.mark.parametrize("fmt", ["nvfp4", "mxfp4_e2m1", "mxfp8_e4m3", "mxint8"])
+def test_quantize_rows_longer_than_a_pass(mf, fmt):
+    """A row is scaled and encoded in passes: 16384 values when the
+    operation fits the last-level cache, 1024 beyond it (mx_kernels.cpp).
+    Rows across several passes of either size, with a NaN, an inf and a zero
+    block beside the pass boundaries and a partial last block, match the
+    reference in both regimes."""
+    n = 2 * 16384 + 3 * 32 + 5
+    x = gaussian(zlib.crc32(f"passes{fmt}".encode()), (n,))
+    x[16383] = np.nan
+    x[16384:16384 + 32] = 0.0
+    x[1024 * 3 + 1] = -np.inf
+    x[1024 * 5: 1024 * 5 + 32] *= np.float32(2.0 ** -100)
+    tensor_scale = 0.75 if fmt == "nvfp4" else None
+    expected = I.mx_quantize(x, fmt, tensor_scale=tensor_scale)
+    for beyond, label in ((0, "within the cache"), (1, "beyond the cache")):
+        previous = mf._core._set_beyond_cache_bytes(beyond)
+        try:
+            with np.errstate(invalid="ignore", over="ignore"):
+                q = quantize(mf, x, fmt, tensor_scale=tensor_scale)
+                rows = quantize(mf, np.stack([x, x[::-1].copy()]), fmt, tensor_scale=tensor_scale)
+        finally:
+            mf._core._set_beyond_cache_bytes(previous)
+        check_against(q, expected, fmt, label)
+        assert rows.data[0].tobytes() == q.data.tobytes() and rows.scales[0].tobytes() == q.scales.tobytes(), label
+
+
 @pytest.mark.parametrize("fmt", ALL_FMTS)
 @pytest.mark.parametrize("block_size", [16, 32, 64])
 def test_dequantize_one_pass_steps_and_tails(mf, fmt, block_size):

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "codec.h"
+#include "memory_streams.h"
 #include "mx_avx2.h"
 #include "mx_avx512.h"
 #include "simd_dispatch.h"
@@ -37,13 +38,20 @@ const ScaleFactors& scale_factors() {
     return factors;
 }
 
-// Values per pass (scale, then encode from L1): enough to amortize the
-// encoder call, short enough that the input stream from memory barely
-// pauses while a pass encodes (measured with inputs not in cache: 1024 beats
-// 512, 2048 and 4096 by 15-30%).
-constexpr size_t kPassValues = 1024;
+// Values per pass (scale, then encode from L1 or L2), by where the
+// operation's data live (memory_streams.h; float32 in, a byte out). Within
+// the cache, enough to amortize the encoder calls (4M values, one thread of
+// a Zen 4 VM: nvfp4 1.32 -> 1.06 ms, mxfp4 1.02 -> 0.75 with 16384);
+// beyond it, short enough that the input stream from memory barely pauses
+// while a pass encodes (1024 beat 512, 2048 and 4096 by 15-30%; 16384 took
+// mxfp4 at 67M values from 26 to 29 ms, rows of 4096 from 30 to 34).
+size_t pass_values(size_t cols) { return operation_beyond_cache(cols, sizeof(float) + 1) ? 1024 : 16384; }
 
-size_t blocks_per_pass(size_t block) { return std::max<size_t>(1, kPassValues / block); }
+size_t blocks_per_pass(size_t values, size_t block) { return std::max<size_t>(1, values / block); }
+
+// The blocks of a row of `cols` (the last may be partial): a pass's
+// scratch holds no more than these.
+size_t block_count_of(size_t cols, size_t block) { return (cols + block - 1) / block; }
 
 // One pass over a row: blocks first .. first + blocks - 1, which hold the
 // `count` values from `start` (the last block may be partial).
@@ -51,11 +59,10 @@ struct Pass {
     size_t first, blocks, start, count;
 };
 
-// Calls pass_fn(Pass) for consecutive passes covering a row of `cols`.
+// Calls pass_fn(Pass) for consecutive passes of `per_pass` blocks covering a row of `cols`.
 template <class PassFn>
-MINIFLOAT_KERNEL_INLINE void for_each_pass(size_t cols, size_t block, PassFn&& pass_fn) {
-    const size_t per_pass = blocks_per_pass(block);
-    const size_t blocks = (cols + block - 1) / block;
+MINIFLOAT_KERNEL_INLINE void for_each_pass(size_t cols, size_t block, size_t per_pass, PassFn&& pass_fn) {
+    const size_t blocks = block_count_of(cols, block);
     for (size_t first = 0; first < blocks; first += per_pass) {
         const size_t pass_blocks = std::min(per_pass, blocks - first);
         const size_t start = first * block;
@@ -107,9 +114,10 @@ void mx_quantize_row(const float* row, size_t cols, size_t block, const MxElemen
     DefaultFpuModeScope default_modes;
     // a pass holds at most the row: a block size far beyond the data must
     // not cost memory or time
-    std::vector<float> scaled(std::min(blocks_per_pass(block) * block, cols));
-    std::vector<uint8_t> non_finite(blocks_per_pass(block));
-    for_each_pass(cols, block, [&](const Pass& pass) MINIFLOAT_LAMBDA_INLINE {
+    const size_t per_pass = blocks_per_pass(pass_values(cols), block);
+    std::vector<float> scaled(std::min(per_pass * block, cols));
+    std::vector<uint8_t> non_finite(std::min(per_pass, block_count_of(cols, block)));
+    for_each_pass(cols, block, per_pass, [&](const Pass& pass) MINIFLOAT_LAMBDA_INLINE {
         const size_t first = pass.first, pass_blocks = pass.blocks, start = pass.start, count = pass.count;
         float* values = scaled.data();
         uint8_t* pass_scales = scales + first;
@@ -192,13 +200,15 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, const Nvfp4
     const double* block_scale_of = scaling.block_scale_of;
     const double divisor = 6.0 * tensor_scale;  // exact: tensor_scale is a float32
     const bool unit_tensor_scale = tensor_scale == 1.0;
-    std::vector<double> scale_values(blocks_per_pass(block));
-    std::vector<double> block_scales(blocks_per_pass(block));
-    std::vector<uint32_t> maxima(blocks_per_pass(block));
-    std::vector<uint8_t> scale_codes(blocks_per_pass(block));
-    std::vector<uint8_t> revisit(blocks_per_pass(block));
+    const size_t per_pass = blocks_per_pass(pass_values(cols), block);
+    const size_t capacity = std::min(per_pass, block_count_of(cols, block));
+    std::vector<double> scale_values(capacity);
+    std::vector<double> block_scales(capacity);
+    std::vector<uint32_t> maxima(capacity);
+    std::vector<uint8_t> scale_codes(capacity);
+    std::vector<uint8_t> revisit(capacity);
     const uint32_t nan_code = scale.format.nan_code;
-    for_each_pass(cols, block, [&](const Pass& pass) MINIFLOAT_LAMBDA_INLINE {
+    for_each_pass(cols, block, per_pass, [&](const Pass& pass) MINIFLOAT_LAMBDA_INLINE {
         const size_t first = pass.first, pass_blocks = pass.blocks, start = pass.start, count = pass.count;
         // block scales: amax / (6 t), rounded once as a batch; a quotient
         // that is inexact and lands on a rounding boundary of float8_e4m3fn

@@ -99,7 +99,7 @@ OperationLengthScope::OperationLengthScope(size_t elements) : previous_(t_operat
 }
 OperationLengthScope::~OperationLengthScope() { t_operation_length = previous_; }
 
-static bool operation_beyond_cache(size_t n, size_t bytes_per_element) {
+bool operation_beyond_cache(size_t n, size_t bytes_per_element) {
     return beyond_cache((n > t_operation_length ? n : t_operation_length) * bytes_per_element);
 }
 

@@ -67,13 +67,18 @@ struct StreamParts {
 };
 StreamParts stream_parts(size_t start, size_t end, size_t block, size_t bytes_per_element);
 
+// Whether a loop over n elements moving `bytes_per_element`, or the whole
+// operation it is part of (OperationLengthScope), reaches beyond the cache.
+bool operation_beyond_cache(size_t n, size_t bytes_per_element);
+
 // Whether a loop over n elements moving `bytes_per_element` prefetches its
 // source (StreamParts::prefetch): beyond the cache, in plain order.
 bool prefetches(size_t n, size_t bytes_per_element);
 
 // The elements of the whole operation a loop runs a part of: parallel_for
-// (thread_pool.h) sets it on each thread while it runs chunks, so that a
-// part of an array beyond the cache is too (the cache is shared; 0 outside).
+// (thread_pool.h) sets it on each thread while it runs chunks, and on the
+// caller when it runs the whole alone, so that a part of an array beyond the
+// cache (a chunk, a row) is too (the cache is shared; 0 outside).
 class OperationLengthScope {
 public:
     explicit OperationLengthScope(size_t elements);

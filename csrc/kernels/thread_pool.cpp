@@ -309,7 +309,9 @@ uint32_t parallel_for_erased(size_t n, WorkKind kind, size_t align, size_t weigh
     const size_t minimum = std::max<size_t>((min_chunk(kind) + weight - 1) / weight, 1);
     const int threads = num_threads();
     if (threads <= 1 || n < 2 * minimum || t_inside_parallel || g_shut_down.load(std::memory_order_relaxed)) {
-        if (n >= 2 * minimum && !t_inside_parallel) g_last_threads.store(1, std::memory_order_relaxed);
+        if (t_inside_parallel) return body(0, n);  // (the outer operation's length stands)
+        if (n >= 2 * minimum) g_last_threads.store(1, std::memory_order_relaxed);
+        const OperationLengthScope whole(n * weight);
         return body(0, n);
     }
     Pool& p = pool();
@@ -320,6 +322,7 @@ uint32_t parallel_for_erased(size_t n, WorkKind kind, size_t align, size_t weigh
     bool expected = false;
     if (parts <= 1 || !p.busy.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
         g_last_threads.store(1, std::memory_order_relaxed);
+        const OperationLengthScope whole(n * weight);
         return body(0, n);
     }
     Job job;
