@@ -12,15 +12,21 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-@pytest.fixture(scope="module")
-def bench():
-    saved = dict(os.environ)  # the module pins BLAS/OpenMP threads to 1 on import
-    spec = importlib.util.spec_from_file_location("minifloat_bench", os.path.join(ROOT, "benchmarks", "run.py"))
+def _benchmark_module(name, filename):
+    """Loads benchmarks/<filename> as `name`, yields it, then restores the
+    environment (run.py pins BLAS/OpenMP threads to 1 on import)."""
+    saved = dict(os.environ)
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "benchmarks", filename))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     yield module
     os.environ.clear()
     os.environ.update(saved)
+
+
+@pytest.fixture(scope="module")
+def bench():
+    yield from _benchmark_module("minifloat_bench", "run.py")
 
 
 def tiny(*extra, out):
@@ -265,13 +271,7 @@ def test_split_columns_balances_contiguous_panels(bench):
 
 @pytest.fixture(scope="module")
 def scaling():
-    saved = dict(os.environ)  # it imports run.py, which pins BLAS/OpenMP threads to 1
-    spec = importlib.util.spec_from_file_location("minifloat_scaling", os.path.join(ROOT, "benchmarks", "scaling.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    yield module
-    os.environ.clear()
-    os.environ.update(saved)
+    yield from _benchmark_module("minifloat_scaling", "scaling.py")  # (it imports run.py)
 
 
 def test_scaling_thread_counts_are_powers_of_two_and_the_usable_cores(scaling):
