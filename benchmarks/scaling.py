@@ -11,12 +11,17 @@ memory floor at that count.
 Per case and thread count t it reports minifloat's time, its scaling
 (1-thread time / t-thread time) and that scaling per thread (goal >= 0.7),
 the floor at t and torch's conversion at t threads where torch has one
-(goal: torch / minifloat >= 1). The floor is what the machine allows any
-kernel: the best of NumPy's own cast of the same bytes split over 1..t
-Python threads (its memory bandwidth); for the float8 matrix product,
-NumPy's float32 product at t BLAS threads, which does its multiply-adds. A
-cell short of 0.7 per thread whose time is within FLOOR_SLACK of the floor
-is "at floor": the memory (or BLAS), not minifloat's kernel, stops it.
+(goal: torch / minifloat >= 1). The floor is what the machine shows it
+can do without minifloat: the best of NumPy's own cast of the same bytes
+split over 1..t Python threads (moving the bytes); for the float8 matrix
+product, NumPy's float32 product at t BLAS threads, which does its
+multiply-adds. A cell short of 0.7 per thread whose time is within
+FLOOR_SLACK of the floor, or below it, is "at floor": minifloat does the
+work about as fast as, or faster than, NumPy alone moves those bytes (or
+multiplies) at that thread count. Beyond the cache that is the memory;
+within it (arrays of a few MB over many threads) NumPy's split pays for
+its threads as well, and so a cell there can be "at floor" while far
+faster than the floor.
 
 All calls of one case (every thread count, minifloat, floor and torch) are
 timed in alternating rounds, best of `--repeat` (run.py's rule).
@@ -166,7 +171,8 @@ def report(rows, facts, counts):
              "1-thread time / its t-thread time; per thread is that over t (goal >= "
              f"{PER_THREAD_GOAL}); floor is the best of NumPy's own cast of the same bytes split over 1 to t threads "
              "(for the float8 matrix product: NumPy's float32 product at t BLAS threads); \"at floor\": "
-             f"minifloat within {FLOOR_SLACK}x of it, so memory (or BLAS) stops the scaling; "
+             f"minifloat within {FLOOR_SLACK}x of it or faster (beyond the cache, the memory stops the scaling; "
+             "within it, the cost of starting threads on a few MB); "
              "torch / mf is torch's time over minifloat's at the same thread count (goal >= 1).", ""]
     lines += [f"- **{k}**: {v}" for k, v in facts]
     lines += ["", "## Verdict", "",
@@ -199,8 +205,9 @@ def main(argv=None):
                                      "cores, and the usable cores)")
     p.add_argument("--sizes", default=str(thread_cases.LARGE_N),
                    help="comma-separated element counts of the vector cases (default %(default)s)")
-    p.add_argument("--repeat", type=int, default=run.DEFAULT_REPEAT)
-    p.add_argument("--no-torch", action="store_true")
+    p.add_argument("--repeat", type=int, default=run.DEFAULT_REPEAT,
+                   help="best of this many alternating rounds (run.py's rule; default %(default)s)")
+    p.add_argument("--no-torch", action="store_true", help="leave torch out even where it is importable")
     p.add_argument("--matmul-size", type=int, default=2048,
                    help="side of the square matrix products (default %(default)s; 0 skips them)")
     p.add_argument("--out", help="markdown report path (default: print only)")
