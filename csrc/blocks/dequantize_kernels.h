@@ -9,12 +9,13 @@
 #include <cstdint>
 
 #include "convert_kernels.h"
+#include "mx_scaling.h"
 
 namespace minifloat {
 
 struct BlockLayout {
     size_t outer, count, inner, block;
-    size_t blocks() const { return (count + block - 1) / block; }
+    size_t blocks() const { return blocks_covering(count, block); }
     size_t size() const { return outer * count * inner; }
 };
 

@@ -49,10 +49,6 @@ size_t pass_values(size_t cols) { return operation_beyond_cache(cols, sizeof(flo
 
 size_t blocks_per_pass(size_t values, size_t block) { return std::max<size_t>(1, values / block); }
 
-// The blocks of a row of `cols` (the last may be partial): a pass's
-// scratch holds no more than these.
-size_t block_count_of(size_t cols, size_t block) { return (cols + block - 1) / block; }
-
 // One pass over a row: blocks first .. first + blocks - 1, which hold the
 // `count` values from `start` (the last block may be partial).
 struct Pass {
@@ -62,7 +58,7 @@ struct Pass {
 // Calls pass_fn(Pass) for consecutive passes of `per_pass` blocks covering a row of `cols`.
 template <class PassFn>
 MINIFLOAT_KERNEL_INLINE void for_each_pass(size_t cols, size_t block, size_t per_pass, PassFn&& pass_fn) {
-    const size_t blocks = block_count_of(cols, block);
+    const size_t blocks = blocks_covering(cols, block);
     for (size_t first = 0; first < blocks; first += per_pass) {
         const size_t pass_blocks = std::min(per_pass, blocks - first);
         const size_t start = first * block;
@@ -79,7 +75,7 @@ MINIFLOAT_KERNEL_INLINE void scale_blocks(const float* row, size_t count, size_t
     const ScaleFactors& factors = scale_factors();
     const float unit = e.plan == nullptr ? 64.0f : 1.0f;
     const float limit = element_limit(e);
-    const size_t pass_blocks = (count + block - 1) / block;
+    const size_t pass_blocks = blocks_covering(count, block);
     for (size_t b = 0; b < pass_blocks; b++) {
         const size_t offset = b * block;
         const size_t length = std::min(block, count - offset);
@@ -116,7 +112,7 @@ void mx_quantize_row(const float* row, size_t cols, size_t block, const MxElemen
     // not cost memory or time
     const size_t per_pass = blocks_per_pass(pass_values(cols), block);
     std::vector<float> scaled(std::min(per_pass * block, cols));
-    std::vector<uint8_t> non_finite(std::min(per_pass, block_count_of(cols, block)));
+    std::vector<uint8_t> non_finite(std::min(per_pass, blocks_covering(cols, block)));
     for_each_pass(cols, block, per_pass, [&](const Pass& pass) MINIFLOAT_LAMBDA_INLINE {
         const size_t first = pass.first, pass_blocks = pass.blocks, start = pass.start, count = pass.count;
         float* values = scaled.data();
@@ -201,7 +197,7 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, const Nvfp4
     const double divisor = 6.0 * tensor_scale;  // exact: tensor_scale is a float32
     const bool unit_tensor_scale = tensor_scale == 1.0;
     const size_t per_pass = blocks_per_pass(pass_values(cols), block);
-    const size_t capacity = std::min(per_pass, block_count_of(cols, block));
+    const size_t capacity = std::min(per_pass, blocks_covering(cols, block));
     std::vector<double> scale_values(capacity);
     std::vector<double> block_scales(capacity);
     std::vector<uint32_t> maxima(capacity);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fp_status.h"
+#include "mx_scaling.h"
 #include "scratch_memory.h"
 #include "simd_dispatch.h"
 #include "thread_pool.h"
@@ -299,7 +300,7 @@ bool matmul_by_hand(const Prepared&, float*) { return false; }
 
 void mx_matmul(const MxOperand& a, const MxOperand& b, size_t m, size_t n, size_t k, size_t block, float* out) {
     DefaultFpuModeScope default_modes;  // round to nearest, no flushing of subnormal sums
-    const size_t blocks = (k + block - 1) / block, panels = (n + kPanel - 1) / kPanel;
+    const size_t blocks = blocks_covering(k, block), panels = (n + kPanel - 1) / kPanel;
     const Decoded d = decode(a, b, m, n, k, blocks, panels);
     // work items: a run of rows times one panel, in row-major order (a
     // chunk's consecutive items share their run of A)

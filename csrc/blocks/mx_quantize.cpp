@@ -46,7 +46,9 @@ PyArrayObject* require_float32_matrix(py::handle obj) {
 // scales and elements, with work and memory that follow the data.
 npy_intp block_within(npy_intp block_size, npy_intp cols) { return std::min(block_size, std::max<npy_intp>(cols, 1)); }
 
-npy_intp block_count(npy_intp cols, npy_intp block) { return cols == 0 ? 0 : (cols - 1) / block + 1; }
+npy_intp block_count(npy_intp cols, npy_intp block) {
+    return static_cast<npy_intp>(blocks_covering(static_cast<size_t>(cols), static_cast<size_t>(block)));
+}
 
 py::object new_array(PyArray_Descr* descr, npy_intp rows, npy_intp cols) {
     npy_intp dims[2] = {rows, cols};

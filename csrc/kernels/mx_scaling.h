@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -23,6 +24,10 @@ namespace minifloat {
 inline constexpr float kFp4Midpoints[8] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 0.0f};
 
 enum class ScaleMode { floor, ceil, even, rceil };
+
+// The blocks of `block` values that hold `count` values (the last may be
+// partial): one rule for quantize, dequantize and the matrix products.
+constexpr size_t blocks_covering(size_t count, size_t block) { return (count + block - 1) / block; }
 
 struct MxElement {
     int emax;               // exponent of the largest power of two the element holds
