@@ -88,6 +88,30 @@ def test_float64_sources_every_mode(mf, name, mode):
     assert wa == wb
 
 
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("source", [np.float32, np.float64])
+def test_finite_blocks_that_overflow(mf, name, source):
+    """Blocks whose lanes are all finite, some past the largest value (a
+    narrow format's usual data): the AVX2 encoder takes those codes from the
+    clamped magnitude, without its inf/NaN fix-up. Then the same blocks with
+    an inf or NaN among them, which it must not clamp."""
+    T = getattr(mf, name)
+    largest = float(R.finite_values(name)[-1][0])
+    z = np.random.default_rng(3).standard_normal(1 << 14)
+    if not R.FORMATS[name].signed:
+        z = np.abs(z)
+    finite = np.concatenate([z * largest * scale for scale in (0.25, 1.0, 1.5, 8.0)]).astype(source)
+    special = finite.copy()
+    special[::997], special[5::1999] = np.inf, np.nan
+    for x in (finite, special):
+        for mode in ("nearest_even", "nearest_away"):
+            for saturate in (False, True):
+                (a, wa), (b, wb) = run_both(mf, lambda: mf.cast(x, T, rounding=mode, saturate=saturate))
+                bad = np.nonzero(a != b)[0]
+                assert bad.size == 0, [(float(x[i]), hex(a[i]), hex(b[i])) for i in bad[:5]]
+                assert wa == wb
+
+
 def float64_boundaries(name):
     """Every finite value of the format and every midpoint between neighbours
     (and past the largest), both signs, each exact and nudged by one float64

@@ -98,12 +98,26 @@ MINIFLOAT_AVX2_INLINE bool encode32_codes(const EncodeVectors& v, const __m256i 
             suspect |= !_mm256_testz_si256(zero, zero);
         }
         if (!any_special(v, largest) && !suspect) return !is_unsigned(C::layout);
+        // every lane finite: all magnitudes (as integers) below inf's bits
+        const bool finite = _mm256_testc_si256(_mm256_cmpgt_epi32(v.inf_bits, largest), _mm256_set1_epi32(-1));
+        if constexpr (C::layout == Layout::signed_with_zero) {
+            // narrow formats overflow in most blocks of unscaled data: one
+            // minimum per 8 lanes instead of the fix-up (float32 standard
+            // normals -> binary8p7sf, 4M values, AVX2 on a Zen 4: 0.56 ->
+            // 0.46 ms; float6_e2m3fn, 4 x its largest: 0.42 -> 0.29 ms)
+            if (finite && v.clamps_overflow) {
+                for (int q = 0; q < 4; q++) c[q] = _mm256_min_epi32(c[q], v.overflow_magnitude);
+                state.seen.overflow = _mm256_or_si256(state.seen.overflow, _mm256_cmpgt_epi32(largest, v.special_below));
+                return true;
+            }
+        }
         for (int q = 0; q < 4; q++) {
             // the fix-up replaces whole codes (some formats flip a NaN's sign), so the rest get theirs first
             const __m256i negative = _mm256_srai_epi32(u[q], 31);
             const __m256i code =
                 is_unsigned(C::layout) ? c[q] : _mm256_or_si256(c[q], sign_of<Mode>(v, u[q], c[q], negative));
-            c[q] = fix_special8<Mode, C::layout>(v, u[q], code, state.seen);
+            c[q] = finite ? fix_special8<Mode, C::layout, true>(v, u[q], code, state.seen)
+                          : fix_special8<Mode, C::layout>(v, u[q], code, state.seen);
         }
         return false;
     }

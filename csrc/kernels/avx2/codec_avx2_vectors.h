@@ -43,6 +43,12 @@ struct EncodeVectors {
     __m256i shift, sign_shift;
     __m256 magic, inverse_step, half, one_float;
     bool zero_drops_sign;
+    // Finite overflowing lanes take their code from the magnitude clamped at
+    // overflow_magnitude, the sign added by the packing: the nearest modes of
+    // signed formats whose overflow code, for either sign, is the largest
+    // finite magnitude or the next one (see encode32_codes).
+    bool clamps_overflow;
+    __m256i overflow_magnitude;
 };
 
 // The constants of `k` for rounding mode Mode. Magnitudes are float32 bits
@@ -93,6 +99,13 @@ MINIFLOAT_AVX2_INLINE EncodeVectors encode_vectors(const FastConstants<uint32_t,
     v.half = _mm256_set1_ps(0.5f);
     v.one_float = _mm256_set1_ps(1.0f);
     v.zero_drops_sign = k.zero_drops_sign != 0;
+    // (a nearest mode rounds a lane at or beyond the overflow threshold to at
+    // least the magnitude after the largest, and every other lane to at most
+    // the largest; fnuz formats overflow to their NaN, the sign bit alone)
+    v.clamps_overflow = (Mode == Rounding::nearest_even || Mode == Rounding::nearest_away) && k.sign_bit != 0 &&
+                        (k.overflow_code & k.sign_bit) == 0 && k.overflow_negative == (k.overflow_code | k.sign_bit) &&
+                        (k.overflow_code == k.max_magnitude || k.overflow_code == k.max_magnitude + 1);
+    v.overflow_magnitude = _mm256_set1_epi32(static_cast<int>(k.overflow_code));
     v.tiny_floor = _mm256_setzero_si256();
     v.tiny_rebias = _mm256_setzero_si256();
     return v;
@@ -268,12 +281,14 @@ struct SpecialLanes {
         : overflow(_mm256_setzero_si256()), inf(_mm256_setzero_si256()), nan(_mm256_setzero_si256()),
           invalid(_mm256_setzero_si256()) {}
 };
-template <Rounding Mode, Layout L = Layout::signed_with_zero>
+// Finite: the caller knows no lane is inf or NaN (their tests and blends are
+// left out).
+template <Rounding Mode, Layout L = Layout::signed_with_zero, bool Finite = false>
 MINIFLOAT_AVX2_INLINE __m256i fix_special8(const EncodeVectors& v, __m256i u, __m256i code, SpecialLanes& seen) {
     const __m256i a = _mm256_and_si256(u, v.abs_mask);
     const __m256i negative = _mm256_srai_epi32(u, 31);
-    const __m256i is_inf = _mm256_cmpeq_epi32(a, v.inf_bits);
-    const __m256i is_nan = _mm256_cmpgt_epi32(a, v.inf_bits);
+    const __m256i is_inf = Finite ? _mm256_setzero_si256() : _mm256_cmpeq_epi32(a, v.inf_bits);
+    const __m256i is_nan = Finite ? _mm256_setzero_si256() : _mm256_cmpgt_epi32(a, v.inf_bits);
     const __m256i not_finite = _mm256_or_si256(is_inf, is_nan);
     constexpr bool kDirected = Mode == Rounding::toward_zero || Mode == Rounding::up || Mode == Rounding::down;
     // lanes whose magnitude the mode rounds down
@@ -305,12 +320,14 @@ MINIFLOAT_AVX2_INLINE __m256i fix_special8(const EncodeVectors& v, __m256i u, __
         overflow = _mm256_or_si256(overflow, overflow_to_max);
     }
     if constexpr (L != Layout::signed_with_zero) code = _mm256_blendv_epi8(code, v.invalid_code, invalid);
-    code = _mm256_blendv_epi8(code, _mm256_blendv_epi8(v.inf_positive, v.inf_negative, negative), is_inf);
-    code = _mm256_blendv_epi8(code, _mm256_blendv_epi8(v.nan_positive, v.nan_negative, negative), is_nan);
     seen.overflow = _mm256_or_si256(seen.overflow, overflow);
-    seen.inf = _mm256_or_si256(seen.inf, is_inf);
-    seen.nan = _mm256_or_si256(seen.nan, is_nan);
-    if constexpr (is_unsigned(L)) invalid = _mm256_or_si256(invalid, _mm256_and_si256(negative, is_inf));
+    if constexpr (!Finite) {
+        code = _mm256_blendv_epi8(code, _mm256_blendv_epi8(v.inf_positive, v.inf_negative, negative), is_inf);
+        code = _mm256_blendv_epi8(code, _mm256_blendv_epi8(v.nan_positive, v.nan_negative, negative), is_nan);
+        seen.inf = _mm256_or_si256(seen.inf, is_inf);
+        seen.nan = _mm256_or_si256(seen.nan, is_nan);
+        if constexpr (is_unsigned(L)) invalid = _mm256_or_si256(invalid, _mm256_and_si256(negative, is_inf));
+    }
     seen.invalid = _mm256_or_si256(seen.invalid, invalid);
     return code;
 }
