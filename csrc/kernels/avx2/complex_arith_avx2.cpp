@@ -137,23 +137,37 @@ MINIFLOAT_AVX2_COMPLEX inline bool multiply4_f64(__m256 x, __m256 y, __m256& res
     return true;
 }
 
+// ar*br - ai*bi and ar*bi + ai*br of four elements of float16 parts in
+// binary32: the products are exact, so one fused step rounds their sum as
+// adding the two rounded products does.
+MINIFLOAT_AVX2_COMPLEX inline __m256 product_sums(__m256 x, __m256 y, __m256& cross) {
+    cross = _mm256_mul_ps(_mm256_movehdup_ps(x), _mm256_permute_ps(y, 0xB1));  // ai*bi  ai*br
+    return _mm256_fmaddsub_ps(_mm256_moveldup_ps(x), y, cross);
+}
+
+// Lanes of s whose last 12 bits are zero: those may be a float16 midpoint
+// reached inexactly, or not finite.
+MINIFLOAT_AVX2_COMPLEX inline __m256i on_coarse_grid(__m256 s) {
+    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(s), _mm256_set1_epi32(0xFFF)),
+                              _mm256_setzero_si256());
+}
+
 // Four elements of float16 parts in binary32: the exact products' sum
 // rounded once to binary32, unless a lane lands on a float16 midpoint
 // inexactly (or is not finite): then the binary64 way. Why that is exact:
 // complex_arith_avx512.cpp's multiply8_f32.
 MINIFLOAT_AVX2_COMPLEX inline bool multiply4_f32(__m256 x, __m256 y, __m256& result, __m256i& overflow) {
-    const __m256 p = _mm256_mul_ps(_mm256_moveldup_ps(x), y);  // ar*br  ar*bi
-    const __m256 real_lanes_sign = _mm256_castsi256_ps(_mm256_set1_epi64x(0x80000000));
-    const __m256 t = _mm256_xor_ps(_mm256_mul_ps(_mm256_movehdup_ps(x), _mm256_permute_ps(y, 0xB1)),
-                                   real_lanes_sign);  // -ai*bi  ai*br
-    const __m256 s = _mm256_add_ps(p, t);
-    const __m256i on_coarse_grid =
-        _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(s), _mm256_set1_epi32(0xFFF)), _mm256_setzero_si256());
-    if (!_mm256_testz_si256(on_coarse_grid, on_coarse_grid)) {
+    __m256 cross;
+    const __m256 s = product_sums(x, y, cross);
+    const __m256i grid = on_coarse_grid(s);
+    if (!_mm256_testz_si256(grid, grid)) {
+        const __m256 p = _mm256_mul_ps(_mm256_moveldup_ps(x), y);  // ar*br  ar*bi
+        const __m256 real_lanes_sign = _mm256_castsi256_ps(_mm256_set1_epi64x(0x80000000));
+        const __m256 t = _mm256_xor_ps(cross, real_lanes_sign);  // -ai*bi  ai*br
         const __m256 back = _mm256_sub_ps(s, p);
         const __m256 error = _mm256_add_ps(_mm256_sub_ps(p, _mm256_sub_ps(s, back)), _mm256_sub_ps(t, back));
         const __m256i inexact = _mm256_castps_si256(_mm256_cmp_ps(error, _mm256_setzero_ps(), _CMP_NEQ_UQ));
-        if (!_mm256_testz_si256(inexact, on_coarse_grid)) return false;
+        if (!_mm256_testz_si256(inexact, grid)) return false;
     }
     result = s;
     overflow = _mm256_or_si256(overflow, rounds_to_inf<PartFormat::float16>(s));  // (s is finite)
@@ -161,16 +175,19 @@ MINIFLOAT_AVX2_COMPLEX inline bool multiply4_f32(__m256 x, __m256 y, __m256& res
 }
 
 template <PartFormat F>
+MINIFLOAT_AVX2_COMPLEX inline bool multiply4(__m256 x, __m256 y, __m256& r, __m256i& overflow) {
+    if constexpr (F == PartFormat::float16) {
+        if (multiply4_f32(x, y, r, overflow)) return true;
+    }
+    return multiply4_f64<F>(x, y, r, overflow);
+}
+
+template <PartFormat F>
 MINIFLOAT_AVX2_COMPLEX size_t multiply_loop(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
                                             uint32_t& flags) {
-    return blocks_of_four<F>(
-        a, b, out, n, flags,
-        [](__m256 x, __m256 y, __m256& r, __m256i& overflow) MINIFLOAT_AVX2_COMPLEX MINIFLOAT_LAMBDA_INLINE {
-            if constexpr (F == PartFormat::float16) {
-                if (multiply4_f32(x, y, r, overflow)) return true;
-            }
-            return multiply4_f64<F>(x, y, r, overflow);
-        });
+    const auto block = [](__m256 x, __m256 y, __m256& r, __m256i& overflow)
+                           MINIFLOAT_AVX2_COMPLEX MINIFLOAT_LAMBDA_INLINE { return multiply4<F>(x, y, r, overflow); };
+    return blocks_of_four<F>(a, b, out, n, flags, block);
 }
 
 template <PartFormat F>
