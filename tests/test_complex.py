@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 import complex_reference as C
+from kernel_sets import kernels
 import reference as R
 
 KINDS = C.COMPLEX_NAMES
@@ -946,14 +947,30 @@ def test_absolute_at_float16_midpoints(mf, kernel_set):
 
 
 @EACH
-def test_absolute_with_a_zero_part_every_code(mf, kind):
+@pytest.mark.parametrize("kernel_set", ["avx512", "avx2", "portable"])
+def test_absolute_with_a_zero_part_every_code(mf, kind, kernel_set):
     """|x + 0j| and |0 + xj| for every code x: the kernels give |x| there
     without asking hypot, which must agree (C's hypot(x, 0) is fabs(x))."""
     allc = C.all_codes()
     zeros = np.zeros_like(allc)
-    for pairs in (C.pair_codes(allc, zeros), C.pair_codes(zeros, allc)):
-        got = part_codes(quietly(np.abs, make(mf, kind, pairs)))
-        assert_part_codes(kind, got, C.real_op(kind, np.abs, pairs), "absolute, a zero part")
+    with kernels(mf, kernel_set):
+        for pairs in (C.pair_codes(allc, zeros), C.pair_codes(zeros, allc)):
+            got = part_codes(quietly(np.abs, make(mf, kind, pairs)))
+            assert_part_codes(kind, got, C.real_op(kind, np.abs, pairs), f"absolute, a zero part, {kernel_set}")
+
+
+@pytest.mark.parametrize("kernel_set", ["avx512", "avx2", "portable"])
+def test_absolute_random_codes(mf, kernel_set):
+    """|z| of random part codes (every binade, subnormals, parts whose root
+    overflows, inf and NaN among them) against NumPy's complex128 absolute
+    rounded once, whichever kernels run."""
+    rng = np.random.default_rng(29)
+    parts = rng.integers(0, 1 << 16, (2, 1 << 16), dtype=np.uint64).astype(np.uint16)
+    near = rng.integers(0x3C00, 0x7C00, (2, 1 << 14), dtype=np.uint64).astype(np.uint16)  # finite, 1 and up
+    pairs = np.concatenate([C.pair_codes(parts[0], parts[1]), C.pair_codes(near[0], near[1])])
+    with kernels(mf, kernel_set):
+        got = part_codes(quietly(np.abs, make(mf, "complex32", pairs)))
+    assert_part_codes("complex32", got, C.real_op("complex32", np.abs, pairs), "absolute " + kernel_set)
 
 
 @EACH

@@ -90,7 +90,7 @@ uint32_t complex_arith_parts(const PartCodec& codec, ComplexArith op, const uint
 
 bool complex32_abs_by_hand(const uint16_t* parts, uint16_t* out, size_t n, size_t& done, uint32_t& flags) {
     DefaultFpuModeScope default_modes;  // (the binary32 rounding must be to nearest, without flushing)
-    return complex32_abs_avx512(parts, out, n, done, flags);
+    return complex32_abs_avx512(parts, out, n, done, flags) || complex32_abs_avx2(parts, out, n, done, flags);
 }
 
 MINIFLOAT_SIMD_CLONES

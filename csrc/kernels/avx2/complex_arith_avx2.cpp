@@ -201,6 +201,71 @@ MINIFLOAT_AVX2_COMPLEX size_t arith_loop(ComplexArith op, const uint16_t* a, con
     return 0;
 }
 
+// --- |z| of float16 parts ---------------------------------------------------
+// complex_arith_avx512.cpp's method and its proof, eight elements a step.
+
+// Lanes whose binary32 root is within `window` ulps of a float16 midpoint
+// (as complex_arith_avx512.cpp's near_midpoint; the masked bits are small,
+// so signed compares order them).
+MINIFLOAT_AVX2_COMPLEX inline __m256i near_midpoint(__m256 root, int window) {
+    const __m256i bits = _mm256_castps_si256(root);
+    const __m256i w = _mm256_set1_epi32(window), twice = _mm256_set1_epi32(2 * window);
+    const __m256i normal = _mm256_cmpgt_epi32(bits, _mm256_set1_epi32(0x38800000 - 1));  // 2^-14 and up
+    const __m256i near_tie = _mm256_cmpgt_epi32(
+        twice, _mm256_and_si256(_mm256_add_epi32(_mm256_sub_epi32(bits, _mm256_set1_epi32(0x1000)), w),
+                                _mm256_set1_epi32(0x1FFF)));
+    const __m256i near_coarse =
+        _mm256_cmpgt_epi32(twice, _mm256_and_si256(_mm256_add_epi32(bits, w), _mm256_set1_epi32(0xFFF)));
+    return _mm256_blendv_epi8(near_coarse, near_tie, normal);
+}
+
+// The even lanes of x0 then x1, in order (the elements' first parts, or
+// what was summed into them).
+MINIFLOAT_AVX2_COMPLEX inline __m256 even_lanes(__m256 x0, __m256 x1) {
+    const __m256 interleaved = _mm256_shuffle_ps(x0, x1, _MM_SHUFFLE(2, 0, 2, 0));  // 0 2 | 0 2 of each half
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(interleaved), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
+MINIFLOAT_AVX2_COMPLEX inline __m256 pair_sums_of_squares(__m256 x) {
+    const __m256 squares = _mm256_mul_ps(x, x);
+    return _mm256_add_ps(squares, _mm256_permute_ps(squares, 0xB1));  // (in the even lanes)
+}
+
+// The 4 roots of x's elements in binary64, rounded once to binary32.
+MINIFLOAT_AVX2_COMPLEX inline __m128 roots4_f64(__m256 x) {
+    const auto two = [](__m128 parts) MINIFLOAT_AVX2_COMPLEX MINIFLOAT_LAMBDA_INLINE {
+        const __m256d wide = _mm256_cvtps_pd(parts);
+        const __m256d squares = _mm256_mul_pd(wide, wide);
+        return _mm256_add_pd(squares, _mm256_permute_pd(squares, 0x5));  // (in the even lanes)
+    };
+    const __m256d low = two(_mm256_castps256_ps128(x)), high = two(_mm256_extractf128_ps(x, 1));
+    const __m256d sums = _mm256_permute4x64_pd(_mm256_unpacklo_pd(low, high), _MM_SHUFFLE(3, 1, 2, 0));
+    return _mm256_cvtpd_ps(_mm256_sqrt_pd(sums));
+}
+
+MINIFLOAT_AVX2_COMPLEX size_t abs_loop_f16(const uint16_t* parts, uint16_t* out, size_t n, uint32_t& flags) {
+    __m256i overflow = _mm256_setzero_si256();
+    const __m256i all = _mm256_set1_epi32(-1);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 x0 = parts_f32<PartFormat::float16>(parts + 2 * i);
+        const __m256 x1 = parts_f32<PartFormat::float16>(parts + 2 * i + 8);
+        __m256 root = _mm256_sqrt_ps(even_lanes(pair_sums_of_squares(x0), pair_sums_of_squares(x1)));
+        const __m256 products =
+            even_lanes(_mm256_mul_ps(x0, _mm256_permute_ps(x0, 0xB1)), _mm256_mul_ps(x1, _mm256_permute_ps(x1, 0xB1)));
+        const __m256i exact = _mm256_castps_si256(_mm256_cmp_ps(products, _mm256_setzero_ps(), _CMP_EQ_OQ));
+        if (!_mm256_testc_si256(exact, near_midpoint(root, 3))) {  // a lane near a midpoint, no part zero
+            root = _mm256_insertf128_ps(_mm256_castps128_ps256(roots4_f64(x0)), roots4_f64(x1), 1);
+            if (!_mm256_testc_si256(exact, near_midpoint(root, 1))) break;
+        }
+        if (!_mm256_testc_si256(finite_lanes(root), all)) break;
+        overflow = _mm256_or_si256(overflow, rounds_to_inf<PartFormat::float16>(root));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), encode_parts<PartFormat::float16>(root));
+    }
+    if (!_mm256_testz_si256(overflow, overflow)) flags |= kFlagOverflow;
+    return i;
+}
+
 bool cpu_has_fma_f16c() {
     static const bool have = __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
     return have;
@@ -218,6 +283,12 @@ bool complex_arith_avx2(ComplexArith op, PartFormat format, const uint16_t* a, c
     return false;
 }
 
+bool complex32_abs_avx2(const uint16_t* parts, uint16_t* out, size_t n, size_t& done, uint32_t& flags) {
+    if (!avx2_usable() || !cpu_has_fma_f16c()) return false;
+    done = abs_loop_f16(parts, out, n, flags);
+    return true;
+}
+
 }  // namespace minifloat
 
 #else
@@ -228,6 +299,8 @@ bool complex_arith_avx2(ComplexArith, PartFormat, const uint16_t*, const uint16_
                         uint32_t&) {
     return false;
 }
+
+bool complex32_abs_avx2(const uint16_t*, uint16_t*, size_t, size_t&, uint32_t&) { return false; }
 
 }  // namespace minifloat
 
