@@ -300,9 +300,12 @@ py::object scaled_elements(py::handle values, py::handle scales_obj, py::tuple l
         all_scales_normal &= normal_scale(scales[i]);
     }
     // the float32 quotients (quotient_toward_exact) need a boundary's bits
-    // below float32's 23 fraction bits, and every boundary a normal float32
+    // below float32's 23 fraction bits, every boundary a float32, and the
+    // format's normals from float32's on (then float32's subnormal patterns
+    // hold the format's boundaries on the same grid)
     const unsigned mantissa_bits = rt.format.mantissa_bits;
-    const bool narrow_quotients = mantissa_bits <= 20 && rt.format.min_exponent >= -125;
+    const bool narrow_quotients =
+        mantissa_bits <= 20 && rt.format.min_normal_exponent >= -126 && rt.format.min_exponent >= -148;
     const uint32_t boundary_mask = narrow_quotients ? (1u << (22 - mantissa_bits)) - 1u : 0u;
     {
         py::gil_scoped_release release;
