@@ -91,6 +91,11 @@ def test_matmul_family_exact(mf, name):
         got = np.vecmat(a[2], b)
         assert got.dtype == np.dtype(T)
         check_exact(name, got, va[2] @ vb, "vecmat")
+        # wider than one block of columns (512), contiguous and strided, stacked
+        cw, cv, w, v2, vw, vv2 = operands(mf, name, (40, 1100), (2, 40), seed=3)
+        check_exact(name, np.vecmat(v2[0], w), vv2[0] @ vw, "vecmat wide")
+        check_exact(name, np.vecmat(v2[1], w[:, ::-3]), vv2[1] @ vw[:, ::-3], "vecmat strided")
+        check_exact(name, np.vecmat(v2[:, None, :], w[None]), vv2 @ vw, "vecmat stacked")
         # stacked / broadcast matmul and a transposed (non-contiguous) operand
         ca3, cb3, a3, b3, va3, vb3 = operands(mf, name, (3, 4, 32), (32, 6), seed=2)
         check_exact(name, np.matmul(a3, b3), va3 @ vb3, "batched")

@@ -254,6 +254,11 @@ def _ops(mf):
     ops["mx matmul finite"] = lambda: mf.mx.matmul(qfa, qfb).tobytes()
     ops["matmul"] = lambda: np.matmul(ma, mb).tobytes()
     ops["matvec"] = lambda: np.matmul(ma[:, :80], v).tobytes()
+    # (vecmat splits blocks of 512 columns; vecdot its outer loop)
+    wide = np.resize(b, 80 * 1500).reshape(80, 1500)
+    ops["vecmat"] = lambda: np.vecmat(v, wide).tobytes()
+    ops["vecmat strided"] = lambda: np.vecmat(v, wide[:, ::2]).tobytes()
+    ops["vecdot"] = lambda: np.vecdot(ma, ma[::-1]).tobytes()
     return ops
 
 

@@ -4,6 +4,7 @@
 // matrix product (BLAS), which is why these loops hold the GIL.
 #include "ufunc_linalg.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "codec.h"
@@ -140,16 +141,20 @@ uint32_t store_rounded(const FormatRuntime& rt, char* out, float value) {
     return e.flags;
 }
 
-// vecdot: (n),(n)->()
+// vecdot: (n),(n)->(); the outer loop split over the threads
 int vecdot_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                 const npy_intp steps[], NpyAuxData*) {
     const FormatRuntime& rt = runtime_of(context->descriptors[0]);
-    uint32_t flags = 0;
-    for (npy_intp o = 0; o < dimensions[0]; o++) {
-        const float sum = dot_strided(rt, data[0] + o * steps[0], steps[3], data[1] + o * steps[1],
-                                      steps[4], dimensions[1]);
-        flags |= store_rounded(rt, data[2] + o * steps[2], sum);
-    }
+    const uint32_t flags = parallel_for_items(static_cast<size_t>(dimensions[0]), static_cast<size_t>(dimensions[1]),
+                                              WorkKind::matmul, [&](size_t first, size_t last) {
+        uint32_t part = 0;
+        for (npy_intp o = static_cast<npy_intp>(first); o < static_cast<npy_intp>(last); o++) {
+            const float sum = dot_strided(rt, data[0] + o * steps[0], steps[3], data[1] + o * steps[1], steps[4],
+                                          dimensions[1]);
+            part |= store_rounded(rt, data[2] + o * steps[2], sum);
+        }
+        return part;
+    });
     raise_fp_flags(flags);
     return 0;
 }
@@ -177,18 +182,45 @@ int matvec_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
     return 0;
 }
 
-// vecmat: (n),(n,m)->(m)
+// Columns of a vecmat block: its sums and one decoded row segment stay in L1.
+constexpr npy_intp kVecmatColumns = 512;
+
+// vecmat: (n),(n,m)->(m). Walking a column of the matrix touches a cache
+// line per element, so blocks of columns are summed along the rows
+// instead, each output still in the order of n; blocks split over the threads.
 int vecmat_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp dimensions[],
                 const npy_intp steps[], NpyAuxData*) {
     const FormatRuntime& rt = runtime_of(context->descriptors[0]);
     const npy_intp n = dimensions[1], m = dimensions[2];
+    const npy_intp b_row = steps[4], b_col = steps[5];
+    std::vector<float> a(static_cast<size_t>(n));
     uint32_t flags = 0;
     for (npy_intp o = 0; o < dimensions[0]; o++) {
-        for (npy_intp col = 0; col < m; col++) {
-            const float sum = dot_strided(rt, data[0] + o * steps[0], steps[3],
-                                          data[1] + o * steps[1] + col * steps[5], steps[4], n);
-            flags |= store_rounded(rt, data[2] + o * steps[2] + col * steps[6], sum);
-        }
+        for (npy_intp k = 0; k < n; k++) a[k] = rt.decode_f32(load_code(rt, data[0] + o * steps[0] + k * steps[3]));
+        const char* b = data[1] + o * steps[1];
+        char* out = data[2] + o * steps[2];
+        const npy_intp blocks = (m + kVecmatColumns - 1) / kVecmatColumns;
+        flags |= parallel_for_items(static_cast<size_t>(blocks), static_cast<size_t>(n * kVecmatColumns),
+                                    WorkKind::matmul, [&](size_t first, size_t last) {
+            float sums[kVecmatColumns], row[kVecmatColumns];
+            uint32_t part = 0;
+            for (npy_intp block = static_cast<npy_intp>(first); block < static_cast<npy_intp>(last); block++) {
+                const npy_intp c0 = block * kVecmatColumns, width = std::min(kVecmatColumns, m - c0);
+                for (npy_intp j = 0; j < width; j++) sums[j] = 0.0f;
+                for (npy_intp k = 0; k < n; k++) {
+                    const char* p = b + k * b_row + c0 * b_col;
+                    if (b_col == rt.format.storage_bytes) {
+                        decode_codes_to_f32(rt, p, row, static_cast<size_t>(width));
+                    } else {
+                        for (npy_intp j = 0; j < width; j++) row[j] = rt.decode_f32(load_code(rt, p + j * b_col));
+                    }
+                    const float ak = a[static_cast<size_t>(k)];
+                    for (npy_intp j = 0; j < width; j++) sums[j] += ak * row[j];
+                }
+                for (npy_intp j = 0; j < width; j++) part |= store_rounded(rt, out + (c0 + j) * steps[6], sums[j]);
+            }
+            return part;
+        });
     }
     raise_fp_flags(flags);
     return 0;
