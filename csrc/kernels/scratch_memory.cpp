@@ -11,7 +11,7 @@ namespace minifloat {
 
 void advise_huge_pages(void* data, size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    constexpr size_t kWorthIt = size_t{4} << 20;  // NumPy's threshold for its own arrays
+    constexpr size_t kWorthIt = size_t{2} << 20;  // one huge page (NumPy asks from 4 MB)
     if (bytes < kWorthIt) return;
     const long page_size = sysconf(_SC_PAGESIZE);
     if (page_size <= 0) return;
