@@ -10,6 +10,7 @@
 #include "numpy_api.h"
 
 #include "convert_kernels.h"
+#include "float_bits.h"
 #include "fp_status.h"
 #include "format_types.h"
 #include "registry.h"
@@ -148,40 +149,36 @@ MINIFLOAT_SIMD_CLONES void divide_each(const float* __restrict x, const float* _
 // 2.7 + 1.8 for NumPy's division and the cast after it.)
 constexpr uint32_t kScaledTinyBits = 0x0d800000u;  // 2^-100
 
-MINIFLOAT_KERNEL_INLINE uint32_t float_bits(float v) {
-    uint32_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    return bits;
+using float_bits::bit_cast;
+
+// Whether a nonzero quotient is on the boundaries' grid (a zero one is
+// exact, or the rounding of a quotient below every boundary, which every
+// format rounds to zero too: its boundaries are 2^-149 and up).
+MINIFLOAT_KERNEL_INLINE uint32_t on_boundary_grid(float q, uint32_t boundary_mask) {
+    const uint32_t bits = bit_cast<uint32_t>(q);
+    return static_cast<uint32_t>((bits & boundary_mask) == 0) & static_cast<uint32_t>((bits << 1) != 0);
 }
 
 // (in integer arithmetic on 0/1 values, which the compiler vectorizes)
 MINIFLOAT_KERNEL_INLINE float quotient_toward_exact(float x, float s, uint32_t boundary_mask, uint32_t& needs_float64) {
     const float q = x / s;
-    const uint32_t q_bits = float_bits(q), residual_bits = float_bits(std::fma(-q, s, x));  // x - q * s, rounded once
+    const uint32_t q_bits = bit_cast<uint32_t>(q);
+    const uint32_t residual_bits = bit_cast<uint32_t>(std::fma(-q, s, x));  // x - q * s, rounded once
     const uint32_t x_magnitude = magnitude_bits(x);
-    const uint32_t on_boundary_grid = (q_bits & boundary_mask) == 0;
-    const uint32_t moves = on_boundary_grid & (x_magnitude < kInfBits) & ((residual_bits << 1) != 0);
+    const uint32_t on_grid = on_boundary_grid(q, boundary_mask);
+    const uint32_t moves = on_grid & (x_magnitude < kInfBits) & ((residual_bits << 1) != 0);
     // the exact quotient is above q where the residual and s have one sign;
     // the float above q is the next pattern where q is positive
-    const uint32_t up_the_patterns = 1u ^ (residual_bits >> 31) ^ (float_bits(s) >> 31) ^ (q_bits >> 31);
+    const uint32_t up_the_patterns = 1u ^ (residual_bits >> 31) ^ (bit_cast<uint32_t>(s) >> 31) ^ (q_bits >> 31);
     const uint32_t moved_bits = q_bits + moves * (2u * up_the_patterns) - moves;  // +1, -1 or 0
-    needs_float64 |= on_boundary_grid & (x_magnitude != 0) & (x_magnitude < kScaledTinyBits);
-    float moved;
-    std::memcpy(&moved, &moved_bits, sizeof moved);
-    return moved;
+    needs_float64 |= on_grid & (x_magnitude != 0) & (x_magnitude < kScaledTinyBits);
+    return bit_cast<float>(moved_bits);
 }
 
 // A scale the float32 quotients serve: normal and finite.
 inline bool normal_scale(float s) {
     const uint32_t bits = magnitude_bits(s);
     return bits >= 0x00800000u && bits < kInfBits;
-}
-
-// Whether a nonzero quotient is on the boundaries' grid (a zero one is
-// exact, or the rounding of a quotient below every boundary).
-MINIFLOAT_KERNEL_INLINE uint32_t on_boundary_grid(float q, uint32_t boundary_mask) {
-    const uint32_t bits = float_bits(q);
-    return static_cast<uint32_t>((bits & boundary_mask) == 0) & static_cast<uint32_t>((bits << 1) != 0);
 }
 
 // q[i] = x[i] / s as above; returns nonzero where float64 is needed. The
