@@ -71,8 +71,8 @@ def _torch_at(torch, threads, make):
 
 def _with_blas_at(threads, make):
     """`_at`, with NumPy's BLAS also held to `threads` (through threadpoolctl
-    when importable): the float8 matrix product runs its multiply-adds in
-    NumPy's float32 product, whose BLAS threads minifloat does not set."""
+    when importable): the float32 product that is the float8 product's
+    floor runs on BLAS threads, which minifloat does not set."""
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:
@@ -159,8 +159,9 @@ def _headline(n, torch):
 
 
 def _matmul_cases(size=1024):
-    """(name, kind, maker, floor maker or None): the float8 product's
-    multiply-adds are NumPy's float32 product (BLAS), timed as its floor."""
+    """(name, kind, maker, floor maker or None): the float8 product's floor
+    is NumPy's float32 product (BLAS) at the same thread count, which does
+    the same multiply-adds."""
     rng = np.random.default_rng(3)
     a = rng.standard_normal((size, size)).astype(np.float32)
     b = rng.standard_normal((size, size)).astype(np.float32)

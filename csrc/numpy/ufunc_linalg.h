@@ -11,7 +11,6 @@ namespace minifloat {
 struct LinalgLoop {
     const char* ufunc;
     PyArrayMethod_StridedLoop* loop;
-    bool needs_python;  // calls NumPy's BLAS-backed product under the GIL
 };
 
 std::vector<LinalgLoop> linalg_loops();

@@ -142,9 +142,8 @@ int add_elementwise_loop(PyObject* ufunc, const UfuncLoop& entry, int index) {
 }
 
 int add_linalg_loop(PyObject* ufunc, const LinalgLoop& entry, int index) {
-    const NPY_ARRAYMETHOD_FLAGS flags = entry.needs_python ? NPY_METH_REQUIRES_PYAPI : kNoFlags;
     PyArray_DTypeMeta* t = &format_types(index).dtype_class;
-    return add_loop(ufunc, runtime(index).name + "_" + entry.ufunc, {t, t, t}, entry.loop, flags);
+    return add_loop(ufunc, runtime(index).name + "_" + entry.ufunc, {t, t, t}, entry.loop, kNoFlags);
 }
 
 // The promoters of one ufunc, keyed on the abstract MinifloatDType (so they
