@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "float_bits.h"
 #include "matrix_tile_avx2.h"
@@ -92,6 +93,16 @@ bool pack_panels_from_columns(size_t width, const float* columns, size_t count, 
         }
     }
     return any_inf(columns, count * n);
+}
+
+MINIFLOAT_SIMD_CLONES
+void settle_sums(float* values, size_t n, bool has_inf) {
+    const float nan = std::numeric_limits<float>::quiet_NaN(), max = std::numeric_limits<float>::max();
+    for (size_t i = 0; i < n; i++) {
+        const float v = values[i];
+        const float finite = !has_inf && std::fabs(v) == std::numeric_limits<float>::infinity() ? std::copysign(max, v) : v;
+        values[i] = v != v ? nan : finite;
+    }
 }
 
 MINIFLOAT_SIMD_CLONES

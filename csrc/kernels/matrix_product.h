@@ -69,4 +69,9 @@ void multiply_panels(const PanelShape& shape, const PanelBlock& block, float* c,
 // one row of the matrix at a time, in the order the tiles use.
 void add_products(float* sums, float a, const float* row, size_t n);
 
+// accumulated_value_f32 (decode_blocks.h) over a run of sums, in vector
+// lanes: NaN becomes the positive quiet NaN and, in a format without inf
+// (has_inf false), +-inf becomes +-FLT_MAX (an overflow when rounded).
+void settle_sums(float* values, size_t n, bool has_inf);
+
 }  // namespace minifloat

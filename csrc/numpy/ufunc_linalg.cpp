@@ -7,6 +7,7 @@
 #include "ufunc_linalg.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <utility>
@@ -93,17 +94,24 @@ bool pack_panels(const FormatRuntime& rt, const CodeMatrix& x, size_t width, flo
 // Rounds `rows` x `cols` sums (row stride ldc) once into a strided operand.
 uint32_t encode_block(const FormatRuntime& rt, float* values, size_t rows, size_t cols, size_t ldc, char* base,
                       npy_intp row_stride, npy_intp col_stride) {
-    // overflow in formats without inf, and the canonical NaN (decode_blocks.h)
-    const bool wide = rt.format.storage_bytes == 2;
+    const npy_intp item = rt.format.storage_bytes;
+    const bool has_inf = rt.format.has_inf;
+    if (col_stride == item && row_stride == static_cast<npy_intp>(cols) * item) {
+        // whole rows of a contiguous output: one run, one call
+        for (size_t r = 1; r < rows; r++) std::memmove(values + r * cols, values + r * ldc, cols * sizeof(float));
+        settle_sums(values, rows * cols, has_inf);
+        return encode_f32(rt.default_plan, values, base, rows * cols);
+    }
+    const bool wide = item == 2;
     std::vector<uint16_t> codes;
     std::vector<uint8_t> narrow;
-    if (col_stride != rt.format.storage_bytes) (wide ? codes.resize(cols) : narrow.resize(cols));
+    if (col_stride != item) (wide ? codes.resize(cols) : narrow.resize(cols));
     uint32_t flags = 0;
     for (size_t r = 0; r < rows; r++) {
         float* row = values + r * ldc;
-        for (size_t c = 0; c < cols; c++) row[c] = accumulated_value_f32(rt, row[c]);
+        settle_sums(row, cols, has_inf);
         char* p = base + static_cast<npy_intp>(r) * row_stride;
-        if (col_stride == rt.format.storage_bytes) {
+        if (col_stride == item) {
             flags |= encode_f32(rt.default_plan, row, p, cols);
             continue;
         }
@@ -214,16 +222,28 @@ int matmul_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         }
         // (every element is written before it is read: packed, padding included)
         const size_t left = turn ? m : n, right = turn ? n : m;
-        const auto a = unfilled_array<float>(panels_covering(left, shape.rows) * shape.rows * k);
+        const size_t a_floats = panels_covering(left, shape.rows) * shape.rows * k;
         const auto [x0, y0_t] = operands(0);
         const bool in_place = turn ? packed_where_used(rt, shape, y0_t, x0) : packed_where_used(rt, shape, x0, y0_t);
-        const auto b = unfilled_array<float>(in_place ? 0 : panels_covering(right, shape.columns) * shape.columns * k);
-        for (size_t o = 0; o < outer; o++) {
-            const auto [x, y_t] = operands(o);
-            char* out = data[2] + static_cast<npy_intp>(o) * steps[2];
-            flags |= turn ? multiply(rt, shape, y_t, x, out, steps[8], steps[7], a.get(), b.get())
-                          : multiply(rt, shape, x, y_t, out, steps[7], steps[8], a.get(), b.get());
-        }
+        const size_t b_floats = in_place ? 0 : panels_covering(right, shape.columns) * shape.columns * k;
+        // products o in [first, last), on their own scratch
+        const auto products = [&](size_t first, size_t last) {
+            const auto a = unfilled_array<float>(a_floats);
+            const auto b = unfilled_array<float>(b_floats);
+            uint32_t part = 0;
+            for (size_t o = first; o < last; o++) {
+                const auto [x, y_t] = operands(o);
+                char* out = data[2] + static_cast<npy_intp>(o) * steps[2];
+                part |= turn ? multiply(rt, shape, y_t, x, out, steps[8], steps[7], a.get(), b.get())
+                             : multiply(rt, shape, x, y_t, out, steps[7], steps[8], a.get(), b.get());
+            }
+            return part;
+        };
+        // a stack of products that are one block of C each: the stack split
+        // over the threads (each product then runs on its thread: nested)
+        const bool one_block = left <= kBlockRows && right <= kBlockColumns;
+        flags = outer > 1 && one_block ? parallel_for_items(outer, n * k * m, WorkKind::matmul, products)
+                                       : products(0, outer);
     } catch (const std::bad_alloc&) {
         const PyGILState_STATE gil = PyGILState_Ensure();
         PyErr_NoMemory();
