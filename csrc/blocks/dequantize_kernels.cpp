@@ -106,7 +106,7 @@ MINIFLOAT_AVX512 void scale_blocks_avx512(const double* in, double* out, size_t 
 // format's) in blocks of a power of two >= 16 values: 64 codes decoded by
 // byte permutes (byte_lookup_avx512.h), each 16 times its block's scale in
 // registers, stored. (Decoding into an L1 buffer and scaling from there took
-// 0.42 ms for 4M values against 0.23 for astype of the codes, AMD Zen 4.)
+// 0.42 ms for 4M values against 0.23 for astype of the codes, AMD Zen 5.)
 MINIFLOAT_BYTE_LOOKUP void dequantize_upper_halves_vbmi(const DecodePlan& plan, const uint8_t* codes,
                                                         const uint8_t* scale_codes, const float* scale_of, float t,
                                                         bool with_tensor_scale, unsigned block_shift, size_t n,

@@ -41,7 +41,7 @@ const ScaleFactors& scale_factors() {
 // Values per pass (scale, then encode from L1 or L2), by where the
 // operation's data live (memory_streams.h; float32 in, a byte out). Within
 // the cache, enough to amortize the encoder calls (4M values, one thread of
-// a Zen 4 VM: nvfp4 1.32 -> 1.06 ms, mxfp4 1.02 -> 0.75 with 16384);
+// a Zen 5 VM: nvfp4 1.32 -> 1.06 ms, mxfp4 1.02 -> 0.75 with 16384);
 // beyond it, short enough that the input stream from memory barely pauses
 // while a pass encodes (1024 beat 512, 2048 and 4096 by 15-30%; 16384 took
 // mxfp4 at 67M values from 26 to 29 ms, rows of 4096 from 30 to 34).

@@ -144,7 +144,7 @@ MINIFLOAT_SIMD_CLONES void divide_each(const float* __restrict x, const float* _
 // s is normal, so it does not round to zero. Where that bound does not
 // hold (x below 2^-100 on such a float) `needs_float64` is set and the
 // caller divides in float64 instead. (The element pass of a 4096 x 4096
-// recipe per tensor, one thread, on a Zen 4: float64 quotients 7.6 ms with
+// recipe per tensor, one thread, on a Zen 5: float64 quotients 7.6 ms with
 // AVX2, 5.5 with AVX-512; these 4.6 and 3.5, against 2.8 + 2.0 and
 // 2.7 + 1.8 for NumPy's division and the cast after it.)
 constexpr uint32_t kScaledTinyBits = 0x0d800000u;  // 2^-100

@@ -692,10 +692,10 @@ static uint32_t encode_f32_without_table(const EncodePlan& plan, const float* in
 
 uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n) {
     // the AVX-512 encoder first: a third of the table's time (float32 ->
-    // binary8p3ue on an AMD Zen 4: 1.6 -> 0.6 ms for 4M values)
+    // binary8p3ue on an AMD Zen 5: 1.6 -> 0.6 ms for 4M values)
     if (plan.avx512_layouts && avx512_vbmi_usable()) return encode_f32_without_table(plan, in, out, n);
     // then the AVX2 encoder, for the same layouts but normals below 2^-127
-    // (float32 -> binary8p4ue, 4M values, Zen 4 with AVX-512 off: 1.04 ms,
+    // (float32 -> binary8p4ue, 4M values, Zen 5 with AVX-512 off: 1.04 ms,
     // the table 1.78)
     if (avx2_usable() && encode_u8_avx2_serves(plan, false)) return encode_f32_without_table(plan, in, out, n);
     const ByteTableEncoder* table = plan.byte_table != nullptr ? &plan.byte_table->table() : nullptr;

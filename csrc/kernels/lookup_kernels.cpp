@@ -375,7 +375,7 @@ void compare_by_keys(KeyComparison op, const uint8_t* keys256, const SignedKeyRu
     // The keys by byte arithmetic where a rule describes the format (every
     // format of the table has one), also on AVX-512 CPUs: it runs at memory
     // speed, where two 256-entry byte-permute lookups per operand measured
-    // 20-50% slower on an AMD Zen 4.
+    // 20-50% slower on an AMD Zen 5.
     if (rule != nullptr && compare_codes_avx2(op, *rule, a, b, out, n)) return;
 #ifdef MINIFLOAT_HAVE_VBMI_PATH
     if (avx512_vbmi_usable()) return compare_by_keys_vbmi(op, keys256, a, b, out, n);

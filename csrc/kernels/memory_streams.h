@@ -6,7 +6,7 @@
 // turn, a block of each ("memory streams"), so that one core's hardware
 // prefetchers keep more requests in flight. It is off by default
 // (MINIFLOAT_MEMORY_STREAMS=4 turns it on, for measuring on other
-// machines): measured on an AMD EPYC (Zen 4) VM with one thread, the casts
+// machines): measured on an AMD EPYC (Zen 5) VM with one thread, the casts
 // gained nothing beyond the cache (float64 -> 8-bit at 4M values and
 // float32 <-> float8 at 67M: 0.93-1.09x the plain order's time) and the
 // stochastic kernels lost (float64 -> float8_e8m0fnu 2.37 against 1.40 ms,
@@ -92,7 +92,7 @@ private:
 
 constexpr size_t kStreamBlockBytes = 4096;
 
-// Software prefetch beyond the cache, 16 KB ahead: on the AMD EPYC (Zen 4)
+// Software prefetch beyond the cache, 16 KB ahead: on the AMD EPYC (Zen 5)
 // VM, reading 32 MB of float64 into bytes took 0.80 ms in plain order and
 // 0.49 with it (8 KB ahead 0.62, 32-128 KB as 16), float32 at 67M values
 // 9.4-11.0 against 8.9 ms; within the cache it cost (16 MB of float32:

@@ -3,7 +3,7 @@
 // and asking for huge pages where the OS offers them on request (Linux's
 // transparent huge pages in "madvise" mode, which NumPy asks for its own
 // large arrays too): a new 16 MB operand then takes a few page faults, not
-// 4096 (a float8 2048x2048 matmul on one thread of a Zen 4 VM: 170 -> 148
+// 4096 (a float8 2048x2048 matmul on one thread of a Zen 5 VM: 170 -> 148
 // ms, against 140 for NumPy's float32 product that it calls).
 #pragma once
 

@@ -265,7 +265,7 @@ void set_min_chunk_override(size_t elements) { g_min_chunk_override.store(elemen
 
 size_t min_chunk_override() { return g_min_chunk_override.load(std::memory_order_relaxed); }
 
-// One thread's cost per value, measured at 1M values on an AMD EPYC (Zen 4,
+// One thread's cost per value, measured at 1M values on an AMD EPYC (Zen 5,
 // AVX-512): casts 0.1-0.3 ns, stochastic rounding 0.2 ns, 8-bit add 0.3 ns,
 // bfloat16 exp/sin 0.7 ns (64K tables), MX quantize 0.5 ns, packing 0.02 ns.
 // Each minimum is 20-50 us of one thread's work, a few times what waking a

@@ -103,7 +103,7 @@ MINIFLOAT_AVX2_INLINE bool encode32_codes(const EncodeVectors& v, const __m256i 
         if constexpr (C::layout == Layout::signed_with_zero) {
             // narrow formats overflow in most blocks of unscaled data: one
             // minimum per 8 lanes instead of the fix-up (float32 standard
-            // normals -> binary8p7sf, 4M values, AVX2 on a Zen 4: 0.56 ->
+            // normals -> binary8p7sf, 4M values, AVX2 on a Zen 5: 0.56 ->
             // 0.46 ms; float6_e2m3fn, 4 x its largest: 0.42 -> 0.29 ms)
             if (finite && v.clamps_overflow) {
                 for (int q = 0; q < 4; q++) c[q] = _mm256_min_epi32(c[q], v.overflow_magnitude);
@@ -128,7 +128,7 @@ MINIFLOAT_AVX2_INLINE bool encode32_codes(const EncodeVectors& v, const __m256i 
 // absent) then take zero where a negative value rounded to it: one byte
 // compare for 32 codes, where signing each code as rounded took four
 // operations per 8 (float32 -> binary8p5sf, all blocks with subnormal
-// lanes, AVX2 on a Zen 4: 0.65 -> 0.61 ms for 4M values).
+// lanes, AVX2 on a Zen 5: 0.65 -> 0.61 ms for 4M values).
 MINIFLOAT_AVX2_INLINE __m256i pack32_with_signs(const EncodeVectors& v, const __m256i c[4], const __m256i u[4]) {
     const __m256i bytes = pack32_bytes_with_signs(c[0], c[1], c[2], c[3], u, v.sign_byte);
     if (!v.zero_drops_sign) return bytes;

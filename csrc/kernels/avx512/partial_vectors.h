@@ -1,6 +1,6 @@
-// Loads and narrowing stores of whole or partial vectors. On AMD Zen 4 the
-// masked narrowing stores (vpmovdb / vpmovqb ... to memory with a mask) are
-// microcoded, and the stochastic kernels' masked loads measured slow too:
+// Loads and narrowing stores of whole or partial vectors. On AMD (Zen 5's are
+// microcoded; measured here on Zen 5) masked narrowing stores (vpmovdb /
+// vpmovqb ... to memory with a mask) and the stochastic kernels' masked loads are slow:
 // float64 -> float8_e8m0fnu stochastic rounding took 5-13 ms for 4M values
 // with both masked, 2.8-3 ms without (astype: 1.2 ms). So a whole vector
 // loads plainly, narrows in a register and stores plainly; only a loop's
