@@ -237,3 +237,37 @@ def test_empty_products(mf, shape):
     n, k, m = shape
     got = np.ones((n, k), mf.float8_e4m3fn) @ np.ones((k, m), mf.float8_e4m3fn)
     assert got.shape == (n, m)
+
+
+def test_products_run_without_the_gil(mf):
+    """Another Python thread runs while a product is being computed: it
+    starts well before the product ends (with the GIL held, it could only
+    start when the product returned). The decoding and rounding around
+    NumPy's BLAS product held the GIL before; now nothing does."""
+    import threading
+    import time
+
+    a = np.zeros((1024, 2048), mf.float8_e4m3fn)
+    b = np.zeros((2048, 1024), mf.float8_e4m3fn)
+    before = mf.get_num_threads()
+    mf.set_num_threads(1)
+    try:
+        a @ b  # warm up
+        start = time.perf_counter()
+        a @ b
+        alone = time.perf_counter() - start
+        entered, times = threading.Event(), {}
+
+        def product():
+            entered.set()
+            a @ b
+            times["end"] = time.perf_counter()
+
+        worker = threading.Thread(target=product)
+        worker.start()
+        entered.wait()
+        times["main"] = time.perf_counter()  # needs the GIL
+        worker.join()
+    finally:
+        mf.set_num_threads(before)
+    assert times["end"] - times["main"] > alone / 4, (times, alone)

@@ -144,16 +144,17 @@ uint32_t multiply(const FormatRuntime& rt, const PanelShape& shape, const CodeMa
         // where it is used (in L2), not into memory first (by B's rows; by
         // columns, a panel at a time would decode runs too short)
         return parallel_for_items(panels_covering(m, C), R * C * k, WorkKind::matmul, [&](size_t first, size_t last) {
-            std::unique_ptr<float[]> panel(new float[C * k]), sums(new float[R * C]);
+            const auto panel = line_aligned_array<float>(C * k);
+            const auto sums = line_aligned_array<float>(R * C);
             uint32_t flags = 0;
             for (size_t q = first; q < last; q++) {
                 const size_t columns = std::min(C, m - q * C);
                 const CodeMatrix part{b_t.base + static_cast<npy_intp>(q * C) * b_t.row_stride, columns, k,
                                       b_t.row_stride, b_t.col_stride};
-                const bool b_inf = pack_panels(rt, part, C, panel.get());  // (nested: on this thread)
-                multiply_panels(shape, PanelBlock{a_panels, 1, n, panel.get(), 1, columns, k, a_inf, b_inf},
-                                sums.get(), C);
-                flags |= encode_block(rt, sums.get(), n, columns, C, out + static_cast<npy_intp>(q * C) * c_m, c_n, c_m);
+                const bool b_inf = pack_panels(rt, part, C, panel.data);  // (nested: on this thread)
+                multiply_panels(shape, PanelBlock{a_panels, 1, n, panel.data, 1, columns, k, a_inf, b_inf},
+                                sums.data, C);
+                flags |= encode_block(rt, sums.data, n, columns, C, out + static_cast<npy_intp>(q * C) * c_m, c_n, c_m);
             }
             return flags;
         });
@@ -164,15 +165,15 @@ uint32_t multiply(const FormatRuntime& rt, const PanelShape& shape, const CodeMa
     const size_t ldc = std::min(kBlockColumns, panels_covering(m, C) * C);
     return parallel_for_items(panels_covering(n, kBlockRows) * column_blocks, kBlockRows * kBlockColumns * k,
                               WorkKind::matmul, [&](size_t first, size_t last) {
-        std::unique_ptr<float[]> sums(new float[block_rows * ldc]);
+        const auto sums = line_aligned_array<float>(block_rows * ldc);
         uint32_t flags = 0;
         for (size_t item = first; item < last; item++) {
             const size_t r0 = item / column_blocks * kBlockRows, c0 = item % column_blocks * kBlockColumns;
             const size_t rows = std::min(kBlockRows, n - r0), cols = std::min(kBlockColumns, m - c0);
             const PanelBlock block{a_panels + r0 * k, panels_covering(rows, R), rows,
                                    b_panels + c0 * k, panels_covering(cols, C), cols, k, a_inf, b_inf};
-            multiply_panels(shape, block, sums.get(), ldc);
-            flags |= encode_block(rt, sums.get(), rows, cols, ldc, out + static_cast<npy_intp>(r0) * c_n +
+            multiply_panels(shape, block, sums.data, ldc);
+            flags |= encode_block(rt, sums.data, rows, cols, ldc, out + static_cast<npy_intp>(r0) * c_n +
                                   static_cast<npy_intp>(c0) * c_m, c_n, c_m);
         }
         return flags;
@@ -228,14 +229,14 @@ int matmul_loop(PyArrayMethod_Context* context, char* const data[], const npy_in
         const size_t b_floats = in_place ? 0 : panels_covering(right, shape.columns) * shape.columns * k;
         // products o in [first, last), on their own scratch
         const auto products = [&](size_t first, size_t last) {
-            const auto a = unfilled_array<float>(a_floats);
-            const auto b = unfilled_array<float>(b_floats);
+            const auto a = line_aligned_array<float>(a_floats);
+            const auto b = line_aligned_array<float>(b_floats);
             uint32_t part = 0;
             for (size_t o = first; o < last; o++) {
                 const auto [x, y_t] = operands(o);
                 char* out = data[2] + static_cast<npy_intp>(o) * steps[2];
-                part |= turn ? multiply(rt, shape, y_t, x, out, steps[8], steps[7], a.get(), b.get())
-                             : multiply(rt, shape, x, y_t, out, steps[7], steps[8], a.get(), b.get());
+                part |= turn ? multiply(rt, shape, y_t, x, out, steps[8], steps[7], a.data, b.data)
+                             : multiply(rt, shape, x, y_t, out, steps[7], steps[8], a.data, b.data);
             }
             return part;
         };
