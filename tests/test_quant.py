@@ -317,6 +317,35 @@ def test_quotients_at_format_midpoints(mf, name, axis):
               axis=axis)
 
 
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "float6_e3m2fn", "bfloat16"])
+def test_quotients_at_values_and_midpoints_in_blocks(mf, name):
+    """Blocks of (1, 128) along rows, each with its own scale, holding
+    elements whose quotient is a value or a midpoint of the format, or a
+    float32 rounding away from one: the block recipe's element pass (one
+    division loop over a stage's blocks) rounds the exact quotient once. A
+    quotient on a value in the format's normal range is left as it is (its
+    rounding is the value whichever side the exact quotient lies), one on a
+    midpoint is moved toward the exact quotient, one below the normal range
+    is checked either way."""
+    rng = np.random.default_rng(seed_of("values-midpoints", name))
+    finite = [v for v, _ in R.finite_values(name) if v >= 0]
+    fmax = float(finite[-1])
+    points = [float(v) for v in finite[1:]] + [float(a + b) / 2 for a, b in zip(finite, finite[1:])]
+    blocks = []
+    for _ in range(32):
+        a = np.float32(rng.uniform(1, 1000))
+        scale = float(np.float32(float(a) / fmax))
+        chosen = rng.choice(points, 21, replace=len(points) < 21)
+        near = np.concatenate([chosen, -chosen]) * scale
+        x32 = near.astype(np.float32)
+        with np.errstate(under="ignore"):
+            block = np.concatenate([[a], x32, np.nextafter(x32, np.float32(np.inf)),
+                                    np.nextafter(x32, np.float32(-np.inf)), [0.0]]).astype(np.float32)
+        blocks.append(np.minimum(np.abs(block), a) * np.sign(block))  # a stays the block's largest magnitude
+    x = np.array(blocks, np.float32).reshape(4, 8 * 128)
+    check(mf, x, name, "block", f"{name} values and midpoints in blocks", block_size=(1, 128))
+
+
 @pytest.mark.parametrize("name", ["float8_e4m3fn", "float4_e2m1fn", "float8_e5m2"])
 def test_special_groups_against_reference(mf, name):
     x = sample(seed_of("special", name), (16, 24))

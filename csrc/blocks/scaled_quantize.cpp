@@ -91,7 +91,7 @@ MINIFLOAT_KERNEL_INLINE uint32_t magnitude_bits(float v) {
 // vectorizes (with the finiteness test inside, GCC made the loop branchy
 // and scalar: 1.5 ms of a 4096 x 4096 block recipe's 11); a span holding
 // an inf or NaN is read again for its largest finite magnitude.
-MINIFLOAT_SIMD_CLONES uint32_t span_max(const float* __restrict values, size_t n, uint32_t* nonfinite) {
+MINIFLOAT_KERNEL_INLINE uint32_t span_max(const float* __restrict values, size_t n, uint32_t* nonfinite) {
     uint32_t largest = 0;
     for (size_t i = 0; i < n; i++) largest = std::max(largest, magnitude_bits(values[i]));
     *nonfinite = largest >= kInfBits ? 1u : 0u;
@@ -102,6 +102,19 @@ MINIFLOAT_SIMD_CLONES uint32_t span_max(const float* __restrict values, size_t n
         if (bits < kInfBits) finite_largest = std::max(finite_largest, bits);
     }
     return finite_largest;
+}
+
+// amax[b] and bad[b] updated with block b of a row of n values (blocks of
+// `block`, the last one shorter): one call a row, not one a block (a
+// 4096 x 4096 recipe in blocks of (1, 128) made 131072 calls).
+MINIFLOAT_SIMD_CLONES void row_blocks_max(const float* __restrict row, size_t n, size_t block,
+                                          uint32_t* __restrict amax, uint8_t* __restrict bad) {
+    for (size_t b = 0, c0 = 0; c0 < n; b++, c0 += block) {
+        uint32_t nonfinite = 0;
+        const uint32_t m = span_max(row + c0, std::min(block, n - c0), &nonfinite);
+        amax[b] = std::max(amax[b], m);
+        bad[b] |= static_cast<uint8_t>(nonfinite);
+    }
 }
 
 // amax[r] and bad[r] updated with value r of n (one group per value).
@@ -151,21 +164,38 @@ constexpr uint32_t kScaledTinyBits = 0x0d800000u;  // 2^-100
 
 using float_bits::bit_cast;
 
+// Where a format's rounding boundaries (nearest modes) lie among float32
+// patterns: the last 22 - M fraction bits zero (low_mask); in the format's
+// normal range (from min_normal_bits) bit 22 - M set as well, since there a
+// boundary is a midpoint between two values, and a quotient on a value
+// rounds to it whichever side of it the exact one is (the nearest boundary
+// is 2^(22 - M) float32 steps away). Every block of a block recipe holds a
+// quotient on a value (its largest magnitude over the scale: the format's
+// largest value), which the grid alone sent to the second loop each time
+// (4096 x 4096 in blocks of (1, 128): 6.7 ms for the element pass against
+// 3.8 per tensor, Zen 5).
+struct BoundaryGrid {
+    uint32_t low_mask, midpoint_bit, min_normal_bits;
+};
+
 // Whether a nonzero quotient is on the boundaries' grid (a zero one is
 // exact, or the rounding of a quotient below every boundary, which every
 // format rounds to zero too: its boundaries are 2^-149 and up).
-MINIFLOAT_KERNEL_INLINE uint32_t on_boundary_grid(float q, uint32_t boundary_mask) {
+MINIFLOAT_KERNEL_INLINE uint32_t on_boundary_grid(float q, const BoundaryGrid& grid) {
     const uint32_t bits = bit_cast<uint32_t>(q);
-    return static_cast<uint32_t>((bits & boundary_mask) == 0) & static_cast<uint32_t>((bits << 1) != 0);
+    const uint32_t magnitude = bits & 0x7FFFFFFFu;
+    const uint32_t midpoint = static_cast<uint32_t>((bits & grid.midpoint_bit) != 0) |
+                              static_cast<uint32_t>(magnitude < grid.min_normal_bits);
+    return static_cast<uint32_t>((bits & grid.low_mask) == 0) & static_cast<uint32_t>(magnitude != 0) & midpoint;
 }
 
 // (in integer arithmetic on 0/1 values, which the compiler vectorizes)
-MINIFLOAT_KERNEL_INLINE float quotient_toward_exact(float x, float s, uint32_t boundary_mask, uint32_t& needs_float64) {
+MINIFLOAT_KERNEL_INLINE float quotient_toward_exact(float x, float s, const BoundaryGrid& grid, uint32_t& needs_float64) {
     const float q = x / s;
     const uint32_t q_bits = bit_cast<uint32_t>(q);
     const uint32_t residual_bits = bit_cast<uint32_t>(std::fma(-q, s, x));  // x - q * s, rounded once
     const uint32_t x_magnitude = magnitude_bits(x);
-    const uint32_t on_grid = on_boundary_grid(q, boundary_mask);
+    const uint32_t on_grid = on_boundary_grid(q, grid);
     const uint32_t moves = on_grid & (x_magnitude < kInfBits) & ((residual_bits << 1) != 0);
     // the exact quotient is above q where the residual and s have one sign;
     // the float above q is the next pattern where q is positive
@@ -184,37 +214,62 @@ inline bool normal_scale(float s) {
 // q[i] = x[i] / s as above; returns nonzero where float64 is needed. The
 // plain quotients first: a run with none on the grid (all but about one
 // in 2^(22 - M) quotients of typical data) is done.
-MINIFLOAT_SIMD_CLONES uint32_t divide_by_f32(const float* __restrict x, float s, size_t n, uint32_t boundary_mask,
+MINIFLOAT_SIMD_CLONES uint32_t divide_by_f32(const float* __restrict x, float s, size_t n, const BoundaryGrid& grid,
                                              float* __restrict q) {
     uint32_t any_on_grid = 0;
     for (size_t i = 0; i < n; i++) {
         q[i] = x[i] / s;
-        any_on_grid |= on_boundary_grid(q[i], boundary_mask);
+        any_on_grid |= on_boundary_grid(q[i], grid);
     }
     if (any_on_grid == 0) return 0;
     uint32_t needs_float64 = 0;
-    for (size_t i = 0; i < n; i++) q[i] = quotient_toward_exact(x[i], s, boundary_mask, needs_float64);
+    for (size_t i = 0; i < n; i++) q[i] = quotient_toward_exact(x[i], s, grid, needs_float64);
     return needs_float64;
 }
 
 // q[i] = x[i] / s[i] as above (each scale normal: checked by the caller).
-MINIFLOAT_SIMD_CLONES uint32_t divide_each_f32(const float* __restrict x, const float* __restrict s, size_t n,
-                                               uint32_t boundary_mask, float* __restrict q) {
+MINIFLOAT_KERNEL_INLINE uint32_t divide_each_f32_inline(const float* __restrict x, const float* __restrict s,
+                                                        size_t n, const BoundaryGrid& grid, float* __restrict q) {
     uint32_t any_on_grid = 0;
     for (size_t i = 0; i < n; i++) {
         q[i] = x[i] / s[i];
-        any_on_grid |= on_boundary_grid(q[i], boundary_mask);
+        any_on_grid |= on_boundary_grid(q[i], grid);
     }
     if (any_on_grid == 0) return 0;
     uint32_t needs_float64 = 0;
-    for (size_t i = 0; i < n; i++) q[i] = quotient_toward_exact(x[i], s[i], boundary_mask, needs_float64);
+    for (size_t i = 0; i < n; i++) q[i] = quotient_toward_exact(x[i], s[i], grid, needs_float64);
     return needs_float64;
+}
+
+MINIFLOAT_SIMD_CLONES uint32_t divide_each_f32(const float* __restrict x, const float* __restrict s, size_t n,
+                                               const BoundaryGrid& grid, float* __restrict q) {
+    return divide_each_f32_inline(x, s, n, grid, q);
+}
+
+// The most values divide_blocks_f32 takes (a stage of scaled_elements).
+constexpr size_t kStage = 1024;
+
+// q[i] = x[i] / s[(offset + i) / block] as above, for up to kStage values
+// along a row whose blocks' scales are consecutive: each block's scale
+// written out per value, then one division loop (a loop per block of 128
+// spent more on its ends than on its 8 vectors: the block recipe's element
+// pass took 6.7 ms to the tensor recipe's 3.8, 4096 x 4096 on a Zen 5).
+MINIFLOAT_SIMD_CLONES uint32_t divide_blocks_f32(const float* __restrict x, const float* __restrict s, size_t block,
+                                                 size_t offset, size_t n, const BoundaryGrid& grid,
+                                                 float* __restrict q) {
+    if (block == 1) return divide_each_f32_inline(x, s, n, grid, q);  // a scale per value already
+    alignas(64) float per_value[kStage];
+    for (size_t i = 0, b = 0; i < n; b++) {
+        const size_t end = std::min(n, (b + 1) * block - offset);
+        std::fill(per_value + i, per_value + end, s[b]);
+        i = end;
+    }
+    return divide_each_f32_inline(x, per_value, n, grid, q);
 }
 
 // amax and non-finite marks of the groups that rows [q0, q1) touch (row q
 // is (l, r) = (q / rows, q % rows)), into `amax` and `bad` (by group).
 void group_maxima(const GroupLayout& g, const float* x, size_t q0, size_t q1, uint32_t* amax, uint8_t* bad) {
-    const size_t cg = g.col_groups();
     for (size_t q = q0; q < q1;) {
         const size_t l = q / g.rows, r = q % g.rows;
         if (g.cols == 1) {
@@ -235,15 +290,8 @@ void group_maxima(const GroupLayout& g, const float* x, size_t q0, size_t q1, ui
             q += run;
             continue;
         }
-        const float* row = x + q * g.cols;
         const size_t base = g.group(l, r, 0);
-        for (size_t cb = 0; cb < cg; cb++) {
-            const size_t c0 = cb * g.col_block, c1 = std::min(g.cols, c0 + g.col_block);
-            uint32_t nonfinite = 0;
-            const uint32_t m = span_max(row + c0, c1 - c0, &nonfinite);
-            amax[base + cb] = std::max(amax[base + cb], m);
-            bad[base + cb] |= static_cast<uint8_t>(nonfinite);
-        }
+        row_blocks_max(x + q * g.cols, g.cols, g.col_block, amax + base, bad + base);
         q++;
     }
 }
@@ -325,13 +373,17 @@ py::object scaled_elements(py::handle values, py::handle scales_obj, py::tuple l
     const unsigned mantissa_bits = rt.format.mantissa_bits;
     const bool narrow_quotients =
         mantissa_bits <= 20 && rt.format.min_normal_exponent >= -126 && rt.format.min_exponent >= -148;
-    const uint32_t boundary_mask = narrow_quotients ? (1u << (22 - mantissa_bits)) - 1u : 0u;
+    BoundaryGrid grid{0, 0, 0};
+    if (narrow_quotients) {
+        grid.low_mask = (1u << (22 - mantissa_bits)) - 1u;
+        grid.midpoint_bit = 1u << (22 - mantissa_bits);
+        grid.min_normal_bits = static_cast<uint32_t>(rt.format.min_normal_exponent + 127) << 23;
+    }
     {
         py::gil_scoped_release release;
         // element-wise: any split gives the same bits
         parallel_for(n, WorkKind::cast, [&](size_t begin, size_t end) {
             DefaultFpuModeScope default_modes;  // (float32 quotients: round to nearest, no flushing)
-            constexpr size_t kStage = 1024;
             alignas(64) double quotient[kStage];
             alignas(64) float quotient32[kStage];
             for (size_t start = begin; start < end; start += kStage) {
@@ -363,7 +415,7 @@ py::object scaled_elements(py::handle values, py::handle scales_obj, py::tuple l
                                 for (size_t j = 0; !all_scales_normal && j < run; j++) {
                                     if (!normal_scale(s[r + j])) return false;
                                 }
-                                if (divide_each_f32(v, s + r, run, boundary_mask, quotient32 + i) != 0) return false;
+                                if (divide_each_f32(v, s + r, run, grid, quotient32 + i) != 0) return false;
                             }
                             i += run;
                             r = 0;
@@ -371,13 +423,33 @@ py::object scaled_elements(py::handle values, py::handle scales_obj, py::tuple l
                         }
                     }
                     for (size_t i = 0; g.cols != 1 && i < count;) {
+                        if constexpr (!kWide) {
+                            // the rest of the row in this stage, when it spans blocks: one call
+                            const size_t rest = std::min(count - i, g.cols - c);
+                            if (all_scales_normal && rest > g.col_block - c % g.col_block) {
+                                if (divide_blocks_f32(x + start + i, scales + g.group(l, r, c), g.col_block,
+                                                      c % g.col_block, rest, grid, quotient32 + i) != 0) {
+                                    return false;
+                                }
+                                i += rest;
+                                c += rest;
+                                if (c == g.cols) {
+                                    c = 0;
+                                    if (++r == g.rows) {
+                                        r = 0;
+                                        l++;
+                                    }
+                                }
+                                continue;
+                            }
+                        }
                         const size_t run = std::min(count - i, std::min(g.cols - c, g.col_block - c % g.col_block));
                         const float s = scales[g.group(l, r, c)];
                         if constexpr (kWide) {
                             divide_by(x + start + i, s, run, quotient + i);
                         } else {
                             if (!normal_scale(s)) return false;
-                            if (divide_by_f32(x + start + i, s, run, boundary_mask, quotient32 + i) != 0) return false;
+                            if (divide_by_f32(x + start + i, s, run, grid, quotient32 + i) != 0) return false;
                         }
                         i += run;
                         c += run;
