@@ -422,6 +422,18 @@ py::object scaled_elements(py::handle values, py::handle scales_obj, py::tuple l
                             l++;
                         }
                     }
+                    // `length` values further along the rows
+                    const auto advance = [&](size_t& i, size_t length) {
+                        i += length;
+                        c += length;
+                        if (c == g.cols) {
+                            c = 0;
+                            if (++r == g.rows) {
+                                r = 0;
+                                l++;
+                            }
+                        }
+                    };
                     for (size_t i = 0; g.cols != 1 && i < count;) {
                         if constexpr (!kWide) {
                             // the rest of the row in this stage, when it spans blocks: one call
@@ -431,15 +443,7 @@ py::object scaled_elements(py::handle values, py::handle scales_obj, py::tuple l
                                                       c % g.col_block, rest, grid, quotient32 + i) != 0) {
                                     return false;
                                 }
-                                i += rest;
-                                c += rest;
-                                if (c == g.cols) {
-                                    c = 0;
-                                    if (++r == g.rows) {
-                                        r = 0;
-                                        l++;
-                                    }
-                                }
+                                advance(i, rest);
                                 continue;
                             }
                         }
@@ -451,15 +455,7 @@ py::object scaled_elements(py::handle values, py::handle scales_obj, py::tuple l
                             if (!normal_scale(s)) return false;
                             if (divide_by_f32(x + start + i, s, run, grid, quotient32 + i) != 0) return false;
                         }
-                        i += run;
-                        c += run;
-                        if (c == g.cols) {
-                            c = 0;
-                            if (++r == g.rows) {
-                                r = 0;
-                                l++;
-                            }
-                        }
+                        advance(i, run);
                     }
                     return true;
                 };
