@@ -133,7 +133,7 @@ void multiply_panels(const PanelShape& shape, const PanelBlock& block, float* c,
                 const size_t columns = std::min(C, block.columns - q * C);
                 float* tile = c + p * R * ldc + q * C;
                 const bool padding_is_quiet = (rows == R || !block.b_has_inf) && (columns == C || !block.a_has_inf);
-                TileKernel kernel = padding_is_quiet ? shape.kernel : TileKernel::portable;
+                const TileKernel kernel = padding_is_quiet ? shape.kernel : TileKernel::portable;
                 switch (kernel) {
                     case TileKernel::avx512:
                         matrix_tile_avx512(a, b, kc, tile, ldc, first);
