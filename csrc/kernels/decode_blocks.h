@@ -8,6 +8,7 @@
 
 #include "convert_kernels.h"
 #include "registry.h"
+#include "simd_dispatch.h"
 
 namespace minifloat {
 
@@ -29,12 +30,14 @@ inline double accumulated_value(const FormatRuntime& rt, float value) {
     if (!rt.format.has_inf && std::isinf(value)) return std::copysign(std::numeric_limits<double>::max(), value);
     return value;
 }
-// The same for a float32 that is rounded by the float32 kernels (FLT_MAX
-// overflows every format, as DBL_MAX would).
-inline float accumulated_value_f32(const FormatRuntime& rt, float value) {
-    if (std::isnan(value)) return std::numeric_limits<float>::quiet_NaN();
-    if (!rt.format.has_inf && std::isinf(value)) return std::copysign(std::numeric_limits<float>::max(), value);
-    return value;
+// The same for a float32 sum that the float32 kernels round (FLT_MAX
+// overflows every format, as DBL_MAX would), branch-free so that a run of
+// them vectorizes (settle_sums, matrix_product.h).
+MINIFLOAT_KERNEL_INLINE float accumulated_value_f32(float value, bool format_has_inf) {
+    const float finite = !format_has_inf && std::fabs(value) == std::numeric_limits<float>::infinity()
+                             ? std::copysign(std::numeric_limits<float>::max(), value)
+                             : value;
+    return value != value ? std::numeric_limits<float>::quiet_NaN() : finite;
 }
 
 inline uint32_t load_code(const FormatRuntime& rt, const char* p) {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "decode_blocks.h"
 #include "float_bits.h"
 #include "matrix_tile_avx2.h"
 #include "matrix_tile_avx512.h"
@@ -97,12 +98,7 @@ bool pack_panels_from_columns(size_t width, const float* columns, size_t count, 
 
 MINIFLOAT_SIMD_CLONES
 void settle_sums(float* values, size_t n, bool has_inf) {
-    const float nan = std::numeric_limits<float>::quiet_NaN(), max = std::numeric_limits<float>::max();
-    for (size_t i = 0; i < n; i++) {
-        const float v = values[i];
-        const float finite = !has_inf && std::fabs(v) == std::numeric_limits<float>::infinity() ? std::copysign(max, v) : v;
-        values[i] = v != v ? nan : finite;
-    }
+    for (size_t i = 0; i < n; i++) values[i] = accumulated_value_f32(values[i], has_inf);
 }
 
 MINIFLOAT_SIMD_CLONES
