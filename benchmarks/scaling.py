@@ -73,7 +73,7 @@ def matmul_cases(size):
     """The matrix products; the float8 one's floor is NumPy's float32 product
     at the same BLAS threads (its multiply-adds)."""
     return [(name, lambda t, make=make: thread_cases._with_blas_at(t, make), None,
-             (lambda t, floor=floor: thread_cases._with_blas_at(t, floor)) if floor else None)
+             (lambda t, floor=floor: thread_cases._with_blas_at(t, floor, blas_call=True)) if floor else None)
             for name, _kind, make, floor in thread_cases._matmul_cases(size)]
 
 

@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 
@@ -47,7 +48,25 @@ def _codes(n):
     return _normal(n).astype(mf.float8_e4m3fn)
 
 
-def _with_threads(set_num_threads, threads, make):
+# After a call, a library's idle worker threads poll for more work before
+# they sleep: OpenBLAS's for 2^28 CPU cycles (about 0.1 s), torch's OpenMP
+# ones for some milliseconds. In alternating rounds they would take cores
+# from the call timed next (on a 16-core Xeon, minifloat's float8 matmul on
+# 16 threads right after NumPy's float32 product on 8 ran at its 8-thread
+# speed). A call that ran on several of them waits this long before the
+# next, untimed; minifloat's own workers poll for 100 microseconds.
+SETTLE_S = {"blas": 0.2, "torch": 0.05}
+
+
+def settling(run, library, threads):
+    """`run`, marked for run.py's timer to wait SETTLE_S[library] after
+    each call when it ran on more than one thread."""
+    if threads > 1:
+        run.settle = lambda: time.sleep(SETTLE_S[library])
+    return run
+
+
+def _with_threads(set_num_threads, threads, make, library=None):
     """A factory whose callable runs after ``set_num_threads(threads)``
     (minifloat's or torch's)."""
     def factory():
@@ -56,7 +75,7 @@ def _with_threads(set_num_threads, threads, make):
         def run():
             set_num_threads(threads)
             return fn()
-        return run
+        return settling(run, library, threads) if library else run
     return factory
 
 
@@ -66,13 +85,14 @@ def _at(threads, make):
 
 
 def _torch_at(torch, threads, make):
-    return _with_threads(torch.set_num_threads, threads, make)
+    return _with_threads(torch.set_num_threads, threads, make, library="torch")
 
 
-def _with_blas_at(threads, make):
+def _with_blas_at(threads, make, blas_call=False):
     """`_at`, with NumPy's BLAS also held to `threads` (through threadpoolctl
     when importable): the float32 product that is the float8 product's
-    floor runs on BLAS threads, which minifloat does not set."""
+    floor runs on BLAS threads, which minifloat does not set (blas_call:
+    `make`'s callable is that product, which then settles)."""
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:
@@ -89,7 +109,7 @@ def _with_blas_at(threads, make):
                 return fn()
             finally:
                 limiter.restore_original_limits()
-        return run
+        return settling(run, "blas", threads) if blas_call else run
     return factory
 
 

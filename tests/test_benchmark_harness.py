@@ -293,6 +293,37 @@ def test_scaling_verdicts(scaling):
     assert rows[1]["verdict"] == "MISS"  # 1.23x on 2 threads, 6.5 ms against a 5 ms floor (> 1.2x)
 
 
+def test_a_call_on_several_foreign_threads_settles_untimed(bench, monkeypatch):
+    """After a BLAS or torch call on more than one thread the timer waits
+    (their idle threads poll for work, taking cores from the call timed
+    next), after the warm-up too, and that wait is not in the call's time.
+    A fake clock: each call takes 1 ms, each wait 1000 s."""
+    import thread_cases  # (run.py put benchmarks/ on the path)
+
+    clock, events = [0.0], []
+
+    def call(tag):
+        def run():
+            events.append(tag)
+            clock[0] += 1e-3
+        return run
+
+    def sleep(seconds):
+        events.append(f"wait {seconds}")
+        clock[0] += 1000.0
+
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(thread_cases.time, "sleep", sleep)
+    factories = [lambda: thread_cases.settling(call("blas"), "blas", 2),
+                 lambda: thread_cases.settling(call("serial"), "blas", 1),
+                 lambda: thread_cases.settling(call("torch"), "torch", 4)]
+    times = bench.time_interleaved(factories, 3)
+    waits = {"blas": f"wait {thread_cases.SETTLE_S['blas']}", "torch": f"wait {thread_cases.SETTLE_S['torch']}"}
+    round_of_calls = ["blas", waits["blas"], "serial", "torch", waits["torch"]]
+    assert events[:10] == round_of_calls * 2  # warm-ups, then the first round
+    assert [ms for ms, _err in times] == [pytest.approx(1.0)] * 3
+
+
 def test_scaling_report_has_every_case_at_every_thread_count(scaling, tmp_path, capsys):
     out = tmp_path / "scaling.md"
     assert scaling.main(["--threads", "1,2", "--sizes", "8192", "--matmul-size", "48", "--repeat", "1",
