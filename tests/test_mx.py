@@ -883,6 +883,28 @@ def test_matmul_against_reference(mf, fa, fb, kernel_set):
     assert ok.all(), (np.argwhere(~ok)[:5], got[~ok][:5], exp[~ok][:5])
 
 
+def test_matmul_long_k_and_several_runs(mf):
+    """Long K (19 blocks of 32, the last partial) and rows over two runs of
+    48, on the AVX-512 and AVX2 kernels: exact against the reference; and
+    bit for bit the portable kernel's on a larger product with several
+    runs, panels and a column tail. (A variant that took K in slices,
+    keeping the accumulators between them, was measured and left out.)"""
+    rng = np.random.default_rng(11)
+    a = (rng.standard_normal((50, 600)) * 2.0 ** rng.integers(-30, 30, (50, 1))).astype(np.float32)
+    b = (rng.standard_normal((600, 9)) * 2.0 ** rng.integers(-30, 30, (1, 9))).astype(np.float32)
+    qa, qb = quantize(mf, a, "mxfp8_e4m3"), quantize(mf, b, "mxfp6_e2m3", axis=0)
+    big_a = quantize(mf, rng.standard_normal((101, 1000)).astype(np.float32), "mxfp4_e2m1")
+    big_b = quantize(mf, rng.standard_normal((1000, 70)).astype(np.float32), "mxfp8_e5m2", axis=0)
+    exact = matmul_reference(qa, qb).view(np.uint32)
+    with kernels(mf, "portable"):
+        portable = mf.mx.matmul(big_a, big_b)
+    for kernel_set in ("avx512", "avx2"):
+        with kernels(mf, kernel_set):
+            got, got_big = mf.mx.matmul(qa, qb), mf.mx.matmul(big_a, big_b)
+        assert (got.view(np.uint32) == exact).all(), kernel_set
+        assert (got_big.view(np.uint32) == portable.view(np.uint32)).all(), kernel_set
+
+
 def test_matmul_nan_scales_and_block_sizes(mf):
     rng = np.random.default_rng(3)
     a = rng.standard_normal((4, 20)).astype(np.float32)
