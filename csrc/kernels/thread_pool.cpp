@@ -72,7 +72,7 @@ thread_local bool t_inside_parallel = false;
 // at least `minimum` items, its start a multiple of `align`. Big chunks
 // first keep the claims few; small ones last let a helper that woke late,
 // or a thread slowed by others on the machine, finish with the rest (a
-// worker woken from sleep joins 50-70 us late in a VM: a 4M-value
+// worker woken from sleep joins about 0.1 ms late in a VM: a 4M-value
 // stochastic cast on 2 threads took 0.36-0.38 ms in chunks of an eighth,
 // against 0.29-0.31 with the worker already awake). The bounds depend only
 // on where the last claim ended, never on which thread claims: the same
