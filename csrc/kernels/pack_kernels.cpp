@@ -175,16 +175,23 @@ MINIFLOAT_AVX2 size_t unpack_fp6_avx2_kernel(const uint8_t* packed, size_t count
     const __m256i high_first = fp6_spread_index(1), low_first = fp6_spread_index(0);
     const __m256i c0_c2 = _mm256_set1_epi32(0x03F03F00), down = _mm256_set1_epi32(0x10000100);  // >> 8, >> 4
     const __m256i c1_c3 = _mm256_set1_epi32(0x00FC0FC0), up = _mm256_set1_epi32(0x00400004);    // << 2, << 6
-    size_t i = 0;
-    for (; i + 32 + kAvx2Fp6Slack <= count; i += 32) {
-        const uint8_t* p = packed + i / 4 * 3;
+    const auto step = [&](size_t at) MINIFLOAT_AVX2 MINIFLOAT_LAMBDA_INLINE {
+        const uint8_t* p = packed + at / 4 * 3;
         const __m256i bytes = _mm256_inserti128_si256(
             _mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))),
             _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 12)), 1);
         const __m256i even = _mm256_mulhi_epu16(_mm256_and_si256(_mm256_shuffle_epi8(bytes, high_first), c0_c2), down);
         const __m256i odd = _mm256_mullo_epi16(_mm256_and_si256(_mm256_shuffle_epi8(bytes, low_first), c1_c3), up);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(codes + i), _mm256_or_si256(even, odd));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(codes + at), _mm256_or_si256(even, odd));
+    };
+    size_t i = 0;
+    // two steps per pass: one step per pass ran 0.087 or 0.133 ms for 4M
+    // codes on a Zen 5, depending on the loop's address
+    for (; i + 64 + kAvx2Fp6Slack <= count; i += 64) {
+        step(i);
+        step(i + 32);
     }
+    for (; i + 32 + kAvx2Fp6Slack <= count; i += 32) step(i);
     return i;
 }
 
