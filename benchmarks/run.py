@@ -1054,6 +1054,15 @@ def simd_flags():
     return []
 
 
+def pair_kernel_note():
+    """Which kernel served group 6's long 8-bit + - * / (measured per process)."""
+    choice = mf._core._pair_kernel()
+    if not choice:
+        return "8-bit + - * /: no long run measured the pair kernel"
+    how = "set by MINIFLOAT_PAIR_KERNEL" if os.environ.get("MINIFLOAT_PAIR_KERNEL") else "measured"
+    return f"8-bit + - * / on long runs: {'table gathers' if choice == 'gathers' else 'fused kernel'} ({how})"
+
+
 def machine_facts(n, repeat, torch, load_start, floor_note):
     try:
         usable = len(os.sched_getaffinity(0))
@@ -1073,6 +1082,7 @@ def machine_facts(n, repeat, torch, load_start, floor_note):
         ("minifloat", getattr(mf, "__version__", "?")),
         ("kernels", f"{mf._core._active_kernels()} (hand-written set in use; "
                     "MINIFLOAT_DISABLE_AVX512=1 / MINIFLOAT_DISABLE_AVX2=1 step down)"),
+        ("pair kernel", pair_kernel_note()),
         # (main() sets torch to one thread; group 18 sets each of its calls' count)
         ("torch", (torch.__version__ + " (threads=1; group 18: 1 and every usable core)")
          if torch is not None else "not installed (group 8 skipped)"),
@@ -1114,7 +1124,8 @@ def results_markdown(cases, facts, notes, rows, heading="###"):
     lines = [
         f"Measured by `python benchmarks/run.py` on {fact['date']}: {fact['CPU']}, "
         f"{os.cpu_count()} logical cores (SIMD: {fact['SIMD flags']}), one thread (group 18: one and every usable core); minifloat "
-        f"{fact['minifloat']} with its `{mf._core._active_kernels()}` kernels, Python {fact['Python']}, "
+        f"{fact['minifloat']} with its `{mf._core._active_kernels()}` kernels ({fact['pair kernel']}), "
+        f"Python {fact['Python']}, "
         f"NumPy {fact['numpy']}, ml_dtypes {fact['ml_dtypes']}, torch {fact['torch']}; "
         f"{fact['N']}; {fact['timing']}. Load average {fact['load avg']}. "
         f"Memory floor: {fact['memory floor']}.",

@@ -11,6 +11,7 @@
 #include "mx_quantize.h"
 #include "numpy_api.h"
 #include "op_tables.h"
+#include "pair_kernel_choice.h"
 #include "scaled_quantize.h"
 #include "simd_dispatch.h"
 #include "stochastic_avx2.h"
@@ -75,6 +76,12 @@ void register_bindings(py::module_& m) {
         if (avx512_vbmi_usable()) return std::string("avx512");
         if (avx2_usable()) return std::string("avx2");
         return std::string("portable");
+    });
+    // Which kernel serves long contiguous 8-bit + - * / (pair_kernel_choice.h):
+    // "gathers" or "fused" once measured, "" before the first long run.
+    m.def("_pair_kernel", []() {
+        if (!pair_choice_made()) return std::string();
+        return std::string(pair_gathers_beat_fused() ? "gathers" : "fused");
     });
     // For tests: whether the 8-bit comparisons and maximum/minimum of the
     // format run on order keys computed by byte arithmetic (order_avx2.h)
