@@ -886,6 +886,46 @@ def test_multiply_every_kernel_set(mf, kind, kernel_set):
         mf._core._set_avx2_kernels(previous[1])
 
 
+@EACH
+@pytest.mark.parametrize("kernel_set", ["avx512", "avx2", "portable"])
+def test_add_and_subtract_every_kernel_set(mf, kind, kernel_set):
+    """a + b and a - b by the hand-written kernels, which test one bound for
+    both NaN and overflow and sort the rare block out after: the same bits
+    as complex128's, and the overflow flag exactly where a finite pair's
+    result rounds to inf (not for inf + finite, not for NaN), wherever in a
+    long array the lane is."""
+    x, y = binary_sample(kind)
+    previous = mf._core._set_avx512_kernels(kernel_set == "avx512"), mf._core._set_avx2_kernels(kernel_set != "portable")
+    try:
+        a, b = make(mf, kind, x), make(mf, kind, y)
+        for fn in (np.add, np.subtract):
+            assert_pairs(kind, codes(quietly(fn, a, b)), C.complex_op(kind, fn, x, y), f"{kernel_set} {fn.__name__}",
+                         operands=(x, y))
+        p = C.part_of(kind)
+        zero = np.zeros(100, np.uint16)
+        big = np.full(100, p.max_code, np.uint16)
+        inf = np.full(100, C.encode(kind, np.array([complex(np.inf, 0)]))[0, 0], np.uint16)
+        for lane in (0, 37, 99):
+            over = zero.copy()
+            over[lane] = p.max_code
+            with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
+                np.add(make(mf, kind, C.pair_codes(over, zero)), make(mf, kind, C.pair_codes(big, zero)))
+            with np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
+                np.subtract(make(mf, kind, C.pair_codes(zero, over)), make(mf, kind, C.pair_codes(zero, big ^ 0x8000)))
+        with np.errstate(over="raise", invalid="ignore"):
+            # inf + max and max + inf (either side), -max - inf: no flag
+            np.add(make(mf, kind, C.pair_codes(inf, big)), make(mf, kind, C.pair_codes(big, zero)))
+            np.add(make(mf, kind, C.pair_codes(big, big)), make(mf, kind, C.pair_codes(inf, zero)))
+            np.subtract(make(mf, kind, C.pair_codes(big ^ 0x8000, zero)), make(mf, kind, C.pair_codes(inf, zero)))
+            np.add(make(mf, kind, C.pair_codes(big, zero)), make(mf, kind, C.pair_codes(big ^ 0x8000, zero)))
+            nan = np.full(100, 0x7E00 if kind == "complex32" else 0x7FC0, np.uint16)
+            r = np.add(make(mf, kind, C.pair_codes(nan, zero)), make(mf, kind, C.pair_codes(big, big)))
+        assert np.isnan(r.astype(np.complex64).real).all()
+    finally:
+        mf._core._set_avx512_kernels(previous[0])
+        mf._core._set_avx2_kernels(previous[1])
+
+
 @pytest.mark.parametrize("kernel_set", ["avx512", "avx2", "portable"])
 def test_multiply_rounds_twice_as_complex128_does(mf, kernel_set):
     """complex128 rounds ar*br - ai*bi to binary64 before the part's

@@ -91,6 +91,8 @@ MINIFLOAT_AVX2_COMPLEX inline __m256i finite_lanes(__m256 v) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(0x7F800000), magnitude_bits(v));
 }
 
+constexpr size_t kComplexPrefetchBytes = 1024;
+
 // Four elements at a time: block(x, y, r, overflow) computes the binary32
 // results r (false: this block has a NaN result, which the general loop
 // does), then the parts are rounded and stored.
@@ -99,6 +101,20 @@ MINIFLOAT_AVX2_COMPLEX inline size_t blocks_of_four(const uint16_t* a, const uin
                                                     uint32_t& flags, Block&& block) {
     __m256i overflow = _mm256_setzero_si256();
     size_t i = 0;
+    // two blocks a pass, with the sources asked for ahead (see
+    // complex_arith_avx512.cpp's blocks_of_eight)
+    for (; i + 8 <= n; i += 8) {
+        __builtin_prefetch(reinterpret_cast<const char*>(a + 2 * i) + kComplexPrefetchBytes, 0, 3);
+        __builtin_prefetch(reinterpret_cast<const char*>(b + 2 * i) + kComplexPrefetchBytes, 0, 3);
+        __m256 r0, r1;
+        if (!block(parts_f32<F>(a + 2 * i), parts_f32<F>(b + 2 * i), r0, overflow)) break;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i), encode_parts<F>(r0));
+        if (!block(parts_f32<F>(a + 2 * i + 8), parts_f32<F>(b + 2 * i + 8), r1, overflow)) {
+            i += 4;
+            break;
+        }
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i + 8), encode_parts<F>(r1));
+    }
     for (; i + 4 <= n; i += 4) {
         __m256 r;
         if (!block(parts_f32<F>(a + 2 * i), parts_f32<F>(b + 2 * i), r, overflow)) break;
@@ -116,9 +132,14 @@ MINIFLOAT_AVX2_COMPLEX size_t add_loop(const uint16_t* a, const uint16_t* b, uin
         a, b, out, n, flags,
         [](__m256 x, __m256 y, __m256& r, __m256i& overflow) MINIFLOAT_AVX2_COMPLEX MINIFLOAT_LAMBDA_INLINE {
             r = Subtract ? _mm256_sub_ps(x, y) : _mm256_add_ps(x, y);
-            if (_mm256_movemask_ps(_mm256_cmp_ps(r, r, _CMP_UNORD_Q)) != 0) return false;
-            const __m256i finite = _mm256_and_si256(finite_lanes(x), finite_lanes(y));
-            overflow = _mm256_or_si256(overflow, _mm256_and_si256(rounds_to_inf<F>(r), finite));
+            // NaN's bits are past the overflow bound too: one test for the
+            // common block, the rare one sorted out here
+            const __m256i big = rounds_to_inf<F>(r);
+            if (!_mm256_testz_si256(big, big)) {
+                if (_mm256_movemask_ps(_mm256_cmp_ps(r, r, _CMP_UNORD_Q)) != 0) return false;
+                const __m256i finite = _mm256_and_si256(finite_lanes(x), finite_lanes(y));
+                overflow = _mm256_or_si256(overflow, _mm256_and_si256(big, finite));
+            }
             return true;
         });
 }
@@ -156,7 +177,8 @@ MINIFLOAT_AVX2_COMPLEX inline __m256i on_coarse_grid(__m256 s) {
 // rounded once to binary32, unless a lane lands on a float16 midpoint
 // inexactly (or is not finite): then the binary64 way. Why that is exact:
 // complex_arith_avx512.cpp's multiply8_f32.
-MINIFLOAT_AVX2_COMPLEX inline bool multiply4_f32(__m256 x, __m256 y, __m256& result, __m256i& overflow) {
+// The results' extremes go to high and low (as complex_arith_avx512.cpp).
+MINIFLOAT_AVX2_COMPLEX inline bool multiply4_f32(__m256 x, __m256 y, __m256& result, __m256& high, __m256& low) {
     __m256 cross;
     const __m256 s = product_sums(x, y, cross);
     const __m256i grid = on_coarse_grid(s);
@@ -170,24 +192,26 @@ MINIFLOAT_AVX2_COMPLEX inline bool multiply4_f32(__m256 x, __m256 y, __m256& res
         if (!_mm256_testz_si256(inexact, grid)) return false;
     }
     result = s;
-    overflow = _mm256_or_si256(overflow, rounds_to_inf<PartFormat::float16>(s));  // (s is finite)
+    high = _mm256_max_ps(high, s);  // (s is finite)
+    low = _mm256_min_ps(low, s);
     return true;
-}
-
-template <PartFormat F>
-MINIFLOAT_AVX2_COMPLEX inline bool multiply4(__m256 x, __m256 y, __m256& r, __m256i& overflow) {
-    if constexpr (F == PartFormat::float16) {
-        if (multiply4_f32(x, y, r, overflow)) return true;
-    }
-    return multiply4_f64<F>(x, y, r, overflow);
 }
 
 template <PartFormat F>
 MINIFLOAT_AVX2_COMPLEX size_t multiply_loop(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
                                             uint32_t& flags) {
-    const auto block = [](__m256 x, __m256 y, __m256& r, __m256i& overflow)
-                           MINIFLOAT_AVX2_COMPLEX MINIFLOAT_LAMBDA_INLINE { return multiply4<F>(x, y, r, overflow); };
-    return blocks_of_four<F>(a, b, out, n, flags, block);
+    __m256 high = _mm256_setzero_ps(), low = _mm256_setzero_ps();
+    const auto block = [&high, &low](__m256 x, __m256 y, __m256& r, __m256i& overflow)
+                           MINIFLOAT_AVX2_COMPLEX MINIFLOAT_LAMBDA_INLINE {
+                               if constexpr (F == PartFormat::float16) {
+                                   if (multiply4_f32(x, y, r, high, low)) return true;
+                               }
+                               return multiply4_f64<F>(x, y, r, overflow);
+                           };
+    const size_t done = blocks_of_four<F>(a, b, out, n, flags, block);
+    const __m256i extreme = _mm256_or_si256(rounds_to_inf<F>(high), rounds_to_inf<F>(low));
+    if (!_mm256_testz_si256(extreme, extreme)) flags |= kFlagOverflow;
+    return done;
 }
 
 template <PartFormat F>

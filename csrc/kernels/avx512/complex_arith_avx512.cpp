@@ -59,6 +59,13 @@ MINIFLOAT_AVX512_COMPLEX inline __mmask16 finite_lanes(__m512 v) {
     return _mm512_cmplt_epi32_mask(magnitude, _mm512_set1_epi32(0x7F800000));
 }
 
+// Each pass asks for the line of each source this far ahead (a pass reads
+// one line of each): on the Intel Xeon (family 6 model 207) VM, 4M-element
+// a * b took 0.54-0.56 ns an element with it (512 or 2048 bytes the same)
+// and 0.61-0.62 without; the hardware prefetchers alone keep too few lines
+// in flight for a loop this busy.
+constexpr size_t kComplexPrefetchBytes = 1024;
+
 // Eight elements at a time: block(x, y, r, overflow) computes the binary32
 // results r of the decoded parts (false: this block has a NaN result, which
 // the general loop does), then the parts are rounded and stored.
@@ -67,6 +74,19 @@ MINIFLOAT_AVX512_COMPLEX inline size_t blocks_of_eight(const uint16_t* a, const 
                                                        uint32_t& flags, Block&& block) {
     __mmask16 overflow = 0;
     size_t i = 0;
+    // two blocks a pass: twice the loads in flight, for data beyond L2
+    for (; i + 16 <= n; i += 16) {
+        __builtin_prefetch(reinterpret_cast<const char*>(a + 2 * i) + kComplexPrefetchBytes, 0, 3);
+        __builtin_prefetch(reinterpret_cast<const char*>(b + 2 * i) + kComplexPrefetchBytes, 0, 3);
+        __m512 r0, r1;
+        if (!block(parts_f32<F>(a + 2 * i), parts_f32<F>(b + 2 * i), r0, overflow)) break;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i), encode_parts<F>(r0));
+        if (!block(parts_f32<F>(a + 2 * i + 16), parts_f32<F>(b + 2 * i + 16), r1, overflow)) {
+            i += 8;
+            break;
+        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i + 16), encode_parts<F>(r1));
+    }
     for (; i + 8 <= n; i += 8) {
         __m512 r;
         if (!block(parts_f32<F>(a + 2 * i), parts_f32<F>(b + 2 * i), r, overflow)) break;
@@ -87,8 +107,13 @@ MINIFLOAT_AVX512_COMPLEX size_t add_loop(const uint16_t* a, const uint16_t* b, u
                               [](__m512 x, __m512 y, __m512& r, __mmask16& overflow)
                                   MINIFLOAT_AVX512_COMPLEX MINIFLOAT_LAMBDA_INLINE {
                                       r = Subtract ? _mm512_sub_ps(x, y) : _mm512_add_ps(x, y);
-                                      if (_mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q) != 0) return false;
-                                      overflow |= rounds_to_inf<F>(r) & finite_lanes(x) & finite_lanes(y);
+                                      // NaN's bits are past the overflow bound too: one test
+                                      // for the common block, the rare one sorted out here
+                                      const __mmask16 big = rounds_to_inf<F>(r);
+                                      if (big != 0) {
+                                          if (_mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q) != 0) return false;
+                                          overflow |= big & finite_lanes(x) & finite_lanes(y);
+                                      }
                                       return true;
                                   });
 }
@@ -142,35 +167,43 @@ MINIFLOAT_AVX512_COMPLEX inline bool multiply8_f64(__m512 x, __m512 y, __m512& r
 // does what complex128 does. So do non-finite parts (their error is NaN
 // and their low 12 bits zero: inf, the default NaN, a float16 NaN's
 // payload shifted up by 13). False: this block needs that way.
-MINIFLOAT_AVX512_COMPLEX inline bool multiply8_f32(__m512 x, __m512 y, __m512& result, __mmask16& overflow) {
-    const __m512 p = _mm512_mul_ps(_mm512_moveldup_ps(x), y);  // ar*br  ar*bi
-    const __m512i real_lanes_sign = _mm512_set1_epi64(0x80000000);
-    const __m512 t = _mm512_castsi512_ps(_mm512_xor_si512(
-        _mm512_castps_si512(_mm512_mul_ps(_mm512_movehdup_ps(x), _mm512_permute_ps(y, 0xB1))),
-        real_lanes_sign));  // -ai*bi  ai*br
-    const __m512 s = _mm512_add_ps(p, t);
+// The results' extremes go to high and low (overflow is sorted out once,
+// after the loop: a max and a min cost less than a compare to a mask).
+MINIFLOAT_AVX512_COMPLEX inline bool multiply8_f32(__m512 x, __m512 y, __m512& result, __m512& high, __m512& low) {
+    const __m512 x_real = _mm512_moveldup_ps(x);
+    const __m512 t = _mm512_mul_ps(_mm512_movehdup_ps(x), _mm512_permute_ps(y, 0xB1));  // ai*bi  ai*br
+    // p = ar*br  ar*bi is exact, so the fused form rounds p -+ t once, as p + (-+t) would
+    const __m512 s = _mm512_fmaddsub_ps(x_real, y, t);
     const __mmask16 on_coarse_grid = _mm512_testn_epi32_mask(_mm512_castps_si512(s), _mm512_set1_epi32(0xFFF));
     if (on_coarse_grid != 0) {
+        const __m512 p = _mm512_mul_ps(x_real, y);
+        const __m512 signed_t = _mm512_castsi512_ps(
+            _mm512_xor_si512(_mm512_castps_si512(t), _mm512_set1_epi64(0x80000000)));  // -ai*bi  ai*br
         const __m512 back = _mm512_sub_ps(s, p);
-        const __m512 error = _mm512_add_ps(_mm512_sub_ps(p, _mm512_sub_ps(s, back)), _mm512_sub_ps(t, back));
+        const __m512 error =
+            _mm512_add_ps(_mm512_sub_ps(p, _mm512_sub_ps(s, back)), _mm512_sub_ps(signed_t, back));
         if (_mm512_mask_cmp_ps_mask(on_coarse_grid, error, _mm512_setzero_ps(), _CMP_NEQ_UQ) != 0) return false;
     }
     result = s;
-    overflow |= rounds_to_inf<PartFormat::float16>(s);  // (s is finite)
+    high = _mm512_max_ps(high, s);  // (s is finite)
+    low = _mm512_min_ps(low, s);
     return true;
 }
 
 template <PartFormat F>
 MINIFLOAT_AVX512_COMPLEX size_t multiply_loop(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
                                               uint32_t& flags) {
-    return blocks_of_eight<F>(a, b, out, n, flags,
-                              [](__m512 x, __m512 y, __m512& r, __mmask16& overflow)
-                                  MINIFLOAT_AVX512_COMPLEX MINIFLOAT_LAMBDA_INLINE {
-                                      if constexpr (F == PartFormat::float16) {
-                                          if (multiply8_f32(x, y, r, overflow)) return true;
-                                      }
-                                      return multiply8_f64<F>(x, y, r, overflow);
-                                  });
+    __m512 high = _mm512_setzero_ps(), low = _mm512_setzero_ps();
+    const size_t done = blocks_of_eight<F>(a, b, out, n, flags,
+                                           [&high, &low](__m512 x, __m512 y, __m512& r, __mmask16& overflow)
+                                               MINIFLOAT_AVX512_COMPLEX MINIFLOAT_LAMBDA_INLINE {
+                                                   if constexpr (F == PartFormat::float16) {
+                                                       if (multiply8_f32(x, y, r, high, low)) return true;
+                                                   }
+                                                   return multiply8_f64<F>(x, y, r, overflow);
+                                               });
+    if (rounds_to_inf<F>(high) != 0 || rounds_to_inf<F>(low) != 0) flags |= kFlagOverflow;
+    return done;
 }
 
 template <PartFormat F>
