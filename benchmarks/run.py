@@ -663,6 +663,13 @@ def run_case(case, repeat):
 # --------------------------------------------------------------------------
 # the memory floor
 # --------------------------------------------------------------------------
+def c_compiler():
+    """The C compiler the machine probes (memory_floor.c, compute_scaling.c)
+    are built with: $CC, else cc, gcc or clang on PATH; None without one."""
+    compilers = [os.environ.get("CC"), "cc", "gcc", "clang"]
+    return next((shutil.which(c) for c in compilers if c and shutil.which(c)), None)
+
+
 def run_memory_floor(n):
     """Times of benchmarks/memory_floor.c's byte movements, {TRAFFIC key: ms}
     (the better of plain order and four streams), and a note on where they
@@ -672,8 +679,7 @@ def run_memory_floor(n):
         return {}, f"memory_floor.c not run (it moves {MEMORY_FLOOR_N:,} elements, this run {n:,})"
     if sys.platform == "win32" or platform.machine().lower() not in ("x86_64", "amd64"):
         return {}, "memory_floor.c not run (x86-64 Linux/macOS only)"
-    compilers = [os.environ.get("CC"), "cc", "gcc", "clang"]
-    cc = next((shutil.which(c) for c in compilers if c and shutil.which(c)), None)
+    cc = c_compiler()
     if cc is None:
         return {}, "memory_floor.c not run (no C compiler on PATH)"
     with tempfile.TemporaryDirectory() as tmp:

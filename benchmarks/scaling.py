@@ -23,6 +23,15 @@ within it (arrays of a few MB over many threads) NumPy's split pays for
 its threads as well, and so a cell there can be "at floor" while far
 faster than the floor.
 
+The compute ceiling is what the machine's cores give arithmetic:
+benchmarks/compute_scaling.c runs the same register-only fused
+multiply-adds on each of t threads, and its scaling is t * time(1) /
+time(t). On t real cores that is t; on a VM whose virtual CPUs share
+physical cores, or whose cores slow as more of them run, it is less, and
+no kernel's compute-bound work scales further. A cell short of 0.7 per
+thread but at >= 0.7 x that ceiling is "at ceiling": the goal, on the
+cores the machine really gives.
+
 All calls of one case (every thread count, minifloat, floor and torch) are
 timed in alternating rounds, best of `--repeat` (run.py's rule).
 """
@@ -30,7 +39,10 @@ import argparse
 import datetime
 import os
 import platform
+import re
+import subprocess
 import sys
+import tempfile
 
 # NumPy first, with its BLAS free to use every core: importing run.py sets
 # OMP/OPENBLAS_NUM_THREADS=1 for its own single-threaded groups, which must
@@ -95,17 +107,47 @@ def measure(case, counts, repeat):
     return result
 
 
-def verdict(t, scaling, ms, floor_ms):
+COMPUTE_SCALING_C = os.path.join(HERE, "compute_scaling.c")
+
+
+def compute_ceiling(counts):
+    """({t: the scaling of compute_scaling.c's arithmetic on t threads}, a
+    note on where it came from); empty where it cannot run (it needs
+    x86-64 with AVX2 and FMA, POSIX threads and a C compiler taking GCC's
+    options)."""
+    if sys.platform == "win32" or platform.machine().lower() not in ("x86_64", "amd64"):
+        return {}, "compute_scaling.c not run (x86-64 Linux/macOS only)"
+    cc = run.c_compiler()
+    if cc is None:
+        return {}, "compute_scaling.c not run (no C compiler on PATH)"
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "compute_scaling")
+        try:
+            subprocess.run([cc, "-O2", "-mavx2", "-mfma", "-pthread", COMPUTE_SCALING_C, "-o", exe], check=True,
+                           capture_output=True, timeout=120)
+            out = subprocess.run([exe, *map(str, counts)], check=True, capture_output=True, text=True,
+                                 timeout=600).stdout
+        except (OSError, subprocess.SubprocessError) as exc:
+            return {}, f"compute_scaling.c did not run ({run.first_line(exc)})"
+    found = {int(t): float(x) for t, x in re.findall(r"(\d+) threads: [\d.]+ ms, scaling ([\d.]+)", out)}
+    if set(found) != set(counts):
+        return {}, "compute_scaling.c printed something unexpected"
+    return found, f"benchmarks/compute_scaling.c ({os.path.basename(cc)} -O2 -mavx2 -mfma)"
+
+
+def verdict(t, scaling, ms, floor_ms, ceiling=None):
     if t == 1 or scaling is None:
         return ""
     if scaling >= PER_THREAD_GOAL * t:
         return "met"
     if floor_ms is not None and ms <= FLOOR_SLACK * floor_ms:
         return "at floor"
+    if ceiling is not None and scaling >= PER_THREAD_GOAL * ceiling:
+        return "at ceiling"
     return "MISS"
 
 
-def rows_of(name, result, counts):
+def rows_of(name, result, counts, ceiling=None):
     one = result[1].get("mf")
     rows, floor_ms = [], None
     for t in counts:
@@ -121,12 +163,12 @@ def rows_of(name, result, counts):
             "case": name, "threads": t, "ms": ms, "scaling": scaling,
             "per_thread": scaling / t if scaling else None, "floor": floor_ms,
             "torch": torch_ms, "vs_torch": torch_ms / ms if torch_ms and ms else None,
-            "verdict": verdict(t, scaling, ms, floor_ms),
+            "verdict": verdict(t, scaling, ms, floor_ms, (ceiling or {}).get(t)),
         })
     return rows
 
 
-def machine_facts(counts, torch, load_start):
+def machine_facts(counts, torch, load_start, ceiling, ceiling_note):
     usable = thread_cases.usable_cores()
     try:
         siblings = open("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list").read().strip()
@@ -151,6 +193,8 @@ def machine_facts(counts, torch, load_start):
                      f"{getattr(mf, '__version__', '?')} (kernels: {mf._core._active_kernels()}), torch "
                      f"{torch.__version__ if torch is not None else 'not used'}"),
         ("threads", ", ".join(map(str, counts))),
+        ("compute ceiling", (", ".join(f"{t}t {ceiling[t]:.2f}x" for t in counts) + f" ({ceiling_note})")
+         if ceiling else ceiling_note),
         ("timing", f"run.py's rule: every call of a case in alternating rounds, best of the runs, ms"),
         ("load avg", f"{load_start} at start, {run.load_avg()} at end (1-min)"),
     ]
@@ -164,6 +208,7 @@ def report(rows, facts, counts):
     checked = [r for r in rows if r["threads"] > 1 and r["verdict"]]
     met = sum(r["verdict"] == "met" for r in checked)
     floor = sum(r["verdict"] == "at floor" for r in checked)
+    ceiling = sum(r["verdict"] == "at ceiling" for r in checked)
     vs_torch = [r for r in rows if r["vs_torch"] is not None]
     ahead = sum(r["vs_torch"] >= 1 for r in vs_torch)
     lines = ["# minifloat: the scaling curve", "",
@@ -173,11 +218,16 @@ def report(rows, facts, counts):
              "(for the float8 matrix product: NumPy's float32 product at t BLAS threads); \"at floor\": "
              f"minifloat within {FLOOR_SLACK}x of it or faster (beyond the cache, the memory stops the scaling; "
              "within it, the cost of starting threads on a few MB); "
+             "\"at ceiling\": short of it but at >= "
+             f"{PER_THREAD_GOAL} x the compute ceiling, the scaling benchmarks/compute_scaling.c's "
+             "register-only arithmetic gets from t threads on this machine (t on t real cores; less where "
+             "virtual CPUs share cores or slow down together); "
              "torch / mf is torch's time over minifloat's at the same thread count (goal >= 1).", ""]
     lines += [f"- **{k}**: {v}" for k, v in facts]
     lines += ["", "## Verdict", "",
               f"**{met} of {len(checked)} multi-thread cells at >= {PER_THREAD_GOAL} x threads; "
-              f"{floor} short of it at the floor (memory or BLAS); {len(checked) - met - floor} missed. "
+              f"{floor} short of it at the floor (memory or BLAS); {ceiling} at the compute ceiling; "
+              f"{len(checked) - met - floor - ceiling} missed. "
               f"Ahead of torch in {ahead} of {len(vs_torch)} comparisons.**", ""]
     names = list(dict.fromkeys(r["case"] for r in rows))
     lines += ["## Scaling (1-thread time / t-thread time)", ""]
@@ -222,6 +272,9 @@ def main(argv=None):
     requested = [int(t) for t in args.threads.split(",")] if args.threads else None
     counts = thread_counts(usable, requested)
     load_start = run.load_avg()
+    ceiling, ceiling_note = compute_ceiling(counts)
+    if ceiling:
+        print("  compute ceiling: " + ", ".join(f"{t}t {ceiling[t]:.2f}x" for t in counts), flush=True)
     threads_before = mf.get_num_threads()
     rows = []
     try:
@@ -229,14 +282,14 @@ def main(argv=None):
         all_cases += matmul_cases(args.matmul_size) if args.matmul_size > 0 else []
         for case in all_cases:
             result = measure(case, counts, args.repeat)
-            rows += rows_of(case[0], result, counts)
+            rows += rows_of(case[0], result, counts, ceiling)
             print("  " + case[0] + ": " + ", ".join(
                 f"{r['threads']}t {run.fmt_ms(r['ms'])} ms ({fmt(r['scaling'])}"
                 + (f", torch {fmt(r['vs_torch'])}" if r["vs_torch"] else "") + ")"
                 for r in rows if r["case"] == case[0]), flush=True)
     finally:
         mf.set_num_threads(threads_before)
-    text = report(rows, machine_facts(counts, torch, load_start), counts)
+    text = report(rows, machine_facts(counts, torch, load_start, ceiling, ceiling_note), counts)
     print(text)
     if args.out:
         with open(args.out, "w") as fh:

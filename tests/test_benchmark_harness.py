@@ -286,11 +286,29 @@ def test_scaling_verdicts(scaling):
     assert scaling.verdict(4, 2.8, 2.0, None) == "met"            # 0.7 per thread
     assert scaling.verdict(4, 2.7, 2.0, 1.8) == "at floor"        # within 1.2x of the floor
     assert scaling.verdict(4, 2.7, 2.0, 1.5) == "MISS"
+    # on a machine whose 4 threads do 2.8 cores' arithmetic, 0.7 x 2.8 is the goal
+    assert scaling.verdict(4, 2.0, 2.0, 1.5, 2.8) == "at ceiling"
+    assert scaling.verdict(4, 1.9, 2.0, 1.5, 2.8) == "MISS"
+    assert scaling.verdict(4, 2.8, 2.0, 1.5, 2.8) == "met"
     # the floor at t is the least time NumPy needed with at most t threads
     rows = scaling.rows_of("case", {1: {"mf": 8.0, "floor": 5.0}, 2: {"mf": 6.5, "floor": 7.0, "torch": 13.0}}, [1, 2])
     assert [r["floor"] for r in rows] == [5.0, 5.0]
     assert rows[1]["scaling"] == pytest.approx(8 / 6.5) and rows[1]["vs_torch"] == pytest.approx(2.0)
     assert rows[1]["verdict"] == "MISS"  # 1.23x on 2 threads, 6.5 ms against a 5 ms floor (> 1.2x)
+    rows = scaling.rows_of("case", {1: {"mf": 8.0}, 2: {"mf": 6.5}}, [1, 2], {1: 1.0, 2: 1.7})
+    assert rows[1]["verdict"] == "at ceiling"  # 1.23x >= 0.7 x 1.7
+
+
+def test_compute_ceiling_runs_the_probe_at_each_thread_count(scaling):
+    """compute_scaling.c's arithmetic on 1 and 2 threads: one scaling per
+    count, 1 thread exactly 1x, 2 threads between a core and two (within
+    timing noise)."""
+    ceiling, note = scaling.compute_ceiling([1, 2])
+    if not ceiling:
+        pytest.skip(note)
+    assert sorted(ceiling) == [1, 2] and ceiling[1] == pytest.approx(1.0)
+    assert 0.8 <= ceiling[2] <= 2.3, ceiling
+    assert "compute_scaling.c" in note
 
 
 def test_a_call_on_several_foreign_threads_settles_untimed(bench, monkeypatch):
@@ -331,7 +349,7 @@ def test_scaling_report_has_every_case_at_every_thread_count(scaling, tmp_path, 
     text = out.read_text()
     assert text.index("## Verdict") < text.index("## Scaling") < text.index("## Every cell")
     assert "multi-thread cells at >= 0.7 x threads" in text
-    for fact in ("**CPU**", "**cores**", "**caches**", "**versions**", "**threads**: 1, 2"):
+    for fact in ("**CPU**", "**cores**", "**caches**", "**versions**", "**threads**: 1, 2", "**compute ceiling**"):
         assert fact in text
     cells = [line for line in text.splitlines() if line.startswith("| ") and (" | 1 | " in line or " | 2 | " in line)]
     names = ["f32 -> float8_e4m3fn, 8,192", "stochastic f32 -> float8_e4m3fn, 8,192", "mx.quantize nvfp4, 8,192",
