@@ -272,6 +272,9 @@ def main(argv=None):
     requested = [int(t) for t in args.threads.split(",")] if args.threads else None
     counts = thread_counts(usable, requested)
     load_start = run.load_avg()
+    # the ceiling at the start and again at the end, the higher kept: a VM's
+    # cores give more at one time than another, and a low reading would
+    # excuse cells the machine could have run faster
     ceiling, ceiling_note = compute_ceiling(counts)
     if ceiling:
         print("  compute ceiling: " + ", ".join(f"{t}t {ceiling[t]:.2f}x" for t in counts), flush=True)
@@ -289,6 +292,13 @@ def main(argv=None):
                 for r in rows if r["case"] == case[0]), flush=True)
     finally:
         mf.set_num_threads(threads_before)
+    if ceiling:
+        again, _note = compute_ceiling(counts)
+        if again:
+            readings = {t: (ceiling[t], again[t]) for t in counts}
+            ceiling = {t: max(r) for t, r in readings.items()}
+            ceiling_note += "; the higher of its readings at the start and the end: " + ", ".join(
+                f"{t}t {a:.2f}/{b:.2f}" for t, (a, b) in readings.items() if t > 1)
     text = report(rows, machine_facts(counts, torch, load_start, ceiling, ceiling_note), counts)
     print(text)
     if args.out:
