@@ -1066,7 +1066,8 @@ def pair_kernel_note():
     if not choice:
         return "8-bit + - * /: no long run measured the pair kernel"
     how = "set by MINIFLOAT_PAIR_KERNEL" if os.environ.get("MINIFLOAT_PAIR_KERNEL") else "measured"
-    return f"8-bit + - * / on long runs: {'table gathers' if choice == 'gathers' else 'fused kernel'} ({how})"
+    kernel = "pair-table gathers" if choice == "gathers" else "computed in registers"
+    return f"8-bit + - * / on long runs: {kernel} ({how})"
 
 
 def machine_facts(n, repeat, torch, load_start, floor_note):

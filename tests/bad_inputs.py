@@ -1377,6 +1377,7 @@ def _build():
     mxq = core.mx_quantize
     private = {
         "active_kernels_args": (lambda: core._active_kernels(1), TV, None),
+        "pair_kernel_args": (lambda: core._pair_kernel(1), TV, None),
         "cpu_kernel_sets_args": (lambda: core._cpu_kernel_sets("x"), TV, None),
         "mx_quantize_no_args": (lambda: core.mx_quantize(), TV, None),
         "mx_quantize_keywords_junk": (lambda: core.mx_quantize(values=None, element_index="x", emax=None,

@@ -310,3 +310,43 @@ def test_layouts_match_contiguous(mf, name):
         buf[1:] = ca[:n].view(np.uint8)
         with np.errstate(all="ignore"):
             assert bits(np.add(ua.view(T), b[:n])) == bits(np.add(a[:n], b[:n]))
+
+
+def test_pair_kernel_choice_is_reported_and_can_be_set():
+    """The kernel serving long 8-bit + - * / is chosen once per process, on
+    the first long run (measured, or set by MINIFLOAT_PAIR_KERNEL), and
+    mf._core._pair_kernel names it ("" before); every choice gives the same
+    bits. In fresh processes, so that the choice is not this one's."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import hashlib, numpy as np, minifloat as mf
+        mf.set_num_threads(1)  # one run of 2M codes: long enough to ask for the choice
+        before = mf._core._pair_kernel()
+        codes = np.arange(1 << 21, dtype=np.uint32)
+        a = (codes & 0xFF).astype(np.uint8).view(mf.float8_e4m3fn)
+        b = ((codes >> 8) & 0xFF).astype(np.uint8).view(mf.float8_e4m3fn)
+        with np.errstate(all="ignore"):
+            product = np.multiply(a, b)
+        print(repr(before), mf._core._pair_kernel(), mf._core._active_kernels(),
+              hashlib.sha256(product.tobytes()).hexdigest())
+    """)
+    seen = {}
+    for setting in (None, "fused", "gathers"):
+        env = {k: v for k, v in os.environ.items() if k != "MINIFLOAT_PAIR_KERNEL"}
+        if setting is not None:
+            env["MINIFLOAT_PAIR_KERNEL"] = setting
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+        assert r.returncode == 0, r.stderr
+        before, chosen, active, digest = r.stdout.split()
+        assert before == "''"
+        assert chosen in ("computed", "gathers")
+        if setting == "fused" or active != "avx512":
+            assert chosen == "computed"  # (the gathers are weighed against the AVX-512 fused kernel only)
+        if setting == "gathers" and active == "avx512":
+            assert chosen == "gathers"
+        seen[setting] = digest
+    assert len(set(seen.values())) == 1, seen

@@ -78,10 +78,12 @@ void register_bindings(py::module_& m) {
         return std::string("portable");
     });
     // Which kernel serves long contiguous 8-bit + - * / (pair_kernel_choice.h):
-    // "gathers" or "fused" once measured, "" before the first long run.
+    // "gathers" (pair-table lookups) or "computed" (decoded, combined and
+    // encoded in registers by the active set) once chosen, "" before the
+    // first long run.
     m.def("_pair_kernel", []() {
         if (!pair_choice_made()) return std::string();
-        return std::string(pair_gathers_beat_fused() ? "gathers" : "fused");
+        return std::string(pair_gathers_beat_fused() ? "gathers" : "computed");
     });
     // For tests: whether the 8-bit comparisons and maximum/minimum of the
     // format run on order keys computed by byte arithmetic (order_avx2.h)
