@@ -79,8 +79,8 @@ void register_bindings(py::module_& m) {
     });
     // Which kernel serves long contiguous 8-bit + - * / (pair_kernel_choice.h):
     // "gathers" (pair-table lookups) or "computed" (decoded, combined and
-    // encoded in registers by the active set) once chosen, "" before the
-    // first long run.
+    // encoded in registers by the active set) once chosen; "" before the
+    // first long run, and without the AVX-512 kernels (nothing to choose).
     m.def("_pair_kernel", []() {
         if (!pair_choice_made()) return std::string();
         return std::string(pair_gathers_beat_fused() ? "gathers" : "computed");
