@@ -16,6 +16,14 @@ namespace minifloat {
 
 enum class ComplexArith : uint8_t { add, subtract, multiply };
 
+// How far ahead the hand-written kernels ask for each source's next line (a
+// pass of two blocks reads one line of each, AVX-512; half a line, AVX2):
+// on an Intel Xeon (family 6 model 207) VM, 4M-element a * b took 0.54-0.56
+// ns an element with it (512 or 2048 bytes the same) and 0.61-0.62
+// without; the hardware prefetchers alone keep too few lines in flight for
+// loops this busy.
+constexpr size_t kComplexPrefetchBytes = 1024;
+
 // out = a op b on part codes (2n each, real part first); returns the FpFlag
 // bits raised. The hand-written kernels (complex_arith_avx512/avx2) take
 // the blocks whose results hold no NaN, the general loop the rest.

@@ -91,8 +91,6 @@ MINIFLOAT_AVX2_COMPLEX inline __m256i finite_lanes(__m256 v) {
     return _mm256_cmpgt_epi32(_mm256_set1_epi32(0x7F800000), magnitude_bits(v));
 }
 
-constexpr size_t kComplexPrefetchBytes = 1024;
-
 // Four elements at a time: block(x, y, r, overflow) computes the binary32
 // results r (false: this block has a NaN result, which the general loop
 // does), then the parts are rounded and stored.
@@ -100,26 +98,25 @@ template <PartFormat F, class Block>
 MINIFLOAT_AVX2_COMPLEX inline size_t blocks_of_four(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
                                                     uint32_t& flags, Block&& block) {
     __m256i overflow = _mm256_setzero_si256();
+    // one block at `at`; false (nothing stored) where it needs the general loop
+    const auto one = [&](size_t at) MINIFLOAT_AVX2_COMPLEX MINIFLOAT_LAMBDA_INLINE {
+        __m256 r;
+        if (!block(parts_f32<F>(a + 2 * at), parts_f32<F>(b + 2 * at), r, overflow)) return false;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * at), encode_parts<F>(r));
+        return true;
+    };
     size_t i = 0;
-    // two blocks a pass, with the sources asked for ahead (see
-    // complex_arith_avx512.cpp's blocks_of_eight)
+    // two blocks a pass, the sources asked for ahead (kComplexPrefetchBytes)
     for (; i + 8 <= n; i += 8) {
         __builtin_prefetch(reinterpret_cast<const char*>(a + 2 * i) + kComplexPrefetchBytes, 0, 3);
         __builtin_prefetch(reinterpret_cast<const char*>(b + 2 * i) + kComplexPrefetchBytes, 0, 3);
-        __m256 r0, r1;
-        if (!block(parts_f32<F>(a + 2 * i), parts_f32<F>(b + 2 * i), r0, overflow)) break;
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i), encode_parts<F>(r0));
-        if (!block(parts_f32<F>(a + 2 * i + 8), parts_f32<F>(b + 2 * i + 8), r1, overflow)) {
+        if (!one(i)) break;
+        if (!one(i + 4)) {
             i += 4;
             break;
         }
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i + 8), encode_parts<F>(r1));
     }
-    for (; i + 4 <= n; i += 4) {
-        __m256 r;
-        if (!block(parts_f32<F>(a + 2 * i), parts_f32<F>(b + 2 * i), r, overflow)) break;
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i), encode_parts<F>(r));
-    }
+    while (i + 4 <= n && one(i)) i += 4;  // (after a break: retries that block once, and stops)
     if (!_mm256_testz_si256(overflow, overflow)) flags |= kFlagOverflow;
     return i;
 }
