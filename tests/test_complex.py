@@ -926,6 +926,48 @@ def test_add_and_subtract_every_kernel_set(mf, kind, kernel_set):
         mf._core._set_avx2_kernels(previous[1])
 
 
+@EACH
+@pytest.mark.parametrize("kernel_set", ["avx512", "avx2", "portable"])
+def test_multiply_overflow_bound_every_kernel_set(mf, kind, kernel_set):
+    """a * b whose part lands exactly on the first value that rounds to inf
+    (the largest plus half its ulp), either sign, at lanes 0, 37 and 99 of
+    100: the flag; a quarter ulp less: the largest, no flag. The kernels
+    keep the results' largest magnitude and compare it once, after the loop."""
+    p = C.part_of(kind)
+    half_ulp = Fraction(2) ** (p.emax - p.p)
+    one = C.encode_int(kind, 1)
+    previous = mf._core._set_avx512_kernels(kernel_set == "avx512"), mf._core._set_avx2_kernels(kernel_set != "portable")
+    try:
+        for lane in (0, 37, 99):
+            for sign in (0, 0x8000):
+                for extra, overflows in ((half_ulp, True), (half_ulp / 2, False)):
+                    # (max, -extra) * (1, 1): real max + extra, imaginary max - extra
+                    real = np.full(100, one, np.uint16)
+                    imag = np.zeros(100, np.uint16)
+                    real[lane] = p.max_code | sign
+                    imag[lane] = C.encode_fraction(kind, -extra) ^ sign
+                    x = C.pair_codes(real, imag)
+                    y = C.pair_codes(np.full(100, one, np.uint16), np.full(100, one, np.uint16))
+                    with np.errstate(over="raise"):
+                        if overflows:
+                            with pytest.raises(FloatingPointError, match="overflow"):
+                                np.multiply(make(mf, kind, x), make(mf, kind, y))
+                        else:
+                            got = np.multiply(make(mf, kind, x), make(mf, kind, y))
+                            assert_pairs(kind, codes(got), C.complex_op(kind, np.multiply, x, y),
+                                         f"{kernel_set} lane {lane}", operands=(x, y))
+        # a long array on two threads, the lane in the second thread's share
+        n = 1 << 21
+        real, imag = np.full(n, one, np.uint16), np.zeros(n, np.uint16)
+        real[n - 3], imag[n - 3] = p.max_code, C.encode_fraction(kind, -half_ulp)
+        ones = C.pair_codes(np.full(n, one, np.uint16), np.full(n, one, np.uint16))
+        with mf.num_threads(2), np.errstate(over="raise"), pytest.raises(FloatingPointError, match="overflow"):
+            np.multiply(make(mf, kind, C.pair_codes(real, imag)), make(mf, kind, ones))
+    finally:
+        mf._core._set_avx512_kernels(previous[0])
+        mf._core._set_avx2_kernels(previous[1])
+
+
 @pytest.mark.parametrize("kernel_set", ["avx512", "avx2", "portable"])
 def test_multiply_rounds_twice_as_complex128_does(mf, kernel_set):
     """complex128 rounds ar*br - ai*bi to binary64 before the part's

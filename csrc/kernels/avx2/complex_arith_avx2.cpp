@@ -77,6 +77,10 @@ MINIFLOAT_AVX2_COMPLEX inline __m128i encode_parts(__m256 v) {
     }
 }
 
+// Whether a lane of m (a compare's all-ones lanes) is set: one instruction
+// (vptest is two on Intel, one of them on the port every shuffle here needs).
+MINIFLOAT_AVX2_COMPLEX inline bool any_lane(__m256i m) { return _mm256_movemask_ps(_mm256_castsi256_ps(m)) != 0; }
+
 MINIFLOAT_AVX2_COMPLEX inline __m256i magnitude_bits(__m256 v) {
     return _mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32(0x7FFFFFFF));
 }
@@ -132,7 +136,7 @@ MINIFLOAT_AVX2_COMPLEX size_t add_loop(const uint16_t* a, const uint16_t* b, uin
             // NaN's bits are past the overflow bound too: one test for the
             // common block, the rare one sorted out here
             const __m256i big = rounds_to_inf<F>(r);
-            if (!_mm256_testz_si256(big, big)) {
+            if (any_lane(big)) {
                 if (_mm256_movemask_ps(_mm256_cmp_ps(r, r, _CMP_UNORD_Q)) != 0) return false;
                 const __m256i finite = _mm256_and_si256(finite_lanes(x), finite_lanes(y));
                 overflow = _mm256_or_si256(overflow, _mm256_and_si256(big, finite));
@@ -174,12 +178,13 @@ MINIFLOAT_AVX2_COMPLEX inline __m256i on_coarse_grid(__m256 s) {
 // rounded once to binary32, unless a lane lands on a float16 midpoint
 // inexactly (or is not finite): then the binary64 way. Why that is exact:
 // complex_arith_avx512.cpp's multiply8_f32.
-// The results' extremes go to high and low (as complex_arith_avx512.cpp).
-MINIFLOAT_AVX2_COMPLEX inline bool multiply4_f32(__m256 x, __m256 y, __m256& result, __m256& high, __m256& low) {
+// Overflow needs no test here: the conversion to float16 raises the flag
+// (as complex_arith_avx512.cpp).
+MINIFLOAT_AVX2_COMPLEX inline bool multiply4_f32(__m256 x, __m256 y, __m256& result) {
     __m256 cross;
     const __m256 s = product_sums(x, y, cross);
     const __m256i grid = on_coarse_grid(s);
-    if (!_mm256_testz_si256(grid, grid)) {
+    if (any_lane(grid)) {
         const __m256 p = _mm256_mul_ps(_mm256_moveldup_ps(x), y);  // ar*br  ar*bi
         const __m256 real_lanes_sign = _mm256_castsi256_ps(_mm256_set1_epi64x(0x80000000));
         const __m256 t = _mm256_xor_ps(cross, real_lanes_sign);  // -ai*bi  ai*br
@@ -189,26 +194,20 @@ MINIFLOAT_AVX2_COMPLEX inline bool multiply4_f32(__m256 x, __m256 y, __m256& res
         if (!_mm256_testz_si256(inexact, grid)) return false;
     }
     result = s;
-    high = _mm256_max_ps(high, s);  // (s is finite)
-    low = _mm256_min_ps(low, s);
     return true;
 }
 
 template <PartFormat F>
 MINIFLOAT_AVX2_COMPLEX size_t multiply_loop(const uint16_t* a, const uint16_t* b, uint16_t* out, size_t n,
                                             uint32_t& flags) {
-    __m256 high = _mm256_setzero_ps(), low = _mm256_setzero_ps();
-    const auto block = [&high, &low](__m256 x, __m256 y, __m256& r, __m256i& overflow)
+    const auto block = [](__m256 x, __m256 y, __m256& r, __m256i& overflow)
                            MINIFLOAT_AVX2_COMPLEX MINIFLOAT_LAMBDA_INLINE {
                                if constexpr (F == PartFormat::float16) {
-                                   if (multiply4_f32(x, y, r, high, low)) return true;
+                                   if (multiply4_f32(x, y, r)) return true;
                                }
                                return multiply4_f64<F>(x, y, r, overflow);
                            };
-    const size_t done = blocks_of_four<F>(a, b, out, n, flags, block);
-    const __m256i extreme = _mm256_or_si256(rounds_to_inf<F>(high), rounds_to_inf<F>(low));
-    if (!_mm256_testz_si256(extreme, extreme)) flags |= kFlagOverflow;
-    return done;
+    return blocks_of_four<F>(a, b, out, n, flags, block);
 }
 
 template <PartFormat F>
