@@ -1145,6 +1145,31 @@ def test_stochastic_avx2_kernel_bit_for_bit(mf, name, dtype):
             assert got_warnings == portable_warnings, label
 
 
+@pytest.mark.parametrize("kernel_set", ["avx512", "avx2", "portable"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_stochastic_16_bit_format_without_negative_zero(mf, kernel_set, dtype):
+    """A 16-bit format made by mf.float_format with no -0 (its code is NaN,
+    as the fnuz formats'): negative values that round to zero give +0, on
+    every kernel set (the AVX2 kernel drops the sign of 16 codes at once),
+    the reference's codes throughout; values in the normal range, below it,
+    rounding to zero about half the time, and zeros of both signs, mixed in
+    runs of 256 and interleaved."""
+    params = dict(exponent_bits=5, mantissa_bits=10, infinities=False, nan="negative_zero", negative_zero=False)
+    T, fmt = mf.float_format(**params), R.describe(**params)
+    rng = np.random.default_rng(seed_of("16-bit fnuz", np.dtype(dtype).name))
+    tiny = 2.0 ** -24  # the smallest step
+    kinds = [rng.standard_normal(4096) * 1000, rng.standard_normal(4096) * 2.0 ** -16,
+             rng.standard_normal(4096) * tiny, np.where(rng.random(512) < 0.5, -0.0, 0.0)]
+    x = np.concatenate(kinds + [rng.permutation(np.concatenate(kinds))]).astype(dtype)
+    seed = seed_of("16-bit fnuz draws", np.dtype(dtype).name)
+    exp = expected(fmt, x, "stochastic", False, seed)
+    with kernels(mf, kernel_set):
+        got = mf.cast(x, T, rounding="stochastic", rng=seed)
+    assert_codes(got, exp, x, f"{kernel_set} {np.dtype(dtype).name}")
+    assert not (codes(got) == 0x8000).any()  # (the NaN code: no value here is NaN)
+    assert ((codes(got) == 0) & np.signbit(x) & (x != 0)).any()  # negative values did round to zero
+
+
 @needs_avx2
 @pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e3m4", "float8_e5m2fnuz", "float4_e2m1fn",
                                   "float8_e8m0fnu", "bfloat16", "binary8p7uf", "binary8p1ue"])

@@ -166,8 +166,11 @@ MINIFLOAT_AVX2_SR_INLINE void store8(void* out, size_t i, __m256i codes) {
 // or in the pair order of avx2_pack.h when `PairOrder`), the sign bit set
 // where s0's or s1's lane is negative: the pairs' words as they come (fewer
 // registers live than four vectors of codes and four of signs), the bytes
-// once both pairs are in (avx2_pack.h).
-template <int OutBytes, bool PairOrder>
+// once both pairs are in (avx2_pack.h). DropZeroSigns (formats without -0):
+// a code that came out as -0 becomes +0, one compare for all 32 (16) codes
+// where signing each vector as rounded took two operations per 8 (as
+// codec_avx2.cpp's pack32_with_signs).
+template <int OutBytes, bool PairOrder, bool DropZeroSigns = false>
 struct CodeStore {
     WordsWithSigns first_pair;
 
@@ -180,6 +183,7 @@ struct CodeStore {
                 return;
             }
             __m256i codes = bytes_with_signs(first_pair, packed, sign);
+            if constexpr (DropZeroSigns) codes = _mm256_andnot_si256(_mm256_cmpeq_epi8(codes, sign), codes);
             if constexpr (PairOrder) codes = from_pair_order(codes);
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint8_t*>(out) + i), codes);
         } else {
@@ -190,7 +194,11 @@ struct CodeStore {
                                             : _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7);
             const __m256i signed0 = _mm256_or_si256(c0, _mm256_and_si256(_mm256_srai_epi32(s0, 31), sign));
             const __m256i signed1 = _mm256_or_si256(c1, _mm256_and_si256(_mm256_srai_epi32(s1, 31), sign));
-            const __m256i packed = _mm256_permutevar8x32_epi32(_mm256_packus_epi32(signed0, signed1), order);
+            __m256i packed = _mm256_permutevar8x32_epi32(_mm256_packus_epi32(signed0, signed1), order);
+            if constexpr (DropZeroSigns) {
+                const __m256i sign16 = _mm256_packus_epi32(sign, sign);  // (sign's bit in every 16-bit lane)
+                packed = _mm256_andnot_si256(_mm256_cmpeq_epi16(packed, sign16), packed);
+            }
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<uint16_t*>(out) + i + 16 * h), packed);
         }
     }
@@ -344,7 +352,7 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes32& constants, DrawLane
     const Lanes32 k = constants;
     DrawLanes d = draws;
     __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256();
-    CodeStore<OutBytes, false> store;
+    CodeStore<OutBytes, false, Kind == GroupKind::small && ZeroDropsSign> store;
     for (size_t i = 0; i < kGroup; i += 32) {
         prefetch_step(in + i);
         const StepCounters counters = next_step_counters(d);
@@ -363,7 +371,7 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes32& constants, DrawLane
                     // (|x| - band_from: below the band wraps around)
                     band = _mm256_min_epu32(band, _mm256_sub_epi32(a, k.band_from));
                     c[j] = small_magnitudes(k, a, Rounds::rounds(d, counters.x[2 * h + j], d.last_complemented));
-                    s[j] = ZeroDropsSign ? sign_source(true, u, c[j]) : u;
+                    s[j] = u;  // (-0 dropped by the store where the format has none)
                 }
             }
             store.pair(out, i, h, c[0], c[1], s[0], s[1], OutBytes == 1 ? k.sign_byte : k.sign_bit);
@@ -609,7 +617,7 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes64& constants, DrawLane
     const Lanes64 k = constants;  // (as in run_group)
     DrawLanes d = draws;
     __m256i low = _mm256_set1_epi32(-1), top = _mm256_setzero_si256();
-    CodeStore<OutBytes, true> store;
+    CodeStore<OutBytes, true, Kind == GroupKind::small && ZeroDropsSign> store;
     for (size_t i = 0; i < kGroup; i += 32) {
         prefetch_step(in + i);
         const StepCounters counters = next_step_counters(d);
@@ -628,7 +636,7 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes64& constants, DrawLane
                 } else {
                     const __m256i biased = swap_pair_order(Rounds::rounds(d, counters.x[2 * h + j], d.last_biased));
                     c[j] = small_magnitudes64(k, a, lower_halves(u0, u1), biased);
-                    s[j] = ZeroDropsSign ? sign_source(true, high, c[j]) : high;
+                    s[j] = high;  // (-0 dropped by the store where the format has none)
                 }
             }
             store.pair(out, i, h, c[0], c[1], s[0], s[1], OutBytes == 1 ? k.sign_byte : k.sign_bit);
