@@ -55,6 +55,16 @@ __attribute__((target("avx2"))) inline __m256i from_pair_order(__m256i packed) {
     return _mm256_shuffle_epi8(packed, swap_middle_pairs);
 }
 
+// The bytes of 32 elements packed from vectors of the even and odd elements
+// of each 16 (e0 e2 .. e14, e1 e3 .. e15, then the same for e16 .. e31) back
+// in element order: each 16-byte half is 8 evens then 8 odds, interleaved
+// by one byte shuffle.
+__attribute__((target("avx2"))) inline __m256i from_even_odd_order(__m256i packed) {
+    const __m256i interleave = _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15,  //
+                                                0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    return _mm256_shuffle_epi8(packed, interleave);
+}
+
 // pack32_bytes for codes in that pair order.
 __attribute__((target("avx2"))) inline __m256i pack32_bytes_from_pair_order(__m256i c0, __m256i c1, __m256i c2,
                                                                             __m256i c3) {

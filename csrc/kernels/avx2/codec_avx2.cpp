@@ -23,9 +23,20 @@ MINIFLOAT_AVX2_INLINE __m256i load8(const float* in) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in));
 }
 
-// bfloat16 codes are the upper halves of float32 bit patterns
-MINIFLOAT_AVX2_INLINE __m256i load8(const uint16_t* in) {
-    return _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in))), 16);
+// 32 bfloat16 codes (the upper halves of float32 bit patterns) as float32
+// bit patterns in even/odd order (avx2_pack.h):
+// u[0] and u[2] the even elements of 16 (each dword's low code shifted up),
+// u[1] and u[3] the odd ones (each dword's high code, masked), with no
+// shuffle; widening each 8 took one (vpmovzxwd) on the port the packing's
+// shuffles use (bfloat16 -> float8_e4m3fn, standard normals, 4M values,
+// AVX2 on an Intel Xeon VM: see docs/kernels.md).
+MINIFLOAT_AVX2_INLINE void load32_even_odd(const uint16_t* in, __m256i u[4]) {
+    const __m256i high = _mm256_set1_epi32(static_cast<int>(0xFFFF0000u));
+    for (int h = 0; h < 2; h++) {
+        const __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 16 * h));
+        u[2 * h] = _mm256_slli_epi32(codes, 16);
+        u[2 * h + 1] = _mm256_and_si256(codes, high);
+    }
 }
 
 // 1.0 in each source type: what a partial step is padded with
@@ -135,13 +146,20 @@ MINIFLOAT_AVX2_INLINE __m256i pack32_with_signs(const EncodeVectors& v, const __
     return _mm256_andnot_si256(_mm256_cmpeq_epi8(bytes, v.sign_byte), bytes);
 }
 
-// 32 codes from float32 or bfloat16 sources.
+// 32 codes from float32 or bfloat16 sources (bfloat16: rounded in even/odd
+// order, the bytes put back in element order at the end).
 template <class C, Rounding Mode, bool TryNormal, class Source>
 MINIFLOAT_AVX2_INLINE __m256i encode32(const EncodeVectors& v, const Source* in, EncodeState& state) {
+    constexpr bool kEvenOdd = std::is_same_v<Source, uint16_t>;
     __m256i u[4], c[4];
-    for (int q = 0; q < 4; q++) u[q] = load8(in + 8 * q);
-    if (encode32_codes<C, Mode, TryNormal>(v, u, c, state)) return pack32_with_signs(v, c, u);
-    return pack32_bytes(c[0], c[1], c[2], c[3]);
+    if constexpr (kEvenOdd) {
+        load32_even_odd(in, u);
+    } else {
+        for (int q = 0; q < 4; q++) u[q] = load8(in + 8 * q);
+    }
+    const __m256i bytes = encode32_codes<C, Mode, TryNormal>(v, u, c, state) ? pack32_with_signs(v, c, u)
+                                                                                 : pack32_bytes(c[0], c[1], c[2], c[3]);
+    return kEvenOdd ? from_even_odd_order(bytes) : bytes;
 }
 
 // The upper halves of 8 doubles in lanes 0 1 4 5 | 2 3 6 7 (the order
