@@ -1070,6 +1070,29 @@ def pair_kernel_note():
     return f"8-bit + - * / on long runs: {kernel} ({how})"
 
 
+def blas_note():
+    """NumPy's BLAS (the float32 products groups 7 and 16 compare with) and
+    the CPU kernels it picked. OpenBLAS picks AVX-512 ones wherever the CPU
+    has them, MINIFLOAT_DISABLE_AVX512 or not: an AVX2-only emulation sets
+    OPENBLAS_CORETYPE=Haswell too, so that both sides run what that CPU
+    would (benchmarks/README.md)."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "not known (threadpoolctl is not installed)"
+    libraries = [info for info in threadpool_info() if info.get("user_api") == "blas"]
+    if not libraries:
+        return "none loaded"
+    notes = []
+    for info in libraries:
+        note = f"{info.get('internal_api')} {info.get('version')}"
+        if info.get("architecture"):
+            note += f", {info['architecture']} kernels"
+        notes.append(note)
+    forced = os.environ.get("OPENBLAS_CORETYPE")
+    return "; ".join(notes) + (f" (OPENBLAS_CORETYPE={forced})" if forced else "")
+
+
 def machine_facts(n, repeat, torch, load_start, floor_note):
     try:
         usable = len(os.sched_getaffinity(0))
@@ -1090,6 +1113,7 @@ def machine_facts(n, repeat, torch, load_start, floor_note):
         ("kernels", f"{mf._core._active_kernels()} (hand-written set in use; "
                     "MINIFLOAT_DISABLE_AVX512=1 / MINIFLOAT_DISABLE_AVX2=1 step down)"),
         ("pair kernel", pair_kernel_note()),
+        ("BLAS", blas_note()),
         # (main() sets torch to one thread; group 18 sets each of its calls' count)
         ("torch", (torch.__version__ + " (threads=1; group 18: 1 and every usable core)")
          if torch is not None else "not installed (group 8 skipped)"),
@@ -1133,7 +1157,7 @@ def results_markdown(cases, facts, notes, rows, heading="###"):
         f"{os.cpu_count()} logical cores (SIMD: {fact['SIMD flags']}), one thread (group 18: one and every usable core); minifloat "
         f"{fact['minifloat']} with its `{mf._core._active_kernels()}` kernels ({fact['pair kernel']}), "
         f"Python {fact['Python']}, "
-        f"NumPy {fact['numpy']}, ml_dtypes {fact['ml_dtypes']}, torch {fact['torch']}; "
+        f"NumPy {fact['numpy']} (BLAS: {fact['BLAS']}), ml_dtypes {fact['ml_dtypes']}, torch {fact['torch']}; "
         f"{fact['N']}; {fact['timing']}. Load average {fact['load avg']}. "
         f"Memory floor: {fact['memory floor']}.",
         "",

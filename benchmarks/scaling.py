@@ -192,6 +192,7 @@ def machine_facts(counts, torch, load_start, ceiling, ceiling_note):
         ("versions", f"Python {platform.python_version()}, NumPy {np.__version__}, minifloat "
                      f"{getattr(mf, '__version__', '?')} (kernels: {mf._core._active_kernels()}), torch "
                      f"{torch.__version__ if torch is not None else 'not used'}"),
+        ("BLAS", run.blas_note()),
         ("threads", ", ".join(map(str, counts))),
         ("compute ceiling", (", ".join(f"{t}t {ceiling[t]:.2f}x" for t in counts) + f" ({ceiling_note})")
          if ceiling else ceiling_note),

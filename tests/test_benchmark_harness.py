@@ -62,6 +62,29 @@ def test_small_run_prints_the_verdict_first_and_writes_every_case(bench, tmp_pat
         assert label in text
     assert text.index("Verdict") < text.index("Groups") < text.index("Every case")
     assert "np f64->u8" in text and "np u8 a // b" in text and "(report)" in text
+    assert "BLAS" in text  # the float32 product's library and kernels (groups 7 and 16)
+
+
+def test_the_report_names_numpys_blas_and_its_kernels(bench, monkeypatch):
+    """OpenBLAS runs AVX-512 kernels whatever minifloat's kernel set: the
+    header says which, and OPENBLAS_CORETYPE when it was forced (the
+    AVX2-only emulation sets it, benchmarks/README.md)."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import numpy as np
+
+    np.ones((2, 2), np.float32) @ np.ones((2, 2), np.float32)  # (NumPy's BLAS is loaded)
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    note = bench.blas_note()
+    blas = [info for info in threadpoolctl.threadpool_info() if info.get("user_api") == "blas"]
+    if not blas:
+        assert note == "none loaded"
+        return
+    assert blas[0]["internal_api"] in note and str(blas[0]["version"]) in note
+    if blas[0].get("architecture"):
+        assert f"{blas[0]['architecture']} kernels" in note
+    assert "OPENBLAS_CORETYPE" not in note
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")
+    assert bench.blas_note().endswith("(OPENBLAS_CORETYPE=Haswell)")
 
 
 def test_full_prints_every_case(bench, tmp_path, capsys):
