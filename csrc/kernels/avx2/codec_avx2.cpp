@@ -63,10 +63,10 @@ struct Codes {
 
 // What the encoder carries from one block of 32 to the next.
 struct EncodeState {
-    __m256i outside;       // lanes this kernel declines (float8_e8m0fnu's)
-    SpecialLanes seen;     // overflow, inf, NaN and invalid lanes, for the flags
-    int subnormal_blocks;  // blocks with a lane below the normal range, in this group
-    MINIFLOAT_AVX2_CODEC EncodeState() : outside(_mm256_setzero_si256()), subnormal_blocks(0) {}
+    E8m0Declined declined;  // lanes this kernel declines (float8_e8m0fnu's)
+    SpecialLanes seen;      // overflow, inf, NaN and invalid lanes, for the flags
+    int subnormal_blocks;   // blocks with a lane below the normal range, in this group
+    MINIFLOAT_AVX2_CODEC EncodeState() : subnormal_blocks(0) {}
 };
 
 // Codes for the 32 source bit patterns of u[0..3] (float32's, or float64
@@ -79,7 +79,7 @@ template <class C, Rounding Mode, bool TryNormal, bool UpperHalves = false>
 MINIFLOAT_AVX2_INLINE bool encode32_codes(const EncodeVectors& v, const __m256i u[4], __m256i c[4],
                                           EncodeState& state) {
     if constexpr (C::exponent_only) {
-        for (int q = 0; q < 4; q++) c[q] = encode8_e8m0<Mode>(u[q], state.outside);
+        for (int q = 0; q < 4; q++) c[q] = encode8_e8m0<Mode>(u[q], state.declined);
         return false;
     } else {
         constexpr bool kWithoutZero = !has_zero(C::layout);
@@ -185,7 +185,7 @@ MINIFLOAT_AVX2_INLINE __m256i encode32(const EncodeVectors& v, const double* in,
     if constexpr (C::exponent_only) {
         // the sticky bit only matters rounding up: the nearest modes look at the fraction's first bit alone
         for (int q = 0; q < 4; q++) {
-            c[q] = encode8_e8m0<Mode, 20>(upper_halves8<Mode == Rounding::up>(in + 8 * q), state.outside);
+            c[q] = encode8_e8m0<Mode, 20>(upper_halves8<Mode == Rounding::up>(in + 8 * q), state.declined);
         }
     } else {
         for (int q = 0; q < 4; q++) u[q] = upper_halves8<true>(in + 8 * q);
@@ -245,7 +245,7 @@ MINIFLOAT_AVX2_CODEC bool encode_in_mode(const EncodePlan& plan, const Source* i
             encode_groups<C, Mode>(v, in, out, first, first + kBlock, state, try_normal);
         }
         // declined: stop early, the caller redoes the values
-        if (C::exponent_only && !_mm256_testz_si256(state.outside, state.outside)) return false;
+        if (C::exponent_only && state.declined.any()) return false;
     }
     size_t i = parts.end() + (n - parts.end()) / 32 * 32;
     encode_groups<C, Mode>(v, in, out, parts.end(), i, state, try_normal);
@@ -257,7 +257,7 @@ MINIFLOAT_AVX2_CODEC bool encode_in_mode(const EncodePlan& plan, const Source* i
         _mm256_store_si256(reinterpret_cast<__m256i*>(codes), encode32<C, Mode, false>(v, padded, state));
         std::memcpy(out + i, codes, n - i);
     }
-    if (!_mm256_testz_si256(state.outside, state.outside)) return false;
+    if (C::exponent_only && state.declined.any()) return false;
     flags |= special_flags(plan.fast32, state.seen);
     return true;
 }
