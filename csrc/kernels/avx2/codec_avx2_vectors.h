@@ -9,6 +9,7 @@
 
 #include <immintrin.h>
 
+#include "avx2_lanes.h"
 #include "avx2_pack.h"
 #include "convert_kernels.h"
 #include "fast_encoder_constants.h"
@@ -353,10 +354,8 @@ struct E8m0Declined {
     __m256i highest_code, lowest_field;
     MINIFLOAT_AVX2_CODEC E8m0Declined() : highest_code(_mm256_setzero_si256()), lowest_field(_mm256_set1_epi32(-1)) {}
     MINIFLOAT_AVX2_INLINE bool any() const {
-        const __m256i last = _mm256_set1_epi32(254);
-        const bool past = _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(highest_code, last), last)) != -1;
-        const __m256i zero = _mm256_cmpeq_epi32(lowest_field, _mm256_setzero_si256());
-        return past || _mm256_movemask_epi8(zero) != 0;
+        return !all_lanes_at_most(highest_code, _mm256_set1_epi32(254)) ||
+               any_lane(_mm256_cmpeq_epi32(lowest_field, _mm256_setzero_si256()));
     }
 };
 

@@ -9,6 +9,8 @@
 #ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include <immintrin.h>
 
+#include "avx2_lanes.h"
+
 #define MINIFLOAT_AVX2_COMPLEX __attribute__((target("avx2,fma,f16c")))
 
 namespace minifloat {
@@ -76,10 +78,6 @@ MINIFLOAT_AVX2_COMPLEX inline __m128i encode_parts(__m256 v) {
         return _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(high, high), 0x08));
     }
 }
-
-// Whether a lane of m (a compare's all-ones lanes) is set: one instruction
-// (vptest is two on Intel, one of them on the port every shuffle here needs).
-MINIFLOAT_AVX2_COMPLEX inline bool any_lane(__m256i m) { return _mm256_movemask_ps(_mm256_castsi256_ps(m)) != 0; }
 
 MINIFLOAT_AVX2_COMPLEX inline __m256i magnitude_bits(__m256 v) {
     return _mm256_and_si256(_mm256_castps_si256(v), _mm256_set1_epi32(0x7FFFFFFF));

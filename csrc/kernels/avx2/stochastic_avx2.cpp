@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "avx2_lanes.h"
 #include "avx2_pack.h"
 
 namespace minifloat {
@@ -136,11 +137,6 @@ struct AesNiRounds {
 MINIFLOAT_AVX2_SR_INLINE __m256i v32(uint64_t x) { return _mm256_set1_epi32(static_cast<int>(static_cast<uint32_t>(x))); }
 
 MINIFLOAT_AVX2_SR_INLINE __m256i sign_bias() { return _mm256_set1_epi32(static_cast<int>(0x80000000u)); }
-
-// Whether every lane of x is at most `limit` (unsigned).
-MINIFLOAT_AVX2_SR_INLINE bool all_at_most(__m256i x, __m256i limit) {
-    return _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(x, limit), limit)) == -1;
-}
 
 // The draws of a step a vector rule declined, to memory for `redo`.
 MINIFLOAT_AVX2_SR_INLINE void store_draws(uint32_t* draws, __m256i biased) {
@@ -381,14 +377,14 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes32& constants, DrawLane
         // rule, here: a branch per vector or a call (fix_group) made such a
         // fix cost 110-160 cycles
         if constexpr (Kind == GroupKind::small) {
-            if (!all_at_most(k.band_span, band)) {
+            if (!all_lanes_at_most(k.band_span, band)) {
                 wide_step<Rounds, OutBytes>(k, d, _mm256_sub_epi64(d.counter, _mm256_setr_epi64x(8, 0, 8, 0)), in,
                                             out, i);
             }
         }
     }
     draws.counter = d.counter;
-    return {all_at_most(top, k.max_bits), all_at_most(k.normal_from, low)};
+    return {all_lanes_at_most(top, k.max_bits), all_lanes_at_most(k.normal_from, low)};
 }
 
 // The codes of one vector by the wide rule (any values at most the largest)
@@ -418,9 +414,9 @@ MINIFLOAT_AVX2_SR uint32_t fix_group(const EncodePlan& plan, const Lanes32& k, c
     for (size_t v = 0; v < kGroup / 8; v++) {
         const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8 * v));
         const __m256i a = _mm256_and_si256(u, k.abs_mask);
-        const bool within_max = group_within_max || all_at_most(a, k.max_bits);
-        const bool rule_fits = Ran == GroupKind::normal ? all_at_most(k.normal_from, a)
-                                                        : all_at_most(k.band_span, _mm256_sub_epi32(a, k.band_from));
+        const bool within_max = group_within_max || all_lanes_at_most(a, k.max_bits);
+        const bool rule_fits = Ran == GroupKind::normal ? all_lanes_at_most(k.normal_from, a)
+                                                        : all_lanes_at_most(k.band_span, _mm256_sub_epi32(a, k.band_from));
         if (within_max && rule_fits) continue;
         const long long step = static_cast<long long>(2 * v);  // (blocks: the counters' low halves)
         again.counter = _mm256_add_epi64(counter, _mm256_setr_epi64x(step, 0, step, 0));
@@ -447,7 +443,7 @@ MINIFLOAT_AVX2_SR uint32_t run_steps(const EncodePlan& plan, const Lanes32& k, D
         if (end - i >= 8) {
             const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
             const __m256i a = _mm256_and_si256(u, k.abs_mask);
-            if (all_at_most(a, k.max_bits)) {
+            if (all_lanes_at_most(a, k.max_bits)) {
                 store_wide8<OutBytes>(k, u, a, biased, out, i);
                 continue;
             }
@@ -469,7 +465,7 @@ MINIFLOAT_AVX2_SR_INLINE bool first_group_normal(const Lanes32& k, const float* 
         const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
         low = _mm256_min_epu32(low, _mm256_and_si256(u, k.abs_mask));
     }
-    return all_at_most(k.normal_from, low);
+    return all_lanes_at_most(k.normal_from, low);
 }
 
 // float8_e8m0fnu and the unsigned formats of powers of two: inside
@@ -499,14 +495,14 @@ MINIFLOAT_AVX2_SR void e8m0_kernel(const EncodePlan& plan, DrawLanes d, const fl
             high = _mm256_max_epu32(high, _mm256_sub_epi32(u[j], lowest));
             biased[j] = Rounds::rounds(d, counters.x[j], d.last_biased);
         }
-        if (all_at_most(high, inside_limit)) {
+        if (all_lanes_at_most(high, inside_limit)) {
             const __m256i bytes = pack32_bytes(e8m0_codes(offset, u[0], biased[0]), e8m0_codes(offset, u[1], biased[1]),
                                                e8m0_codes(offset, u[2], biased[2]), e8m0_codes(offset, u[3], biased[3]));
             _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), bytes);
             continue;
         }
         for (int j = 0; j < 4; j++) {
-            if (all_at_most(_mm256_sub_epi32(u[j], lowest), inside_limit)) {
+            if (all_lanes_at_most(_mm256_sub_epi32(u[j], lowest), inside_limit)) {
                 store8<1>(out, i + 8 * j, e8m0_codes(offset, u[j], biased[j]));
             } else {
                 store_draws(draws, biased[j]);
@@ -643,7 +639,7 @@ MINIFLOAT_AVX2_SR_INLINE GroupCheck run_group(const Lanes64& constants, DrawLane
         }
     }
     draws.counter = d.counter;
-    return {all_at_most(top, k.top_limit32), all_at_most(k.normal_from32, low)};
+    return {all_lanes_at_most(top, k.top_limit32), all_lanes_at_most(k.normal_from32, low)};
 }
 
 // The codes of one vector (u0, u1) by the small rule (any values at most the
@@ -671,8 +667,8 @@ MINIFLOAT_AVX2_SR uint32_t fix_group(const EncodePlan& plan, const Lanes64& k, c
         __m256i u0, u1;
         load8(in + 8 * v, u0, u1);
         const __m256i a = _mm256_and_si256(upper_halves(u0, u1), k.abs_mask32);
-        const bool within_max = all_at_most(a, k.top_limit32);
-        if (within_max && (Ran == GroupKind::small || all_at_most(k.normal_from32, a))) continue;
+        const bool within_max = all_lanes_at_most(a, k.top_limit32);
+        if (within_max && (Ran == GroupKind::small || all_lanes_at_most(k.normal_from32, a))) continue;
         const long long step = static_cast<long long>(2 * v);
         again.counter = _mm256_add_epi64(counter, _mm256_setr_epi64x(step, 0, step, 0));
         const __m256i biased = Rounds::next(again, again.last_biased);
@@ -696,7 +692,7 @@ MINIFLOAT_AVX2_SR uint32_t run_steps(const EncodePlan& plan, const Lanes64& k, D
         if (end - i >= 8) {
             __m256i u0, u1;
             load8(in + i, u0, u1);
-            if (all_at_most(_mm256_and_si256(upper_halves(u0, u1), k.abs_mask32), k.top_limit32)) {
+            if (all_lanes_at_most(_mm256_and_si256(upper_halves(u0, u1), k.abs_mask32), k.top_limit32)) {
                 store_small8<OutBytes>(k, u0, u1, biased, out, i);
                 continue;
             }
@@ -715,7 +711,7 @@ MINIFLOAT_AVX2_SR_INLINE bool first_group_normal(const Lanes64& k, const double*
         load8(in + i, u0, u1);
         low = _mm256_min_epu32(low, _mm256_and_si256(upper_halves(u0, u1), k.abs_mask32));
     }
-    return all_at_most(k.normal_from32, low);
+    return all_lanes_at_most(k.normal_from32, low);
 }
 
 // Groups of kGroup values by the rule the last group's values asked for
@@ -805,7 +801,7 @@ MINIFLOAT_AVX2_SR void e8m0_kernel64(const EncodePlan& plan, DrawLanes d, const 
             widest = _mm256_max_epu32(widest, field[j]);
             biased[j] = Rounds::rounds(d, counters.x[j], d.last_biased);
         }
-        if (all_at_most(widest, inside_limit)) {
+        if (all_lanes_at_most(widest, inside_limit)) {
             const __m256i bytes = pack32_bytes_from_pair_order(
                 e8m0_codes64(field[0], low[0], high[0], biased[0]), e8m0_codes64(field[1], low[1], high[1], biased[1]),
                 e8m0_codes64(field[2], low[2], high[2], biased[2]), e8m0_codes64(field[3], low[3], high[3], biased[3]));
@@ -813,7 +809,7 @@ MINIFLOAT_AVX2_SR void e8m0_kernel64(const EncodePlan& plan, DrawLanes d, const 
             continue;
         }
         for (int j = 0; j < 4; j++) {
-            if (all_at_most(field[j], inside_limit)) {
+            if (all_lanes_at_most(field[j], inside_limit)) {
                 store8<1>(out, i + 8 * j, swap_pair_order(e8m0_codes64(field[j], low[j], high[j], biased[j])));
             } else {
                 store_draws(draws, biased[j]);
