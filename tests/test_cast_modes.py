@@ -1170,6 +1170,48 @@ def test_stochastic_16_bit_format_without_negative_zero(mf, kernel_set, dtype):
     assert ((codes(got) == 0) & np.signbit(x) & (x != 0)).any()  # negative values did round to zero
 
 
+@pytest.mark.parametrize("name", ["float8_e8m0fnu", "binary8p1ue", "binary8p1uf"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_stochastic_powers_of_two_edges_every_kernel_set(mf, name, dtype):
+    """Formats of powers of two only (no fraction bits): the kernels take
+    whole vectors of values inside the range from the exponent field alone
+    and hand any vector with one value outside to the exact encoders. Here
+    one value of the largest binade (it rounds to the largest value or
+    overflows), of the smallest, or below it (or 2**-149, zero, a negative
+    value) sits at every position of a run of 64 otherwise inside; a run
+    whose every value lies in the largest binade follows, then a ragged
+    tail. Codes against the reference, warnings as the portable kernels'
+    (overflow where the reference overflows), saturating or not, on every
+    kernel set."""
+    T = getattr(mf, name)
+    fi = R.finfo_expected(name)
+    largest, smallest = float(fi["max"]), float(fi["smallest_normal"])
+    rng = np.random.default_rng(seed_of("powers of two edges", name, np.dtype(dtype).name))
+    inside = lambda n: np.exp2(rng.uniform(np.log2(smallest) + 1, np.log2(largest) - 1, n))  # noqa: E731
+    edges = [largest * 1.0000001, largest * 1.999, largest, smallest, smallest * 1.5, smallest * 0.75,
+             smallest * 0.5, 2.0**-149, 0.0, -1.0]
+    runs = []
+    for edge in edges:
+        for position in range(64):
+            run = inside(64)
+            run[position] = edge
+            runs.append(run)
+    runs.append(largest * (1 + rng.random(256)))
+    runs.append(inside(37))
+    x = np.concatenate(runs).astype(dtype)
+    for sat in (False, True):
+        seed = seed_of("powers of two edges draws", name, np.dtype(dtype).name, sat)
+        exp, overflow = I.cast_array(name, x, "stochastic", sat, draws_for(seed, x.size))
+        portable_warnings = _casts_by_kernel_set(mf, x, T, sat, seed, "portable")[1]
+        # (saturating casts do not warn of overflow)
+        assert any("overflow" in message for _, message in portable_warnings) == (np.any(overflow) and not sat)
+        for kernel_set in mf._core._cpu_kernel_sets() + ["portable"]:
+            got, got_warnings = _casts_by_kernel_set(mf, x, T, sat, seed, kernel_set)
+            label = f"{name} {np.dtype(dtype).name} saturate={sat} {kernel_set}"
+            assert_codes(got, exp, x, label)
+            assert got_warnings == portable_warnings, label
+
+
 @needs_avx2
 @pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e3m4", "float8_e5m2fnuz", "float4_e2m1fn",
                                   "float8_e8m0fnu", "bfloat16", "binary8p7uf", "binary8p1ue"])

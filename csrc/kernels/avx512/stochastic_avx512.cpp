@@ -738,32 +738,64 @@ MINIFLOAT_AVX512_DQ void sign_magnitude_kernel64(const EncodePlan& plan, const L
 
 // float8_e8m0fnu from float64: inside [2^-127, 2^127) the code is the
 // exponent field - 896, bumped when d < the top 32 fraction bits.
-MINIFLOAT_AVX512_DQ void e8m0_kernel64(const EncodePlan& plan, CounterLanes counters, const double* in, uint8_t* out,
-                                       size_t n, uint32_t& flags, StochasticRedo redo) {
+// Values [i, min(i + 16, n)) in 8-lane steps, the draws d = ~complement;
+// a step with a value outside goes to `redo`.
+MINIFLOAT_AVX512_DQ inline uint32_t e8m0_narrow_steps64(const EncodePlan& plan, __m512i complement, const double* in,
+                                                        uint8_t* out, size_t i, size_t n, StochasticRedo redo) {
     const __m512i lowest = v64(uint64_t{896} << 52), span = v64(uint64_t{254} << 52);
     const __m512i fraction_mask = v64((uint64_t{1} << 52) - 1);
+    const __m256i halves[2] = {_mm512_castsi512_si256(complement), _mm512_extracti64x4_epi64(complement, 1)};
     alignas(64) uint32_t draws[16];
+    uint32_t flags = 0;
+    for (size_t h = 0; h < 2 && i + 8 * h < n; h++) {
+        const size_t start = i + 8 * h;
+        const size_t count = n - start >= 8 ? 8 : n - start;
+        const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1u);
+        const __m512i u = load_epi64(in + start, lanes);
+        const __m256i draw = bit_not(halves[h]);
+        const __mmask8 inside = _mm512_cmplt_epu64_mask(_mm512_sub_epi64(u, lowest), span);
+        if ((inside & lanes) != lanes) {
+            _mm256_store_si256(reinterpret_cast<__m256i*>(draws), draw);
+            flags |= redo(plan, in + start, true, draws, out + start, count);
+            continue;
+        }
+        const __m256i threshold = _mm512_cvtepi64_epi32(_mm512_srli_epi64(_mm512_and_si512(u, fraction_mask), 20));
+        const __mmask8 up = _mm256_cmplt_epu32_mask(draw, threshold);
+        const __m512i code = _mm512_srli_epi64(_mm512_sub_epi64(u, lowest), 52);
+        const __m512i bumped = _mm512_mask_sub_epi64(code, up, code, v64(~uint64_t{0}));
+        store_epi64_as_epi8(out + start, lanes, bumped);
+    }
+    return flags;
+}
+
+// Whole steps of 16 values whose every value lies inside take 32-bit
+// lanes, as run_group64 does: the upper halves hold the sign, the exponent
+// and the fraction's top 20 bits, the lower halves its next 12; two
+// permutes and one store per 16 values, where the 8-lane steps narrow and
+// store twice (128K values in cache, Intel Xeon VM: 0.43 -> 0.34 ns each).
+MINIFLOAT_AVX512_DQ void e8m0_kernel64(const EncodePlan& plan, CounterLanes counters, const double* in, uint8_t* out,
+                                       size_t n, uint32_t& flags, StochasticRedo redo) {
+    const __m512i lowest_high = v(896u << 20), span_high = v(254u << 20);
+    const __m512i low_halves = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i high_halves = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     for (size_t i = 0; i < n; i += 16) {
-        const __m512i complement = next_complemented_draws(counters);
-        const __m256i halves[2] = {_mm512_castsi512_si256(complement), _mm512_extracti64x4_epi64(complement, 1)};
-        for (size_t h = 0; h < 2 && i + 8 * h < n; h++) {
-            const size_t start = i + 8 * h;
-            const size_t count = n - start >= 8 ? 8 : n - start;
-            const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1u);
-            const __m512i u = load_epi64(in + start, lanes);
-            const __m256i draw = bit_not(halves[h]);
-            const __mmask8 inside = _mm512_cmplt_epu64_mask(_mm512_sub_epi64(u, lowest), span);
-            if ((inside & lanes) != lanes) {
-                _mm256_store_si256(reinterpret_cast<__m256i*>(draws), draw);
-                flags |= redo(plan, in + start, true, draws, out + start, count);
+        if (n - i >= 16) {
+            const __m512i u0 = _mm512_loadu_si512(in + i), u1 = _mm512_loadu_si512(in + i + 8);
+            const __m512i high = _mm512_permutex2var_epi32(u0, high_halves, u1);
+            // the code in bits 20-27, the fraction's top 20 bits below
+            const __m512i above_lowest = _mm512_sub_epi32(high, lowest_high);
+            if (_mm512_cmplt_epu32_mask(above_lowest, span_high) == 0xFFFF) {
+                const __m512i draws = next_draws(counters);
+                const __m512i low = _mm512_permutex2var_epi32(u0, low_halves, u1);
+                const __m512i threshold = _mm512_or_si512(_mm512_slli_epi32(high, 12), _mm512_srli_epi32(low, 20));
+                const __mmask16 up = _mm512_cmplt_epu32_mask(draws, threshold);
+                const __m512i code = _mm512_srli_epi32(above_lowest, 20);
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
+                                 _mm512_cvtepi32_epi8(_mm512_mask_sub_epi32(code, up, code, v(~0u))));
                 continue;
             }
-            const __m256i threshold = _mm512_cvtepi64_epi32(_mm512_srli_epi64(_mm512_and_si512(u, fraction_mask), 20));
-            const __mmask8 up = _mm256_cmplt_epu32_mask(draw, threshold);
-            const __m512i code = _mm512_srli_epi64(_mm512_sub_epi64(u, lowest), 52);
-            const __m512i bumped = _mm512_mask_sub_epi64(code, up, code, v64(~uint64_t{0}));
-            store_epi64_as_epi8(out + start, lanes, bumped);
         }
+        flags |= e8m0_narrow_steps64(plan, next_complemented_draws(counters), in, out, i, n, redo);
     }
 }
 
