@@ -149,6 +149,7 @@ def test_first_use_from_threads_in_fresh_interpreter():
 import contextlib
 import multiprocessing
 import threading
+import time
 import warnings
 
 import pytest
@@ -380,6 +381,44 @@ def test_pool_threads_do_not_multiply_with_callers(split):
     assert all(ok for ok, _ in results)
     # only the executor's own 8 threads were added
     assert max(count for _, count in results) <= baseline + 8
+
+
+def _pool_worker_states():
+    """The scheduler states (R running, S sleeping, ...) of the pool's workers."""
+    states = []
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                if f.read().strip() != "minifloat-pool":
+                    continue
+            with open(f"/proc/self/task/{tid}/stat") as f:
+                states.append(f.read().rpartition(")")[2].split()[0])
+        except FileNotFoundError:  # (a thread of another library ended)
+            continue
+    return states
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the threads' states in /proc")
+def test_pool_workers_sleep_after_a_loop_of_calls(split):
+    """A worker polls for the next job after each call, longer while calls
+    come close together (up to a few milliseconds), then sleeps: once a
+    loop of calls has stopped, no core is left to a polling worker. The
+    workers are named minifloat-pool."""
+    mf = split
+    mf.set_num_threads(3)
+    x = np.linspace(-100, 100, 1 << 15, dtype=np.float32)
+    for _ in range(100):
+        x.astype(mf.float8_e4m3fn)
+        time.sleep(0.001)  # gaps between the calls: the polls grow
+    assert mf._core._last_parallel_threads() > 1
+    assert len(_pool_worker_states()) >= 2
+    deadline = time.monotonic() + 10  # (a loaded machine may run a worker late)
+    while True:
+        time.sleep(0.05)
+        states = _pool_worker_states()
+        if all(state in "SD" for state in states):
+            break
+        assert time.monotonic() < deadline, f"workers still running 10 s after the last call: {states}"
 
 
 def test_pool_nested_call_from_worker_runs_serially(split):

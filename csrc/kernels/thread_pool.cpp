@@ -33,12 +33,27 @@ constexpr int kReportedExcepts = FE_OVERFLOW | FE_INVALID | FE_DIVBYZERO | FE_UN
 
 std::atomic<int> g_threads{1};
 
+using Clock = std::chrono::steady_clock;
+
 // How long a worker that finished a job, and a caller waiting for its
 // helpers, poll before sleeping on the condition variable. Waking a
 // sleeping thread costs tens of microseconds in a VM, about a tenth of a
 // 4M-value stochastic cast on two threads: calls in a loop find the workers
 // awake. (OpenMP runtimes spin for the same reason, for longer.)
 constexpr std::chrono::microseconds kSpin{100};
+
+// A worker whose jobs come less than kLongestSpin apart polls for twice the
+// last gap between them (at least kSpin): calls in a loop with other work
+// between them (a one-thread call, NumPy's own work) then find it awake
+// too. A longer gap brings the poll back to kSpin, so a pause after a loop
+// costs at most kLongestSpin of one core per worker (OpenBLAS's idle
+// threads poll for about 0.1 s, libgomp's for milliseconds).
+constexpr std::chrono::microseconds kLongestSpin{4000};
+
+Clock::duration poll_after(Clock::duration gap) {
+    if (gap >= kLongestSpin) return kSpin;
+    return std::min<Clock::duration>(std::max<Clock::duration>(2 * gap, kSpin), kLongestSpin);
+}
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
@@ -48,16 +63,16 @@ inline void cpu_relax() {
 #endif
 }
 
-// Polls `done` until it holds or kSpin has passed; returns whether it held.
+// Polls `done` until it holds or `poll` has passed; returns whether it held.
 template <class Done>
-bool spin_until(const Done& done) {
-    const auto until = std::chrono::steady_clock::now() + kSpin;
+bool spin_until(const Done& done, Clock::duration poll = kSpin) {
+    const auto until = Clock::now() + poll;
     for (;;) {
         for (int i = 0; i < 64; i++) {
             if (done()) return true;
             cpu_relax();
         }
-        if (std::chrono::steady_clock::now() >= until) return done();
+        if (Clock::now() >= until) return done();
     }
 }
 std::atomic<size_t> g_min_chunk_override{0};
@@ -201,26 +216,38 @@ private:
         sigfillset(&all);
         pthread_sigmask(SIG_BLOCK, &all, nullptr);
 #endif
+#if defined(__linux__)
+        // (top, gdb and /proc name them; 15 characters at most)
+        pthread_setname_np(pthread_self(), "minifloat-pool");
+#endif
         t_inside_parallel = true;
+        Clock::duration poll = kSpin;
+        Clock::time_point done_at = Clock::now() - kLongestSpin;  // (as if after a pause)
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
             const auto ready = [&] { return stopping_ || (job_ != nullptr && generation_.load() != seen); };
             if (!ready()) {
                 lock.unlock();
-                spin_until([&] {
-                    return stopping_flag_.load(std::memory_order_acquire) ||
-                           generation_.load(std::memory_order_acquire) != seen;
-                });
+                spin_until(
+                    [&] {
+                        return stopping_flag_.load(std::memory_order_acquire) ||
+                               generation_.load(std::memory_order_acquire) != seen;
+                    },
+                    poll);
                 lock.lock();
             }
             wake_.wait(lock, ready);
             if (stopping_) return;
             seen = generation_.load();
+            const Clock::time_point arrived = Clock::now();
+            poll = poll_after(arrived - done_at);
+            done_at = arrived;
             Job& job = *job_;
             if (job.joined.fetch_add(1, std::memory_order_relaxed) >= job.max_helpers) continue;
             users_.fetch_add(1, std::memory_order_relaxed);
             lock.unlock();
             help(job);
+            done_at = Clock::now();
             // the job may end (and its memory go) once users_ reaches 0:
             // nothing of it is touched after this
             const bool last = users_.fetch_sub(1, std::memory_order_acq_rel) == 1;
