@@ -246,8 +246,12 @@ MINIFLOAT_SIMD_CLONES uint32_t divide_each_f32(const float* __restrict x, const 
     return divide_each_f32_inline(x, s, n, grid, q);
 }
 
-// The most values divide_blocks_f32 takes (a stage of scaled_elements).
-constexpr size_t kStage = 1024;
+// The most values divide_blocks_f32 takes (a stage of scaled_elements):
+// its float32 quotients fill a third of a 48 KB L1 (the element pass per
+// tensor, Intel Xeon VM, one thread: 1024 a stage 0.43 ns a value in
+// cache and 0.66 for 4096 x 4096, 4096 a stage 0.39-0.41 and 0.60-0.64;
+// 8192 no faster).
+constexpr size_t kStage = 4096;
 
 // q[i] = x[i] / s[(offset + i) / block] as above, for up to kStage values
 // along a row whose blocks' scales are consecutive: each block's scale
