@@ -45,14 +45,19 @@ constexpr std::chrono::microseconds kSpin{100};
 // A worker whose jobs come less than kLongestSpin apart polls for twice the
 // last gap between them (at least kSpin): calls in a loop with other work
 // between them (a one-thread call, NumPy's own work) then find it awake
-// too. A longer gap brings the poll back to kSpin, so a pause after a loop
-// costs at most kLongestSpin of one core per worker (OpenBLAS's idle
-// threads poll for about 0.1 s, libgomp's for milliseconds).
+// too. The poll is at most kPollPerWork times the worker's last job, so
+// polling costs at most that many times the work it helps with (calls of
+// 0.1 ms every 3 ms poll 0.4 ms of each gap, not all of it), and a longer
+// gap brings it back to kSpin: a pause after a loop costs at most
+// kLongestSpin of one core per worker. (OpenBLAS's idle threads poll for
+// about 0.1 s, libgomp's for milliseconds.)
 constexpr std::chrono::microseconds kLongestSpin{4000};
+constexpr int kPollPerWork = 4;
 
-Clock::duration poll_after(Clock::duration gap) {
+Clock::duration poll_after(Clock::duration gap, Clock::duration worked) {
     if (gap >= kLongestSpin) return kSpin;
-    return std::min<Clock::duration>(std::max<Clock::duration>(2 * gap, kSpin), kLongestSpin);
+    const Clock::duration most = std::min<Clock::duration>(kLongestSpin, kPollPerWork * worked);
+    return std::max<Clock::duration>(kSpin, std::min<Clock::duration>(2 * gap, most));
 }
 
 inline void cpu_relax() {
@@ -223,6 +228,7 @@ private:
         t_inside_parallel = true;
         Clock::duration poll = kSpin;
         Clock::time_point done_at = Clock::now() - kLongestSpin;  // (as if after a pause)
+        Clock::duration worked{0};  // the last job's time on this worker
         std::unique_lock<std::mutex> lock(mutex_);
         for (;;) {
             const auto ready = [&] { return stopping_ || (job_ != nullptr && generation_.load() != seen); };
@@ -240,14 +246,16 @@ private:
             if (stopping_) return;
             seen = generation_.load();
             const Clock::time_point arrived = Clock::now();
-            poll = poll_after(arrived - done_at);
+            poll = poll_after(arrived - done_at, worked);
             done_at = arrived;
+            worked = Clock::duration{0};
             Job& job = *job_;
             if (job.joined.fetch_add(1, std::memory_order_relaxed) >= job.max_helpers) continue;
             users_.fetch_add(1, std::memory_order_relaxed);
             lock.unlock();
             help(job);
             done_at = Clock::now();
+            worked = done_at - arrived;
             // the job may end (and its memory go) once users_ reaches 0:
             // nothing of it is touched after this
             const bool last = users_.fetch_sub(1, std::memory_order_acq_rel) == 1;
