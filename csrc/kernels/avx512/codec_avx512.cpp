@@ -53,7 +53,7 @@ MINIFLOAT_AVX512 inline __m512i encode16_e8m0(__m512i u, __mmask16& outside) {
 MINIFLOAT_AVX512 inline __m512i encode16_e8m0_nearest(const double* in, __mmask16 lanes, __mmask16& outside) {
     const __m512i low = _mm512_maskz_loadu_epi64(static_cast<__mmask8>(lanes), in);
     const __m512i high = _mm512_maskz_loadu_epi64(static_cast<__mmask8>(lanes >> 8), in + 8);
-    const __m512i odd_dwords = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512i odd_dwords = odd_dwords_index();
     const __m512i upper = _mm512_permutex2var_epi32(low, odd_dwords, high);
     const __m512i half_bit = _mm512_and_si512(_mm512_srli_epi32(upper, 19), _mm512_set1_epi32(1));
     const __m512i code = _mm512_sub_epi32(_mm512_add_epi32(_mm512_srli_epi32(upper, 20), half_bit),
@@ -91,9 +91,9 @@ MINIFLOAT_AVX512 inline __m512i upper_halves16(const double* in, __mmask16 lanes
     const __m512i low = _mm512_maskz_loadu_epi64(static_cast<__mmask8>(lanes), in);
     const __m512i high = _mm512_maskz_loadu_epi64(static_cast<__mmask8>(lanes >> 8), in + 8);
     const __m512i upper = _mm512_permutex2var_epi32(
-        low, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), high);
+        low, odd_dwords_index(), high);
     const __m512i lower = _mm512_permutex2var_epi32(
-        low, _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30), high);
+        low, even_dwords_index(), high);
     return _mm512_or_si512(upper, _mm512_min_epu32(lower, _mm512_set1_epi32(1)));
 }
 

@@ -260,7 +260,7 @@ MINIFLOAT_AVX512_COMPLEX inline __m512 pair_sums_of_squares(__m512 x) {
 }
 
 MINIFLOAT_AVX512_COMPLEX size_t abs_loop_f16(const uint16_t* parts, uint16_t* out, size_t n, uint32_t& flags) {
-    const __m512i even_lanes = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i even_lanes = even_dwords_index();
     __mmask16 overflow = 0;
     size_t i = 0;
     for (; i + 16 <= n; i += 16) {

@@ -638,8 +638,8 @@ MINIFLOAT_AVX512_DQ inline void store16(void* out, size_t i, __m512i codes) {
 template <int OutBytes, GroupKind Kind>
 MINIFLOAT_AVX512_DQ inline GroupKind run_group64(const Lanes64& k, CounterLanes& counters, const double* in,
                                                  void* out) {
-    const __m512i low_halves = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i high_halves = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512i low_halves = even_dwords_index();
+    const __m512i high_halves = odd_dwords_index();
     constexpr bool kSmall = Kind == GroupKind::small || Kind == GroupKind::small_wide;
     __m512i top_high = _mm512_setzero_si512(), band = _mm512_set1_epi32(-1);
     for (size_t i = 0; i < kGroup; i += 16) {
@@ -776,8 +776,8 @@ MINIFLOAT_AVX512_DQ inline uint32_t e8m0_narrow_steps64(const EncodePlan& plan, 
 MINIFLOAT_AVX512_DQ void e8m0_kernel64(const EncodePlan& plan, CounterLanes counters, const double* in, uint8_t* out,
                                        size_t n, uint32_t& flags, StochasticRedo redo) {
     const __m512i lowest_high = v(896u << 20), span_high = v(254u << 20);
-    const __m512i low_halves = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i high_halves = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512i low_halves = even_dwords_index();
+    const __m512i high_halves = odd_dwords_index();
     for (size_t i = 0; i < n; i += 16) {
         if (n - i >= 16) {
             const __m512i u0 = _mm512_loadu_si512(in + i), u1 = _mm512_loadu_si512(in + i + 8);
