@@ -236,6 +236,24 @@ def test_channel_maxima_skip_inf_and_nan_in_long_rows(mf, axis):
             assert q.scales[c] == np.float32(float(amax) / 448.0), c
 
 
+@pytest.mark.parametrize("granularity,kw", [("channel", {"axis": 1}), ("block", {"block_size": (12, 8)}),
+                                             ("block", {"block_size": (20, 16)})])
+def test_maxima_of_many_rows_at_once_against_reference(mf, granularity, kw):
+    """Groups the same along the next rows (per channel along axis 1, the row
+    blocks of tiles) take their maxima eight rows at a time, then one by one:
+    an inf or NaN in a batch of eight, in a row after the last batch and in
+    the last row, each in a group with larger finite values, against the
+    reference."""
+    x = sample(seed_of("many rows", granularity, kw), (45, 40))
+    x[3, 5], x[10, 6] = np.nan, np.float32(3e30)
+    x[21, 22], x[23, 23] = np.inf, np.float32(-2e30)
+    x[44, 39], x[40, 38] = -np.inf, np.float32(1e30)
+    x[30, :] = 0.0
+    check(mf, x, "float8_e4m3fn", granularity, f"{granularity} {kw}", **kw)
+    check(mf, np.nan_to_num(x, nan=7.0, posinf=9.0, neginf=-9.0), "float4_e2m1fn", granularity,
+          f"finite {granularity} {kw}", **kw)
+
+
 def test_hand_deepseek_block(mf):
     """(128, 128) blocks of a 130 x 200 weight: a 2 x 2 grid of scales,
     partial tiles at the edges; each block amax / 448."""

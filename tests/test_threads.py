@@ -243,6 +243,18 @@ def _ops(mf):
             return q.data.tobytes() + q.scales.tobytes() + q.dequantize().tobytes()
         ops[f"mx {scheme}"] = mx_op
         ops[f"mx {scheme} axis 0"] = lambda scheme=scheme: mf.mx.quantize(m, scheme, axis=0).dequantize().tobytes()
+    # mf.quant's two passes: the maxima pass splits by rows, mid row block
+    # or (per channel along axis 1) mid row too; a few groups hold inf or NaN
+    wq = np.nan_to_num(x32[: 120 * 300].reshape(120, 300), nan=0.5, posinf=3.0, neginf=-3.0)
+    wq[5, 7], wq[70, 200], wq[119, 299] = np.inf, np.nan, -np.inf
+    for label, kw in (("tensor", {"granularity": "tensor"}), ("channel 0", {"granularity": "channel", "axis": 0}),
+                      ("channel 1", {"granularity": "channel", "axis": 1}),
+                      ("block (20, 32)", {"granularity": "block", "block_size": (20, 32)}),
+                      ("block (1, 32)", {"granularity": "block", "block_size": (1, 32)})):
+        def quant_op(kw=kw):
+            q = mf.quant.quantize(wq, e4, **kw)
+            return q.data.tobytes() + q.scales.tobytes()
+        ops[f"quant {label}"] = quant_op
     qa = mf.mx.quantize(ma.astype(np.float32), "mxfp8_e4m3")
     qb = mf.mx.quantize(mb.astype(np.float32), "mxfp8_e4m3", axis=0)
     ops["mx matmul"] = lambda: mf.mx.matmul(qa, qb).tobytes()
