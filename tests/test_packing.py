@@ -2,6 +2,7 @@
 layouts (FP4: first value in the low nibble; FP6: 24-bit little-endian words
 of four values; 8/16-bit: raw little-endian bytes) and round trips."""
 
+import warnings
 import zlib
 
 import numpy as np
@@ -350,6 +351,59 @@ def test_cast_packed_is_pack_of_cast(mf, name, source):
                     exp = mf.pack(mf.cast(x, T, rounding=mode, saturate=sat, rng=5))
                 assert got.dtype == np.uint8 and got.ndim == 1
                 assert as_bytes(got) == as_bytes(exp), (name, n, mode, sat)
+
+
+def _packed_one_pass_formats(mf):
+    """The 4- and 6-bit formats: built-in, and made by mf.float_format in
+    each code layout (with zero or not, signed or not; normals below
+    float32's, whose float32 sources go the two-step way)."""
+    no_infinities = {"infinities": False, "nan": "all_ones", "negative_zero": False}
+    made = [mf.float_format(exponent_bits=3, mantissa_bits=2, name="packed_e3m2_ieee"),
+            mf.float_format(exponent_bits=3, mantissa_bits=3, signed=False, name="packed_ue3m3", **no_infinities),
+            mf.float_format(exponent_bits=2, mantissa_bits=1, subnormals=False, name="packed_e2m1_no_zero",
+                            **no_infinities),
+            mf.float_format(exponent_bits=3, mantissa_bits=1, signed=False, overflow="saturate", name="packed_ue3m1",
+                            **no_infinities),
+            mf.float_format(exponent_bits=3, mantissa_bits=2, bias=130, name="packed_e3m2_deep")]
+    return [np.dtype(getattr(mf, n)) for n in NAMES if R.FORMATS[n].bits in (4, 6)] + made
+
+
+def test_cast_packed_one_pass_every_start(mf):
+    """float32 rounded to nearest and packed in one pass (AVX-512: the values
+    before the source's first cache line packed on their own, then 64 a
+    step, then the rest) gives mf.pack of the codes, and the same warnings,
+    as rounding and packing in two steps: sources starting at each of the
+    16 float32 positions of a cache line (FP6 from 4 or 8 bytes in, FP4
+    from 4, cannot start on a byte: they take two steps), every length
+    class, inf, NaN, -0, overflow and subnormal values in every part."""
+    rng = np.random.default_rng(2808)
+    previous = mf._core._set_avx512_kernels(True)
+    try:
+        for dt in _packed_one_pass_formats(mf):
+            scale = float(mf.finfo(dt).max) / 4
+            pool = (rng.standard_normal(2048 + 64) * scale).astype(np.float32)
+            pool[rng.integers(0, pool.size, 120)] = np.float32(scale * 40)  # overflow
+            pool[rng.integers(0, pool.size, 60)] = np.float32(float(mf.finfo(dt).smallest_subnormal) * 0.75)
+            for value in (np.nan, np.inf, -np.inf, -0.0):
+                pool[rng.integers(0, pool.size, 12)] = value
+            line = (-pool.ctypes.data % 64) // 4  # (NumPy's buffers are 16-byte aligned)
+            for start in range(16):
+                for n in (0, 1, 3, 12, 16, 17, 63, 64, 65, 130, 2000):
+                    x = pool[line + start: line + start + n]
+                    results = []
+                    for enabled in (True, False):
+                        mf._core._set_avx512_kernels(enabled)
+                        with warnings.catch_warnings(record=True) as caught:
+                            warnings.simplefilter("always")
+                            got = as_bytes(mf.cast(x, dt, packed=True))
+                        results.append((got, sorted(str(w.message) for w in caught)))
+                    mf._core._set_avx512_kernels(True)
+                    with np.errstate(all="ignore"):
+                        expected = as_bytes(mf.pack(x.astype(dt)))
+                    assert results[0][0] == expected, (dt.name, start, n)
+                    assert results[0] == results[1], (dt.name, start, n)
+    finally:
+        mf._core._set_avx512_kernels(previous)
 
 
 def test_cast_packed_other_sources_and_shapes(mf):

@@ -726,6 +726,22 @@ uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n
     return flags;
 }
 
+bool encode_f32_packed(const EncodePlan& plan, const float* in, size_t n, int bits, uint8_t* packed,
+                       uint32_t& flags) {
+    // where encode_f32 takes the AVX-512 encoder for every value (as
+    // encode_u8_block_by_hand chooses it)
+    if (plan.storage_bytes != 1 || !avx512_vbmi_usable()) return false;
+    switch (plan.kind) {
+        case KernelKind::sign_magnitude: break;
+        case KernelKind::general:
+            if (!plan.avx512_layouts || widens_float32(plan)) return false;
+            break;
+        case KernelKind::e8m0: return false;
+    }
+    DefaultFpuModeScope default_modes;  // (as encode_f32_without_table)
+    return encode_f32_packed_avx512(plan.fast32, bits, in, packed, n, flags);
+}
+
 uint32_t encode_bf16_bits(const EncodePlan& plan, const uint16_t* in, void* out, size_t n) {
     DefaultFpuModeScope default_modes;
     constexpr size_t kBlock = 256;

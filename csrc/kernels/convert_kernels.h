@@ -83,6 +83,11 @@ uint32_t encode_f32(const EncodePlan& plan, const float* in, void* out, size_t n
 uint32_t encode_f64(const EncodePlan& plan, const double* in, void* out, size_t n);
 // bfloat16 codes (the upper halves of float32 bit patterns) as the source.
 uint32_t encode_bf16_bits(const EncodePlan& plan, const uint16_t* in, void* out, size_t n);
+// encode_f32 into a 4- or 6-bit format's codes packed as mf.pack packs them
+// (pack_kernels.h), in one pass where the AVX-512 encoder serves the plan
+// (then adds the FP flags raised to `flags`); false, writing nothing,
+// elsewhere: the caller encodes and packs in two steps.
+bool encode_f32_packed(const EncodePlan& plan, const float* in, size_t n, int bits, uint8_t* packed, uint32_t& flags);
 
 // Any rounding mode. `random` holds one uint64 draw per element and is only
 // read for Rounding::stochastic: an element rounds up iff its draw is below

@@ -11,6 +11,7 @@
 
 #ifdef MINIFLOAT_HAVE_X86_KERNELS
 #include "avx512_intrinsics.h"
+#include "pack_avx512.h"
 #endif
 
 namespace minifloat {
@@ -71,13 +72,6 @@ void unpack_any(const uint8_t* packed, size_t count, int bits, uint8_t* codes) {
 #ifdef MINIFLOAT_HAVE_X86_KERNELS
 #define MINIFLOAT_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi")))
 
-// Bytes 0, 1, 2 of each dword, in order (48 of 64 bytes).
-MINIFLOAT_VBMI inline __m512i three_of_four_bytes() {
-    alignas(64) uint8_t index[64];
-    for (int i = 0; i < 64; i++) index[i] = static_cast<uint8_t>(i < 48 ? (i / 3) * 4 + i % 3 : 0);
-    return _mm512_load_si512(index);
-}
-
 // Dword i gets bytes 3i, 3i + 1, 3i + 2 (its top byte is cleared after).
 MINIFLOAT_VBMI inline __m512i spread_three_bytes() {
     alignas(64) uint8_t index[64];
@@ -85,21 +79,13 @@ MINIFLOAT_VBMI inline __m512i spread_three_bytes() {
     return _mm512_load_si512(index);
 }
 
-// FP6, 64 codes (48 bytes) per step; returns the codes done (a multiple
-// of 64 whose bytes it wrote, 0 without VBMI). Each dword's four codes
-// become their 24-bit group by two multiply-adds, as in the AVX2 kernel
-// below (three shifts and three merges took 0.047 ns a code in cache on
-// the Intel Xeon VM, these 0.027).
+// FP6, 64 codes (48 bytes) per step (pack_avx512.h's packed_fp6); returns
+// the codes done (a multiple of 64 whose bytes it wrote, 0 without VBMI).
 MINIFLOAT_VBMI size_t pack_fp6_vbmi_kernel(const uint8_t* codes, size_t count, uint8_t* out) {
-    const __m512i gather = three_of_four_bytes();
-    const __m512i six_bits = _mm512_set1_epi8(0x3F);
-    const __m512i pairs = _mm512_set1_epi16(0x4001);       // bytes (1, 64)
-    const __m512i halves = _mm512_set1_epi32(0x10000001);  // words (1, 4096)
+    const Fp6PackVectors k = fp6_pack_vectors();
     size_t i = 0;
     for (; i + 64 <= count; i += 64) {
-        const __m512i w = _mm512_and_si512(_mm512_loadu_si512(codes + i), six_bits);
-        const __m512i group = _mm512_madd_epi16(_mm512_maddubs_epi16(w, pairs), halves);
-        _mm512_mask_storeu_epi8(out + i / 4 * 3, 0x0000FFFFFFFFFFFFull, _mm512_permutexvar_epi8(gather, group));
+        _mm512_mask_storeu_epi8(out + i / 4 * 3, kPackedFp6Bytes, packed_fp6(k, _mm512_loadu_si512(codes + i)));
     }
     return i;
 }

@@ -172,8 +172,14 @@ py::object encode_packed(py::handle source, const std::string& format_name, bool
             // astype alone 0.39; each encoder call costs its set-up)
             constexpr size_t kChunk = 131072;
             flags = parallel_for(n, kind, kChunk, [&](size_t first, size_t last) {
-                const auto codes = unfilled_array<uint8_t>(std::min(kChunk, last - first));
                 uint32_t part_flags = 0;
+                // float32 to nearest: rounded and packed in one pass where the kernels can
+                if (!float64 && mode == Rounding::nearest_even &&
+                    encode_f32_packed(plan, static_cast<const float*>(in) + first, last - first, bits,
+                                      packed + first / 8 * static_cast<size_t>(bits), part_flags)) {
+                    return part_flags;
+                }
+                const auto codes = unfilled_array<uint8_t>(std::min(kChunk, last - first));
                 for (size_t start = first; start < last; start += kChunk) {
                     const size_t count = last - start < kChunk ? last - start : kChunk;
                     part_flags |= encode_range(plan, mode, key, start, in, float64, codes.get(), count);

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "avx512_intrinsics.h"
+#include "pack_avx512.h"
 #include "partial_vectors.h"
 
 #include "codec_avx512_vectors.h"
@@ -122,19 +123,19 @@ MINIFLOAT_AVX512 inline __m512i encode16_e8m0_from(const Source* in, __mmask16 l
     }
 }
 
-// Up to 16 values with masked loads and stores (the start and the end of a block).
+// Up to 16 values by masked loads (the start and the end of a block): their
+// codes in the 32-bit lanes of `lanes`.
 template <bool ExponentOnly, Rounding Mode, bool UpperHalves, Layout L, bool DeepNormals, class Source>
-MINIFLOAT_AVX512 inline void encode_part(const Vectors& v, const Source* in, uint8_t* out, size_t i, size_t count,
-                                         __mmask16& outside, SpecialLanes& seen) {
-    const __mmask16 lanes = count >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << count) - 1u);
+MINIFLOAT_AVX512 inline __m512i encode_part(const Vectors& v, const Source* in, __mmask16 lanes, __mmask16& outside,
+                                            SpecialLanes& seen) {
     // masked-off lanes load as +0: harmless to encode, but not a valid
     // e8m0 input, so only live lanes count toward `outside`
     __mmask16 lane_outside = 0;
     __m512i c;
     if constexpr (ExponentOnly) {
-        c = encode16_e8m0_from<Mode>(in + i, lanes, lane_outside);
+        c = encode16_e8m0_from<Mode>(in, lanes, lane_outside);
     } else {
-        const __m512i u = source16<UpperHalves>(in + i, lanes);
+        const __m512i u = source16<UpperHalves>(in, lanes);
         __mmask16 special = 0;
         c = encode16<Mode, UpperHalves, L, DeepNormals>(v, u, special);
         // (a format without zero finds the masked-off lanes' zeros invalid)
@@ -149,13 +150,13 @@ MINIFLOAT_AVX512 inline void encode_part(const Vectors& v, const Source* in, uin
         }
     }
     outside |= lane_outside & lanes;
-    store_epi32_as_epi8(out + i, lanes, c);
+    return c;
 }
 
-// 64 values in whole vectors.
+// The codes of 64 values in whole vectors, one per byte.
 template <bool ExponentOnly, Rounding Mode, bool UpperHalves, Layout L, bool DeepNormals, class Source>
-MINIFLOAT_AVX512 inline void encode_step64(const Vectors& v, __m512i pattern, const Source* in, uint8_t* out,
-                                           __mmask16& outside, SpecialLanes& seen) {
+MINIFLOAT_AVX512 inline __m512i encode_step64(const Vectors& v, __m512i pattern, const Source* in,
+                                              __mmask16& outside, SpecialLanes& seen) {
     constexpr __mmask16 kAll = 0xFFFF;
     __m512i c[4];
     if constexpr (ExponentOnly) {
@@ -171,15 +172,56 @@ MINIFLOAT_AVX512 inline void encode_step64(const Vectors& v, __m512i pattern, co
             for (int q = 0; q < 4; q++) c[q] = fix_special16<Mode, L>(v, u[q], c[q], seen);
         }
     }
-    _mm512_storeu_si512(out, pack64(pattern, c[0], c[1], c[2], c[3]));
+    return pack64(pattern, c[0], c[1], c[2], c[3]);
 }
+
+// Where the codes go: a byte each (ByteCodes), or packed at Bits bits each
+// (PackedCodes, pack_kernels.h's layout), as encode_in_mode makes them:
+// whole steps of 64 and parts of up to 16 (the block's start and end).
+struct ByteCodes {
+    MINIFLOAT_AVX512 static void step64(uint8_t* out, size_t i, __m512i codes) { _mm512_storeu_si512(out + i, codes); }
+    MINIFLOAT_AVX512 static void part(uint8_t* out, size_t i, __mmask16 lanes, __m512i c) {
+        store_epi32_as_epi8(out + i, lanes, c);
+    }
+};
+
+// Bits 4 or 6; value i's code starts on a byte wherever a part or a step
+// starts (i * Bits a multiple of 8: encode_f32_packed_avx512 checks the
+// block's first part, the others start 16 or 64 values later). The last
+// part's partial byte gets zero high bits, as mf.pack writes it.
+template <int Bits>
+struct PackedCodes {
+    static_assert(Bits == 4 || Bits == 6);
+    Fp6PackVectors fp6;
+    MINIFLOAT_AVX512 PackedCodes() : fp6(fp6_pack_vectors()) {}
+    MINIFLOAT_AVX512 void step64(uint8_t* out, size_t i, __m512i codes) const {
+        if constexpr (Bits == 6) {
+            _mm512_mask_storeu_epi8(out + i / 4 * 3, kPackedFp6Bytes, packed_fp6(fp6, codes));
+        } else {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i / 2), packed_fp4(codes));
+        }
+    }
+    MINIFLOAT_AVX512 void part(uint8_t* out, size_t i, __mmask16 lanes, __m512i c) const {
+        alignas(16) uint8_t codes[16];
+        _mm_store_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(c));
+        const int count = __builtin_popcount(lanes);  // (lanes: the low `count` bits)
+        uint8_t bytes[12] = {};
+        for (int k = 0; k < count; k++) {
+            const unsigned at = static_cast<unsigned>(k * Bits), value = codes[k] & ((1u << Bits) - 1u);
+            bytes[at / 8] = static_cast<uint8_t>(bytes[at / 8] | (value << at % 8));
+            if (at % 8 + Bits > 8) bytes[at / 8 + 1] = static_cast<uint8_t>(value >> (8 - at % 8));
+        }
+        __builtin_memcpy(out + i * Bits / 8, bytes, (static_cast<size_t>(count) * Bits + 7) / 8);
+    }
+};
 
 // UpperHalves: doubles by their upper halves, `high` their constants (see
 // upper_half_vectors); otherwise float32 bit patterns (doubles rounded to
 // odd on the way) and `high` unused.
 // The whole block in one rounding mode, fixed at compile time, for codes
-// laid out as L (see encode16).
-template <bool ExponentOnly, Rounding Mode, bool UpperHalves, Layout L, bool DeepNormals, class Source>
+// laid out as L (see encode16), into `out` as Sink writes them.
+template <bool ExponentOnly, Rounding Mode, bool UpperHalves, Layout L, bool DeepNormals, class Sink = ByteCodes,
+          class Source>
 MINIFLOAT_AVX512 bool encode_in_mode(const FastConstants<uint32_t, float>& k, const FastConstants<uint32_t, float>* high,
                                      const Source* in, uint8_t* out, size_t n, uint32_t& flags) {
     Vectors v;
@@ -192,26 +234,33 @@ MINIFLOAT_AVX512 bool encode_in_mode(const FastConstants<uint32_t, float>& k, co
     __mmask16 outside = 0;  // e8m0 lanes the fast path does not handle
     SpecialLanes seen;
     // the source is then read in whole cache lines (cache_line.h)
+    const Sink sink{};
+    const auto step = [&](size_t i) MINIFLOAT_AVX512 MINIFLOAT_LAMBDA_INLINE {
+        sink.step64(out, i, encode_step64<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, pattern, in + i, outside,
+                                                                                           seen));
+    };
+    // values [i, i + count), count <= 16
+    const auto part = [&](size_t i, size_t count) MINIFLOAT_AVX512 MINIFLOAT_LAMBDA_INLINE {
+        const __mmask16 lanes = count >= 16 ? __mmask16{0xFFFF} : static_cast<__mmask16>((1u << count) - 1u);
+        sink.part(out, i, lanes, encode_part<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, in + i, lanes, outside,
+                                                                                              seen));
+    };
     const size_t head = elements_before_cache_line(in, n);
     size_t i = 0;
-    for (; i < head; i += 16) {
-        encode_part<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, in, out, i, head - i < 16 ? head - i : 16, outside, seen);
-    }
+    for (; i < head; i += 16) part(i, head - i < 16 ? head - i : 16);
     constexpr size_t kBlock = stream_block(sizeof(Source));
     const StreamParts parts = stream_parts(head, n, kBlock, sizeof(Source) + 1);
     for (size_t j = 0; j < parts.length; j += kBlock) {
         for (unsigned s = 0; s < parts.streams; s++) {
             const size_t first = parts.start + s * parts.length + j;
             if (parts.prefetch) prefetch_ahead(in, first, kBlock);
-            for (i = first; i < first + kBlock; i += 64) {
-                encode_step64<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, pattern, in + i, out + i, outside, seen);
-            }
+            for (i = first; i < first + kBlock; i += 64) step(i);
         }
         // declined: stop early, the caller redoes the values
         if (ExponentOnly && outside != 0) return false;
     }
-    for (i = parts.end(); i + 64 <= n; i += 64) encode_step64<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, pattern, in + i, out + i, outside, seen);
-    for (; i < n; i += 16) encode_part<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, in, out, i, n - i, outside, seen);
+    for (i = parts.end(); i + 64 <= n; i += 64) step(i);
+    for (; i < n; i += 16) part(i, n - i);
     if (outside != 0) return false;
     if (seen.overflow != 0) flags |= k.overflow_flags;
     if (seen.inf != 0) flags |= k.inf_flags;
@@ -281,6 +330,23 @@ bool encode_u8_block_avx512(const FastConstants<uint32_t, float>& k, const FastC
     return avx512_vbmi_usable() && encode_choosing_mode(k, high, exponent_only, mode, in, out, n, flags);
 }
 
+bool encode_f32_packed_avx512(const FastConstants<uint32_t, float>& k, int bits, const float* in, uint8_t* packed,
+                              size_t n, uint32_t& flags) {
+    if (!avx512_vbmi_usable() || (bits != 4 && bits != 6)) return false;
+    // the first part (up to the source's first cache line) must end on a byte
+    if (elements_before_cache_line(in, n) * static_cast<size_t>(bits) % 8 != 0) return false;
+    constexpr Rounding M = Rounding::nearest_even;
+    return with_layout(k, [&](auto layout_constant) {
+        constexpr Layout L = decltype(layout_constant)::value;
+        const auto with_bits = [&](auto bits_constant) {
+            using Sink = PackedCodes<decltype(bits_constant)::value>;
+            if (k.deep_normals) return encode_in_mode<false, M, false, L, true, Sink>(k, nullptr, in, packed, n, flags);
+            return encode_in_mode<false, M, false, L, false, Sink>(k, nullptr, in, packed, n, flags);
+        };
+        return bits == 6 ? with_bits(std::integral_constant<int, 6>{}) : with_bits(std::integral_constant<int, 4>{});
+    });
+}
+
 bool round_to_odd_f32_avx512(const double* in, float* out, size_t n) {
     if (!avx512_vbmi_usable()) return false;
     round_to_odd(in, out, n);
@@ -295,6 +361,9 @@ namespace minifloat {
 template <class Source>
 bool encode_u8_block_avx512(const FastConstants<uint32_t, float>&, const FastConstants<uint32_t, float>*, bool,
                             Rounding, const Source*, uint8_t*, size_t, uint32_t&) {
+    return false;
+}
+bool encode_f32_packed_avx512(const FastConstants<uint32_t, float>&, int, const float*, uint8_t*, size_t, uint32_t&) {
     return false;
 }
 bool round_to_odd_f32_avx512(const double*, float*, size_t) { return false; }

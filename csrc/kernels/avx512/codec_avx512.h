@@ -27,6 +27,16 @@ bool encode_u8_block_avx512(const FastConstants<uint32_t, float>& k, const FastC
                             bool exponent_only, Rounding mode, const Source* in, uint8_t* out, size_t n,
                             uint32_t& flags);
 
+// Float32 into the codes of a 4- or 6-bit format (bits), rounded to
+// nearest even, packed as mf.pack packs them (pack_kernels.h) in the same
+// pass, adding the FP flags raised. Returns false, writing nothing, when
+// the CPU lacks AVX-512, bits is another width, or the values before the
+// source's first cache line do not fill whole bytes (FP6: a source not
+// 16-byte aligned; FP4: not 8-byte); the caller then rounds and packs in
+// two steps.
+bool encode_f32_packed_avx512(const FastConstants<uint32_t, float>& k, int bits, const float* in, uint8_t* packed,
+                              size_t n, uint32_t& flags);
+
 // float64 -> float32 rounded to odd (truncate, then set the last bit when
 // anything was dropped; beyond float32's range: the largest float32). A
 // later single rounding of the float32 into any format with at most 22
