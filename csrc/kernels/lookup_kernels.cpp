@@ -264,7 +264,7 @@ MINIFLOAT_VBMI void decode_bytes_to_f32_vbmi(const uint8_t* byte0_table, const u
 }
 
 MINIFLOAT_BYTE_LOOKUP_AVX2 void lookup_bytes_avx2(const uint8_t* table, const uint8_t* in, uint8_t* out, size_t n) {
-    const ByteRows t = load_rows(table, false);
+    const ByteLookup t = load_lookup(table, false);
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         const __m256i index = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
@@ -275,14 +275,14 @@ MINIFLOAT_BYTE_LOOKUP_AVX2 void lookup_bytes_avx2(const uint8_t* table, const ui
 
 MINIFLOAT_BYTE_LOOKUP_AVX2 uint32_t lookup_bytes_with_flags_avx2(const uint8_t* codes, const uint8_t* flags,
                                                                  const uint8_t* in, uint8_t* out, size_t n) {
-    const ByteRows tc = load_rows(codes, false);
-    const ByteRows tf = load_rows(flags, true);
+    const ByteLookup tc = load_lookup(codes, false);
+    const ByteLookup tf = load_lookup(flags, true);
     __m256i any = _mm256_setzero_si256();
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         const __m256i index = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), lookup32(tc, index));
-        if (tf.rows != 0) any = _mm256_or_si256(any, lookup32(tf, index));
+        if (!tf.empty()) any = _mm256_or_si256(any, lookup32(tf, index));
     }
     alignas(32) uint8_t lanes[32];
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), any);
@@ -297,19 +297,19 @@ MINIFLOAT_BYTE_LOOKUP_AVX2 uint32_t lookup_bytes_with_flags_avx2(const uint8_t* 
 MINIFLOAT_BYTE_LOOKUP_AVX2 uint32_t lookup_wide_with_flags_avx2(const uint32_t* table, const uint8_t* in,
                                                                 uint16_t* out, size_t n) {
     const WidePlanes planes(table);
-    const ByteRows tl = load_rows(planes.low, false), th = load_rows(planes.high, true);
-    const ByteRows tf = load_rows(planes.flags, true);
+    const ByteLookup tl = load_lookup(planes.low, false), th = load_lookup(planes.high, true);
+    const ByteLookup tf = load_lookup(planes.flags, true);
     __m256i any = _mm256_setzero_si256();
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         const __m256i index = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
         const __m256i low = lookup32(tl, index);
-        const __m256i high = th.rows != 0 ? lookup32(th, index) : _mm256_setzero_si256();
+        const __m256i high = !th.empty() ? lookup32(th, index) : _mm256_setzero_si256();
         const __m256i lower = _mm256_unpacklo_epi8(low, high);  // codes 0-7 | 16-23
         const __m256i upper = _mm256_unpackhi_epi8(low, high);  // codes 8-15 | 24-31
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_permute2x128_si256(lower, upper, 0x20));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 16), _mm256_permute2x128_si256(lower, upper, 0x31));
-        if (tf.rows != 0) any = _mm256_or_si256(any, lookup32(tf, index));
+        if (!tf.empty()) any = _mm256_or_si256(any, lookup32(tf, index));
     }
     alignas(32) uint8_t lanes[32];
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), any);
