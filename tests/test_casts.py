@@ -472,8 +472,9 @@ def test_format_to_format_every_code(mf, src, dst):
     exp = convert_table(src, dst)
     if R.FORMATS[src].bits <= 8 and src != dst:  # cross-check with the Fraction path
         assert all(R.convert(src, dst, int(c))[0] == exp[c] for c in codes)
-    # (8-bit sources: the AVX2 set looks their tables up by rows of 16, or
-    # by 8 where the negative codes mirror the positive ones)
+    # (8-bit sources: the AVX2 set looks their tables up by rows of 16, or,
+    # from 1024 codes a call, by 8 where the negative codes mirror the
+    # positive ones)
     for kernel_set in KERNEL_SETS if R.FORMATS[src].bits <= 8 else ["avx512"]:
         with kernels(mf, kernel_set):
             got = cast(codes.view(S), D)
@@ -482,6 +483,9 @@ def test_format_to_format_every_code(mf, src, dst):
             # strided source
             got = cast(codes.view(S)[::-3], D)
             assert_codes(got, exp[::-1][::3], None, f"{src}->{dst} strided {kernel_set}")
+            if R.FORMATS[src].bits <= 8:
+                long = np.tile(codes[::-1], 9)  # (2304 codes, past kMirrorWorthIt)
+                assert_codes(cast(long.view(S), D), np.tile(exp[::-1], 9), None, f"{src}->{dst} long {kernel_set}")
 
 
 # --------------------------------------------------------------------------

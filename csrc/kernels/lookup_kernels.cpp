@@ -264,7 +264,7 @@ MINIFLOAT_VBMI void decode_bytes_to_f32_vbmi(const uint8_t* byte0_table, const u
 }
 
 MINIFLOAT_BYTE_LOOKUP_AVX2 void lookup_bytes_avx2(const uint8_t* table, const uint8_t* in, uint8_t* out, size_t n) {
-    const ByteLookup t = load_lookup(table, false);
+    const ByteLookup t = load_lookup(table, false, n);
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         const __m256i index = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
@@ -275,8 +275,8 @@ MINIFLOAT_BYTE_LOOKUP_AVX2 void lookup_bytes_avx2(const uint8_t* table, const ui
 
 MINIFLOAT_BYTE_LOOKUP_AVX2 uint32_t lookup_bytes_with_flags_avx2(const uint8_t* codes, const uint8_t* flags,
                                                                  const uint8_t* in, uint8_t* out, size_t n) {
-    const ByteLookup tc = load_lookup(codes, false);
-    const ByteLookup tf = load_lookup(flags, true);
+    const ByteLookup tc = load_lookup(codes, false, n);
+    const ByteLookup tf = load_lookup(flags, true, n);
     __m256i any = _mm256_setzero_si256();
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
@@ -297,8 +297,8 @@ MINIFLOAT_BYTE_LOOKUP_AVX2 uint32_t lookup_bytes_with_flags_avx2(const uint8_t* 
 MINIFLOAT_BYTE_LOOKUP_AVX2 uint32_t lookup_wide_with_flags_avx2(const uint32_t* table, const uint8_t* in,
                                                                 uint16_t* out, size_t n) {
     const WidePlanes planes(table);
-    const ByteLookup tl = load_lookup(planes.low, false), th = load_lookup(planes.high, true);
-    const ByteLookup tf = load_lookup(planes.flags, true);
+    const ByteLookup tl = load_lookup(planes.low, false, n), th = load_lookup(planes.high, true, n);
+    const ByteLookup tf = load_lookup(planes.flags, true, n);
     __m256i any = _mm256_setzero_si256();
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {

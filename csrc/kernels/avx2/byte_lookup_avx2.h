@@ -6,6 +6,7 @@
 
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace minifloat {
@@ -85,8 +86,8 @@ struct MirroredRows {
     bool usable = false;
 };
 
-// The flip that leaves the fewest exceptions (the two candidates: those of
-// codes 0 and 1, one of which a single exception cannot both spoil).
+// The flip that leaves the fewest exceptions: code 0's pair's, or code 1's
+// where code 0 is itself an exception.
 MINIFLOAT_BYTE_LOOKUP_AVX2 inline MirroredRows load_mirrored_rows(const uint8_t* table) {
     MirroredRows t;
     int best = 129;
@@ -122,7 +123,8 @@ MINIFLOAT_BYTE_LOOKUP_AVX2 inline __m256i lookup32_mirrored(const MirroredRows& 
     const __m256i upper_rows = _mm256_add_epi8(m, _mm256_set1_epi8(static_cast<char>(0xC0)));
     __m256i r[4];
     for (int k = 0; k < 4; k++) {
-        r[k] = _mm256_or_si256(_mm256_shuffle_epi8(t.row[k], lower_rows), _mm256_shuffle_epi8(t.row[k + 4], upper_rows));
+        r[k] = _mm256_or_si256(_mm256_shuffle_epi8(t.row[k], lower_rows),
+                               _mm256_shuffle_epi8(t.row[k + 4], upper_rows));
     }
     __m256i selector = _mm256_add_epi8(m, m);
     selector = _mm256_add_epi8(selector, selector);  // bit 5 in bit 7
@@ -139,7 +141,11 @@ MINIFLOAT_BYTE_LOOKUP_AVX2 inline __m256i lookup32_mirrored(const MirroredRows& 
 
 // A 256-entry table by whichever of the two ways takes fewer operations
 // (16 rows: 35 a lookup; a row of 16 of a sparse table: 4; mirrored: 26,
-// and 2 an exception).
+// and 2 an exception). The mirror is looked for from kMirrorWorthIt codes
+// on: it costs some 400 scalar operations a call, which 32 lookups of all
+// 16 rows save.
+constexpr size_t kMirrorWorthIt = 1024;
+
 struct ByteLookup {
     ByteRows rows;
     MirroredRows mirrored;
@@ -147,10 +153,12 @@ struct ByteLookup {
     bool empty() const { return !use_mirrored && rows.rows == 0; }
 };
 
-MINIFLOAT_BYTE_LOOKUP_AVX2 inline ByteLookup load_lookup(const uint8_t* table, bool skip_zero_rows) {
+// (n: the codes to look up)
+MINIFLOAT_BYTE_LOOKUP_AVX2 inline ByteLookup load_lookup(const uint8_t* table, bool skip_zero_rows, size_t n) {
     ByteLookup t;
     t.rows = load_rows(table, skip_zero_rows);
     const int rows_cost = t.rows.rows == 16 ? 35 : 4 * t.rows.rows;
+    if (n < kMirrorWorthIt || rows_cost <= 26) return t;
     t.mirrored = load_mirrored_rows(table);
     t.use_mirrored = t.mirrored.usable && 26 + 2 * t.mirrored.exceptions < rows_cost;
     return t;

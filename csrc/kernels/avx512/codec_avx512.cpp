@@ -233,7 +233,6 @@ MINIFLOAT_AVX512 bool encode_in_mode(const FastConstants<uint32_t, float>& k, co
     const __m512i pattern = low_byte_pattern();
     __mmask16 outside = 0;  // e8m0 lanes the fast path does not handle
     SpecialLanes seen;
-    // the source is then read in whole cache lines (cache_line.h)
     const Sink sink{};
     const auto step = [&](size_t i) MINIFLOAT_AVX512 MINIFLOAT_LAMBDA_INLINE {
         sink.step64(out, i, encode_step64<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, pattern, in + i, outside,
@@ -245,6 +244,7 @@ MINIFLOAT_AVX512 bool encode_in_mode(const FastConstants<uint32_t, float>& k, co
         sink.part(out, i, lanes, encode_part<ExponentOnly, Mode, UpperHalves, L, DeepNormals>(v, in + i, lanes, outside,
                                                                                               seen));
     };
+    // the source is then read in whole cache lines (cache_line.h)
     const size_t head = elements_before_cache_line(in, n);
     size_t i = 0;
     for (; i < head; i += 16) part(i, head - i < 16 ? head - i : 16);
