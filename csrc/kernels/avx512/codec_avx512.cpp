@@ -8,6 +8,7 @@
 #include "cache_line.h"
 #include "fp_status.h"
 #include "memory_streams.h"
+#include "pack_kernels.h"
 #include "simd_dispatch.h"
 
 #ifdef MINIFLOAT_HAVE_X86_KERNELS
@@ -204,14 +205,8 @@ struct PackedCodes {
     MINIFLOAT_AVX512 void part(uint8_t* out, size_t i, __mmask16 lanes, __m512i c) const {
         alignas(16) uint8_t codes[16];
         _mm_store_si128(reinterpret_cast<__m128i*>(codes), _mm512_cvtepi32_epi8(c));
-        const int count = __builtin_popcount(lanes);  // (lanes: the low `count` bits)
-        uint8_t bytes[12] = {};
-        for (int k = 0; k < count; k++) {
-            const unsigned at = static_cast<unsigned>(k * Bits), value = codes[k] & ((1u << Bits) - 1u);
-            bytes[at / 8] = static_cast<uint8_t>(bytes[at / 8] | (value << at % 8));
-            if (at % 8 + Bits > 8) bytes[at / 8 + 1] = static_cast<uint8_t>(value >> (8 - at % 8));
-        }
-        __builtin_memcpy(out + i * Bits / 8, bytes, (static_cast<size_t>(count) * Bits + 7) / 8);
+        const size_t count = static_cast<size_t>(__builtin_popcount(lanes));  // (lanes: the low `count` bits)
+        pack_codes(codes, count, Bits, out + i * Bits / 8);
     }
 };
 
