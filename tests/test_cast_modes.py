@@ -638,12 +638,14 @@ def test_stochastic_longdouble_fraction_is_exact(mf):
     "make_rng",
     [
         lambda s: s,
+        lambda s: np.int64(s),
+        lambda s: s + 2**80,  # (seeds are remembered: a big one is a key too)
         lambda s: np.random.default_rng(s),
         lambda s: np.random.Generator(np.random.PCG64DXSM(s)),
         lambda s: np.random.Generator(np.random.Philox(s)),
         lambda s: np.random.Generator(np.random.MT19937(s)),
     ],
-    ids=["int-seed", "default_rng", "PCG64DXSM", "Philox", "MT19937"],
+    ids=["int-seed", "numpy-int-seed", "big-int-seed", "default_rng", "PCG64DXSM", "Philox", "MT19937"],
 )
 def test_stochastic_draws_come_from_the_bit_generator(mf, make_rng):
     name = "float8_e5m2"

@@ -120,12 +120,12 @@ def positive_integers(value, name):
 def choice(value, choices, name):
     """One of the strings `choices`: another type is a TypeError, another
     string a ValueError (both list the choices)."""
+    if isinstance(value, str) and value in choices:
+        return str(value)
     listed = ", ".join(map(repr, choices))
     if not isinstance(value, str):
         raise TypeError(f"{name} must be one of {listed}, not {shown(value)}")
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {listed}, not {shown(value)}")
-    return str(value)
+    raise ValueError(f"{name} must be one of {listed}, not {shown(value)}")
 
 
 def dtype(value, name, what="a dtype"):

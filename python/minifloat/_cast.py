@@ -1,4 +1,6 @@
 """mf.cast: conversion into a format with a chosen rounding and overflow policy."""
+import functools
+
 import numpy as np
 
 from . import _arguments, _core
@@ -152,22 +154,24 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None, packed=
     saturate = _arguments.flag(saturate, "saturate")
     packed = _arguments.flag(packed, "packed")
     rounding = _arguments.choice(rounding, ROUNDINGS, "rounding")
-    scalar = np.ndim(x) == 0 and not isinstance(x, np.ndarray)
-    if isinstance(x, int) and not isinstance(x, bool):
-        arr = np.array([x], dtype=object).reshape(())  # any size, exactly
+    if isinstance(x, np.ndarray):
+        arr, scalar = x, False
+    elif isinstance(x, int) and not isinstance(x, bool):
+        arr, scalar = np.array([x], dtype=object).reshape(()), True  # any size, exactly
     else:
         arr = np.asarray(x)
+        scalar = arr.ndim == 0
     source = np.asarray(_exact_source(arr), order="C")  # keeps 0-d arrays 0-d
     if packed:
         return _cast_packed(source, target, saturate, rounding, rng)
     random = None
     if rounding == "stochastic":
         key = _stochastic_key(rng, source.size)
-        if key is not None and source.dtype in (np.float32, np.float64):
+        if key is not None and source.dtype.char in "fd":
             result = _core.encode_stochastic(source, target.name, saturate, key)
             return result[()] if scalar else result
         random = _core.stochastic_draws(0 if key is None else key, source.size)
-    encode = _core.encode_objects if source.dtype == object else _core.encode_array
+    encode = _core.encode_objects if source.dtype.kind == "O" else _core.encode_array
     result = encode(source, target.name, saturate, rounding, random)
     return result[()] if scalar else result
 
@@ -175,7 +179,7 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None, packed=
 def _cast_packed(source, target, saturate, rounding, rng):
     """cast(..., packed=True): float32/float64 sources are rounded and packed
     chunk by chunk in C++; others are cast, then packed."""
-    if source.dtype in (np.float32, np.float64):
+    if source.dtype.char in "fd":
         key = _stochastic_key(rng, source.size) if rounding == "stochastic" else None
         return _core.encode_packed(source, target.name, saturate, rounding, 0 if key is None else key)
     return pack(np.asarray(cast(source, target, saturate=saturate, rounding=rounding, rng=rng)))
@@ -187,7 +191,16 @@ def _stochastic_key(rng, size):
     ``np.random.default_rng``); None for an empty array, which draws nothing."""
     if _arguments.is_bool(rng):  # (default_rng would take it as the seed 0 or 1)
         raise TypeError(f"rng must be a numpy.random.Generator, a seed or None, not {rng!r}")
+    if isinstance(rng, (int, np.integer)):
+        return None if size == 0 else _seed_key(int(rng))
     generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     if size == 0:
         return None
     return int(generator.bit_generator.random_raw())
+
+
+@functools.lru_cache(maxsize=256)
+def _seed_key(seed):
+    """The key a fresh ``np.random.default_rng(seed)`` gives: remembered, as
+    building the generator costs some 10 us, more than casting a small array."""
+    return int(np.random.default_rng(seed).bit_generator.random_raw())

@@ -27,6 +27,8 @@ def minifloat_dtype(dtype, what):
 
     A name given to minifloat's own functions means minifloat's format even
     where NumPy's name table gives it to ml_dtypes (see claim_dtype_names)."""
+    if isinstance(dtype, MinifloatDType):
+        return dtype
     own = own_dtype_named(dtype)
     if isinstance(own, MinifloatDType):
         return own
