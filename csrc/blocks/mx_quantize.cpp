@@ -67,14 +67,18 @@ char* data_of(const py::object& a) {
     return static_cast<char*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(a.ptr())));
 }
 
-// The element parameters the row kernels rely on: an 8-bit element format
-// (or -1 for int8), a largest element that is a positive float32, a
-// significand of 1..24 bits and an emax the shared exponent cannot
-// overflow with.
-// body(row, first, last) over every row's blocks [first, last), the runs
-// of whole blocks split over the threads (a block is quantized on its own).
+// body(start, end, first_scale) over runs of whole blocks: the elements
+// [start, end) of the matrix read as one array and the index of their
+// first block's scale, the runs split over the threads (a block is
+// quantized on its own). A run stays within a row, unless every row is
+// whole blocks: then the rows are one array of blocks (a 64x32 matrix in
+// blocks of 32 was 64 calls of the row kernel, most of its time).
 template <class Body>
 void for_block_runs(npy_intp rows, npy_intp cols, npy_intp block, const Body& body) {
+    if (rows > 1 && cols % block == 0) {
+        cols *= rows;
+        rows = 1;
+    }
     const npy_intp blocks = block_count(cols, block);
     if (blocks == 0) return;
     parallel_for_items(static_cast<size_t>(rows * blocks), static_cast<size_t>(block), WorkKind::blocks,
@@ -83,12 +87,18 @@ void for_block_runs(npy_intp rows, npy_intp cols, npy_intp block, const Body& bo
                                const npy_intp r = static_cast<npy_intp>(u) / blocks;
                                const npy_intp first = static_cast<npy_intp>(u) % blocks;
                                const npy_intp last = std::min<npy_intp>(blocks, first + static_cast<npy_intp>(end - u));
-                               body(r, first, last);
+                               const npy_intp start = r * cols + first * block;
+                               body(static_cast<size_t>(start), static_cast<size_t>(r * cols + std::min(cols, last * block)),
+                                    static_cast<size_t>(r * blocks + first));
                                u += static_cast<size_t>(last - first);
                            }
                        });
 }
 
+// The element parameters the row kernels rely on: an 8-bit element format
+// (or -1 for int8), a largest element that is a positive float32, a
+// significand of 1..24 bits and an emax the shared exponent cannot
+// overflow with.
 void check_mx_element(int element_index, int emax, double max_element, int significand_bits) {
     if (element_index < -1 || element_index >= format_count()) {
         throw py::value_error("element_index must be -1 (int8) or a format index below " +
@@ -135,10 +145,9 @@ py::tuple mx_quantize(py::handle values, int element_index, int emax, double max
     {
         py::gil_scoped_release release;
         // every block on its own: runs of whole blocks split over the threads
-        for_block_runs(rows, cols, block, [&](npy_intp r, npy_intp first, npy_intp last) {
-            const npy_intp start = r * cols + first * block, end = r * cols + std::min(cols, last * block);
-            mx_quantize_row(in + start, static_cast<size_t>(end - start), static_cast<size_t>(block), element, mode,
-                            out + start, scale_codes + r * blocks + first);
+        for_block_runs(rows, cols, block, [&](size_t start, size_t end, size_t first_scale) {
+            mx_quantize_row(in + start, end - start, static_cast<size_t>(block), element, mode, out + start,
+                            scale_codes + first_scale);
         });
     }
     return py::make_tuple(data, scales);
@@ -167,10 +176,9 @@ py::tuple nvfp4_quantize(py::handle values, npy_intp block_size, double tensor_s
         py::gil_scoped_release release;
         const FormatRuntime& scale = runtime(scale_index);
         const Nvfp4Scales scaling = nvfp4_scales(scale, tensor_scale);
-        for_block_runs(rows, cols, block, [&](npy_intp r, npy_intp first, npy_intp last) {
-            const npy_intp start = r * cols + first * block, end = r * cols + std::min(cols, last * block);
-            nvfp4_quantize_row(in + start, static_cast<size_t>(end - start), static_cast<size_t>(block), scaling,
-                               scale, out + start, scale_codes + r * blocks + first);
+        for_block_runs(rows, cols, block, [&](size_t start, size_t end, size_t first_scale) {
+            nvfp4_quantize_row(in + start, end - start, static_cast<size_t>(block), scaling, scale, out + start,
+                               scale_codes + first_scale);
         });
     }
     return py::make_tuple(data, scales);
