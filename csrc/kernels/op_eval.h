@@ -19,17 +19,13 @@ namespace minifloat {
 // rounds to nearest within it.
 class FpFlagScope {
 public:
-    FpFlagScope() {
-        std::fegetexceptflag(&saved_, FE_ALL_EXCEPT);
-        std::feclearexcept(FE_ALL_EXCEPT);
-    }
-    ~FpFlagScope() { std::fesetexceptflag(&saved_, FE_ALL_EXCEPT); }
+    ~FpFlagScope() { saved_.restore(); }
     uint32_t raised() const { return hardware_fp_flags() & ~uint32_t{kFlagUnderflow}; }
-    void clear() const { std::feclearexcept(FE_ALL_EXCEPT); }
+    void clear() const { SavedFpFlags::clear(); }
 
 private:
     DefaultFpuModeScope default_modes_;
-    std::fexcept_t saved_;
+    SavedFpFlags saved_;
 };
 
 // A binary64 result that underflowed to zero stands for a non-zero value

@@ -146,6 +146,11 @@ bool code_from_text(const FormatRuntime& rt, const SpecialCodes& s, PyObject* te
 
 bool code_from_object(const FormatRuntime& rt, const SpecialCodes& s, PyObject* obj,
                       uint32_t* code, uint32_t* flags, Rounding mode, uint64_t random) {
+    const int other = format_index_of_scalar(obj);
+    if (other >= 0 && &runtime(other) == &rt && mode == Rounding::nearest_even && !s.saturate) {
+        *code = scalar_code(obj);  // (a scalar of the format: its code, no arithmetic)
+        return true;
+    }
     DefaultFpuModeScope default_modes;
     // obj may be borrowed from a container (an object array, a list) that its
     // own __float__, __index__ or comparisons replace it in: keep it alive.
@@ -154,13 +159,8 @@ bool code_from_object(const FormatRuntime& rt, const SpecialCodes& s, PyObject* 
         PyObject* held;
         ~Release() { Py_DECREF(held); }
     } release{obj};
-    const int other = format_index_of_scalar(obj);
     if (other >= 0) {
         const uint32_t other_code = scalar_code(obj);
-        if (&runtime(other) == &rt && mode == Rounding::nearest_even && !s.saturate) {
-            *code = other_code;
-            return true;
-        }
         return finish(encode_from_double(rt.format, s, runtime(other).decode_f64[other_code], 0,
                                          mode, random),
                       code, flags);
