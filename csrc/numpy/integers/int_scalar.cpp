@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "int_kernels.h"
 #include "int_types.h"
 
 namespace minifloat {
@@ -199,8 +200,35 @@ PyObject* checked(Checked c, PyObject* a, PyObject* b, PyObject* result) {
     return result;
 }
 
+// Two scalars of one type, + - *: the ufunc loop's own byte kernel on one
+// element (int_kernels.h), without the 0-d arrays and the ufunc dispatch
+// (0.63 us of int4(3) + int4(2); np.int8's: 0.07). nullptr with no error
+// set where this is not such a pair.
+PyObject* same_type_wrapped(Checked c, PyObject* a, PyObject* b) {
+    const int index = scalar_index(a);
+    if (index < 0 || scalar_index(b) != index) return nullptr;
+    WrappedBinary op;
+    switch (c) {
+        case Checked::add: op = WrappedBinary::add; break;
+        case Checked::subtract: op = WrappedBinary::subtract; break;
+        case Checked::multiply: op = WrappedBinary::multiply; break;
+        case Checked::none:
+        case Checked::negative:
+        case Checked::absolute: return nullptr;
+    }
+    const IntFormatRow& row = *g_int_runtimes[index].row;
+    const unsigned mask = (1u << row.bits) - 1, sign = row.is_signed ? 1u << (row.bits - 1) : 0u;
+    const uint8_t x = static_cast<uint8_t>(scalar_value(a)), y = static_cast<uint8_t>(scalar_value(b));
+    uint8_t r = 0;
+    wrapped_binary(op, &x, &y, &r, 1, sign, mask);
+    const int value = row.is_signed ? static_cast<int>(static_cast<int8_t>(r)) : static_cast<int>(r);
+    return new_int_scalar(index, value);
+}
+
 template <PyObject* (*Op)(PyObject*, PyObject*), Checked C = Checked::none>
 PyObject* scalar_binary(PyObject* a, PyObject* b) {
+    if (PyObject* r = same_type_wrapped(C, a, b)) return checked(C, a, b, r);
+    if (PyErr_Occurred()) return nullptr;
     PyObject* x = as_array_operand(a);
     if (x == nullptr) return nullptr;
     PyObject* y = as_array_operand(b);
