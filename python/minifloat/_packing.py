@@ -21,9 +21,16 @@ from ._dtype_arguments import minifloat_dtype
 from ._core import MinifloatDType
 
 
+_bits_by_name = {}  # a format's name -> its width (names are unique: float_format refuses a taken one)
+
+
 def _format_of(dtype, what):
     resolved = minifloat_dtype(dtype, what)
-    return resolved, _core.format_info(resolved.name)["bits"]
+    name = resolved.name
+    bits = _bits_by_name.get(name)
+    if bits is None:  # (format_info builds a dict of every property: 1.6 us a call)
+        bits = _bits_by_name[name] = _core.format_info(name)["bits"]
+    return resolved, bits
 
 
 def packed_size(count, bits):
