@@ -253,6 +253,21 @@ def test_bit_layout_real_part_first(mf, kind):
 
 
 @EACH
+def test_items_are_python_complex_and_indexing_gives_scalars(mf, kind):
+    """As NumPy's complex64: tolist(), item() and astype(object) give Python
+    complex numbers (each part exact), indexing and iteration the type's
+    scalars."""
+    T = ctype(mf, kind)
+    values = [1.5 - 2.25j, -0.0 + 0j, complex(np.inf, -1), 3e-5 + 4j]
+    arr = np.array(values, dtype=cdtype(mf, kind))
+    exact = [complex(T(v)) for v in values]
+    assert arr.tolist() == exact and all(type(v) is complex for v in arr.tolist())
+    assert type(arr.item(0)) is complex and arr.item(3) == exact[3]
+    assert type(arr.astype(object)[0]) is complex and arr.astype(object).tolist() == exact
+    assert [type(x) for x in arr] == [T] * 4 and [complex(x) for x in arr] == exact
+    assert type(arr[1]) is T and type(T(1j).item()) is complex
+
+
 def test_scalar_parts(mf, kind):
     T = ctype(mf, kind)
     z = T(1.5 - 2.25j)

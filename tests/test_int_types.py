@@ -272,6 +272,26 @@ def test_scalars(name):
     assert str(t(lo)) == str(lo)
 
 
+def test_items_are_python_ints_and_indexing_gives_scalars(name):
+    """As NumPy's int8: tolist(), item() and astype(object) give Python ints
+    (json.dumps(arr.tolist()) works); indexing and iteration give the type's
+    scalars, every value (negative ones sign-extended) read back exactly."""
+    import json
+
+    t = typ(name)
+    vals = values(name)
+    arr = np.array(vals, dtype=t)
+    assert arr.tolist() == vals and all(type(v) is int for v in arr.tolist())
+    assert arr.reshape(-1, 1).tolist() == [[v] for v in vals]
+    assert [arr.item(i) for i in range(len(vals))] == vals and type(arr.item(0)) is int
+    assert arr.astype(object).tolist() == vals and type(arr.astype(object)[0]) is int
+    assert json.loads(json.dumps(arr.tolist())) == vals
+    assert [type(x) for x in arr] == [t] * len(vals) and [int(x) for x in arr] == vals
+    assert type(arr[0]) is t and [int(arr[i]) for i in range(len(vals))] == vals
+    assert type(arr.reshape(())[()] if arr.size == 1 else arr[-1]) is t
+    assert t(vals[-1]).item() == vals[-1] and type(t(vals[-1]).item()) is int
+
+
 def test_power_every_pair(name):
     pairs = [(x, y) for x in values(name) for y in values(name) if y >= 0]
     a = np.array([p[0] for p in pairs], dtype=typ(name))

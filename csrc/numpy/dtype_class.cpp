@@ -161,7 +161,7 @@ struct FloatFamily {
     }
     // after copyswap (the core installs it first): once getitem no longer
     // builds scalars, indexing does it with copyswap (scalar_elements.h)
-    static int finish(int index, PyArray_Descr*) { return build_scalars_by_copy(index); }
+    static int finish(int, PyArray_Descr* descr) { return build_scalars_by_copy(descr); }
 };
 
 }  // namespace

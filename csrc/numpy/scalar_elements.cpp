@@ -15,8 +15,7 @@ PyObject* element_as_python_float(PyArray_Descr* descr, char* data) {
     return PyFloat_FromDouble(rt.decode_f64[load_code(rt, data)]);
 }
 
-int build_scalars_by_copy(int index) {
-    PyArray_Descr* descr = &format_types(index).descr->base;
+int build_scalars_by_copy(PyArray_Descr* descr) {
     if (PyDataType_GetArrFuncs(descr)->copyswap == nullptr) {
         PyErr_SetString(PyExc_RuntimeError, "minifloat: scalars need the copyswap function first");
         return -1;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "format_types.h"
 #include "promotion.h"
 #include "registry.h"
+#include "scalar_elements.h"
 #include "scalar_type.h"
 
 namespace minifloat {
@@ -89,10 +91,18 @@ int complex_setitem(PyArray_Descr* descr, PyObject* value, char* data) {
     return report_scalar_fp_flags("cast", flags);
 }
 
+static_assert(offsetof(ComplexScalar, parts) == sizeof(PyObject),
+              "NumPy copies an element right after the object header");
+
+// item(), tolist() and astype(object): a Python complex (exact: each part
+// is a binary64 value), as NumPy's complex64 gives (indexing makes the
+// type's scalar: build_scalars_by_copy).
 PyObject* complex_getitem(PyArray_Descr* descr, char* data) {
     uint16_t parts[2];
     std::memcpy(parts, data, 4);
-    return new_complex_scalar(complex_kind_of_descr(descr), parts);
+    double re = 0, im = 0;
+    decode_complex_value(complex_kind_of_descr(descr), parts, &re, &im);
+    return PyComplex_FromDoubles(re, im);
 }
 
 // Identities and limits (NumPy asks for zero and one in reductions). The
@@ -301,7 +311,7 @@ struct ComplexFamily {
             append_array_functions<kBComplex32>(out);
         }
     }
-    static int finish(int, PyArray_Descr*) { return 0; }
+    static int finish(int, PyArray_Descr* descr) { return build_scalars_by_copy(descr); }
 };
 
 }  // namespace

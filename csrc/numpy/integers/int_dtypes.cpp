@@ -4,6 +4,7 @@
 // sort, argmax, nonzero, fill and dot paths call.
 #include <type_traits>
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "dtype_core.h"
 #include "int_types.h"
 #include "promotion.h"
+#include "scalar_elements.h"
 
 namespace minifloat {
 
@@ -127,9 +129,12 @@ int int_setitem(PyArray_Descr* descr, PyObject* value, char* data) {
     return 0;
 }
 
+static_assert(offsetof(IntScalar, code) == sizeof(PyObject), "NumPy copies an element right after the object header");
+
+// item(), tolist() and astype(object): a Python int, as NumPy's int8 gives
+// (indexing makes the type's scalar: build_scalars_by_copy).
 PyObject* int_getitem(PyArray_Descr* descr, char* data) {
-    const int index = int_index_of_descr(descr);
-    return new_int_scalar(index, int_value_of(int_runtime(index), static_cast<uint8_t>(*data)));
+    return PyLong_FromLong(int_value_of(int_runtime(int_index_of_descr(descr)), static_cast<uint8_t>(*data)));
 }
 
 // ---- legacy array functions (sort, argsort, argmax, argmin, nonzero, fill, dot) -------
@@ -282,7 +287,7 @@ struct IntFamily {
             append_array_functions<uint8_t>(out, row.bits);
         }
     }
-    static int finish(int, PyArray_Descr*) { return 0; }
+    static int finish(int, PyArray_Descr* descr) { return build_scalars_by_copy(descr); }
 };
 
 }  // namespace

@@ -20,7 +20,7 @@ IntScalar* as_int_scalar(PyObject* o) { return reinterpret_cast<IntScalar*>(o); 
 
 int scalar_index(PyObject* o) { return int_index_of_scalar_type(Py_TYPE(o)); }
 
-long scalar_value(PyObject* o) { return as_int_scalar(o)->value; }
+long scalar_value(PyObject* o) { return int_value_of(g_int_runtimes[scalar_index(o)], as_int_scalar(o)->code); }
 
 int raise_out_of_bounds(const IntTypeRuntime& rt, PyObject* obj) {
     PyErr_Format(PyExc_OverflowError,
@@ -334,7 +334,7 @@ PyObject* new_int_scalar(int index, int value) {
     PyTypeObject* type = &g_int_runtimes[index].scalar_type;
     PyObject* obj = type->tp_alloc(type, 0);
     if (obj == nullptr) return nullptr;
-    as_int_scalar(obj)->value = static_cast<int16_t>(value);
+    as_int_scalar(obj)->code = int_code_of(value);
     return obj;
 }
 
@@ -343,7 +343,7 @@ int int_value_from_object(const IntTypeRuntime& rt, PyObject* obj, int* value) {
     const bool is_signed = rt.row->is_signed;
     const int own = int_index_of_scalar_type(Py_TYPE(obj));
     if (own >= 0) {  // another integer type: NumPy's integer casts wrap
-        *value = wrap_to_int_type(as_int_scalar(obj)->value, bits, is_signed);
+        *value = wrap_to_int_type(scalar_value(obj), bits, is_signed);
         return 0;
     }
     if (PyBool_Check(obj)) {

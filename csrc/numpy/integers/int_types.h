@@ -14,7 +14,7 @@ namespace minifloat {
 
 struct IntScalar {
     PyObject_HEAD
-    int16_t value;  // the integer itself (fits every type's range)
+    uint8_t code;  // the element's stored byte (int_code_of; NumPy copies it here when indexing)
 };
 
 struct IntDescr {
