@@ -208,6 +208,26 @@ def test_cross_format_every_code_both_directions(mf, src, dst):
     assert fp_flags_of(lambda: from_mf.astype(ml(dst))) == (overflow, invalid)
 
 
+@EACH
+def test_pack_takes_ml_dtypes_arrays(mf, name):
+    """mf.pack of an ml_dtypes array packs the same codes as minifloat's
+    (every code), as mf.cast reads them."""
+    codes = np.arange(256 if np.dtype(getattr(md, name)).itemsize == 1 else 65536, dtype=np.uint64)
+    bits = mf.format_info(name)["bits"]
+    codes = (codes & ((1 << bits) - 1)).astype(np.uint8 if bits <= 8 else np.uint16)
+    theirs = codes.view(getattr(md, name))
+    assert np.array_equal(mf.pack(theirs), mf.pack(codes.view(getattr(mf, name))))
+
+
+@pytest.mark.parametrize("name", [n for n in ("int1", "int2", "int4", "uint1", "uint2", "uint4") if hasattr(md, n)])
+def test_pack_takes_ml_dtypes_integer_arrays(mf, name):
+    """ml_dtypes keeps a signed type's low bits; mf.pack of its array packs
+    the same values as minifloat's array of them."""
+    values = list(range(int(md.iinfo(getattr(md, name)).min), int(md.iinfo(getattr(md, name)).max) + 1))
+    theirs = np.array(values, dtype=getattr(md, name))
+    assert np.array_equal(mf.pack(theirs), mf.pack(np.array(values, dtype=getattr(mf, name))))
+
+
 def test_float64_source_rounds_once_unlike_ml_dtypes(mf):
     """The design's example: float64 1 + 2^-4 + 2^-40 is just above the tie
     between 1 and 1.125 in float8_e4m3fn. Through minifloat it becomes 1.125,

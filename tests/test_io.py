@@ -494,6 +494,19 @@ def test_npz_dtype_mapping(tmp_path):
         mf.load(tmp_path / "plain.npz", dtype={"nope": mf.float8_e5m2})
 
 
+def test_integer_types_are_refused_with_the_view_to_save(tmp_path):
+    """The sub-byte integers have no code in these files; the error says how
+    to store them (their bytes are the values) and the way back works."""
+    a = np.array([7, -8, 0, -1], dtype=mf.int4)
+    with pytest.raises(ValueError, match=r"integer type int4.*arr\.view\(np\.int8\).*\.view\(mf\.int4\)"):
+        mf.save(tmp_path / "a.npy", a)
+    with pytest.raises(ValueError, match=r"integer type uint2.*arr\.view\(np\.uint8\)"):
+        mf.save_safetensors(tmp_path / "a.safetensors", {"u": np.array([3], dtype=mf.uint2)})
+    mf.save(tmp_path / "a.npy", a.view(np.int8))
+    back = mf.load(tmp_path / "a.npy").view(mf.int4)
+    assert back.dtype == np.dtype(mf.int4) and back.tolist() == [7, -8, 0, -1]
+
+
 def test_npz_errors(tmp_path):
     with pytest.raises(ValueError, match="positional array 0 and the keyword 'arr_0'"):
         mf.savez(tmp_path / "x", every_code("float8_e4m3fn"), arr_0=np.arange(3))

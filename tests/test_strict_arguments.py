@@ -263,6 +263,13 @@ def test_cast_dtype_rounding_and_rng(mf):
         mf.cast(np.ones(3), None)
     with raises_naming(TypeError, "mf.cast needs a minifloat dtype", "float64"):
         mf.cast(np.ones(3), np.float64)
+    # minifloat's own integer and complex types are named as such, with what to use
+    with raises_naming(TypeError, "needs a minifloat float format", "integer type int4", "x.astype(mf.int4)"):
+        mf.cast(np.ones(3), mf.int4)
+    with raises_naming(TypeError, "needs a minifloat float format", "integer type uint2", "quantize_affine"):
+        mf.quant.quantize(np.ones((2, 2)), mf.uint2)
+    with raises_naming(TypeError, "needs a minifloat float format", "complex type complex32"):
+        mf.cast(np.ones(3), mf.complex32)
     for bad in (None, 1, ["up"], np.array(["up"])):
         with raises_naming(TypeError, "rounding must be one of", "'nearest_even'"):
             mf.cast(X, mf.float8_e4m3fn, rounding=bad)

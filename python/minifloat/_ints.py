@@ -8,6 +8,7 @@ same values. Kind 'i'/'u'; scalars subclass ``np.signedinteger`` /
 import numpy as _np
 
 from . import _arguments, _core, _packing
+from ._ml_dtypes import from_ml_dtypes, ml_dtypes_int_type
 
 INT_FORMAT_NAMES = _core.INT_FORMAT_NAMES
 int1 = _core.int1
@@ -164,7 +165,8 @@ def pack(arr):
     ----------
     arr : ndarray
         An array of a minifloat float format or sub-byte integer type, any
-        shape and memory layout.
+        shape and memory layout (ml_dtypes' arrays of the formats and types
+        minifloat has too: the same values).
 
     Returns
     -------
@@ -191,6 +193,9 @@ def pack(arr):
     array([161,   7], dtype=uint8)
     """
     dt = getattr(arr, "dtype", None)
+    if dt is not None and ml_dtypes_int_type(dt) is not None:
+        arr = from_ml_dtypes(arr)  # (ml_dtypes keeps a signed type's low bits: a sign-extended copy)
+        dt = arr.dtype
     if not isinstance(dt, _core.IntegerDType):
         return _packing.pack(arr)
     bits = _BITS[dt.name]

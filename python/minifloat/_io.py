@@ -149,9 +149,13 @@ def _as_array(obj, what):
     if dtype.hasobject:
         raise ValueError(f"{what} has dtype {dtype}, which only pickle can store; "
                          "minifloat's files never contain pickles")
+    if isinstance(dtype, _core.IntegerDType):
+        stored = "np.int8" if dtype.kind == "i" else "np.uint8"
+        raise ValueError(f"{what} has minifloat's integer type {dtype.name}, which these files store only by "
+                         f"pickle; save arr.view({stored}) (its bytes are the values) and view the loaded array "
+                         f"with .view(mf.{dtype.name})")
     if not getattr(type(dtype), "_legacy", True):
-        raise ValueError(f"{what} has dtype {dtype}, a NumPy dtype the .npy format can only "
-                         "store by pickle")
+        raise ValueError(f"{what} has dtype {dtype}, a NumPy dtype these files store only by pickle")
     return arr
 
 
