@@ -235,9 +235,30 @@ def test_same_parameters_same_dtype_and_the_e4m3_example(mf):
         mf.float_format(exponent_bits=5, mantissa_bits=2, bias=3, name="float8_e4m3fn")
 
 
+
+def test_negative_zero_defaults_to_what_the_format_has(mf):
+    """Not given, negative_zero is True where a sign and a zero make a code of
+    -0 that the NaN does not take, else False (an unsigned format needed
+    negative_zero=False spelled out)."""
+    u = mf.float_format(exponent_bits=4, mantissa_bits=3, signed=False)
+    assert u is mf.float_format(exponent_bits=4, mantissa_bits=3, signed=False, negative_zero=False)
+    assert "negative_zero" not in repr(u)
+    assert mf.float_format(exponent_bits=4, mantissa_bits=3, bias=8, infinities=False,
+                           nan="negative_zero") is np.dtype(mf.float8_e4m3fnuz)
+    listed = mf.float_format(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x7F, 0xFF, 0x80))
+    assert listed is mf.float_format(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x7F, 0xFF, 0x80),
+                                     negative_zero=False)
+    assert "negative_zero" not in repr(listed)
+    no_zero = mf.float_format(exponent_bits=3, mantissa_bits=2, infinities=False, subnormals=False, nan="all_ones")
+    assert mf.format_info(no_zero.name)["has_zero"] is False and "negative_zero" not in repr(no_zero)
+    assert mf.float_format(exponent_bits=4, mantissa_bits=3, infinities=False, nan="all_ones") is \
+        np.dtype(mf.float8_e4m3fn)
+
+
 @pytest.mark.parametrize("params, message", [
-    (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan="negative_zero"), "negative_zero=False"),
-    (dict(exponent_bits=4, mantissa_bits=3, signed=False), "unsigned"),
+    (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan="negative_zero", negative_zero=True),
+     "negative_zero=False"),
+    (dict(exponent_bits=4, mantissa_bits=3, signed=False, negative_zero=True), "unsigned"),
     (dict(exponent_bits=4, mantissa_bits=3, nan=False), "nan=True"),
     (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=False, overflow="inf"), "needs infinities"),
     (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=False, overflow="nan"), "needs a NaN"),
@@ -255,7 +276,8 @@ def test_same_parameters_same_dtype_and_the_e4m3_example(mf):
     (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x7F, 0xFF, 0x7D, 0xFD)), "hole"),
     (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x7F, 0xFF, 0x7F)), "twice"),
     (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x100,)), "does not fit"),
-    (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x7F, 0xFF, 0x80)), "negative_zero=False"),
+    (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=(0x7F, 0xFF, 0x80), negative_zero=True),
+     "negative_zero=False"),
     (dict(exponent_bits=4, mantissa_bits=3, nan=(0x7F, 0xFF, 0x7E, 0xFE)), "list them all"),
     (dict(exponent_bits=4, mantissa_bits=3, infinities=False, nan=()), "1 to 16"),
 ])

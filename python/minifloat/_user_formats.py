@@ -73,6 +73,12 @@ def _nan_codes(value, bits, signed):
     return tuple(sorted(codes)), at_negative_zero, magnitude_mask + 1 - nan_from
 
 
+def _default_negative_zero(signed, subnormals, nan_at_negative_zero):
+    """negative_zero when not given: the code of -0 is -0 wherever there is
+    one (a sign and a zero) that is not the NaN."""
+    return bool(signed) and bool(subnormals) and not nan_at_negative_zero
+
+
 def _canonical(exponent_bits, mantissa_bits, bias, signed, infinities, nan, negative_zero, subnormals, overflow):
     """The checked, canonical description (a tuple in float_format's order),
     or ValueError saying which parameters do not fit together and why."""
@@ -116,6 +122,8 @@ def _canonical(exponent_bits, mantissa_bits, bias, signed, infinities, nan, nega
     elif infinities is True and nan is not True:
         raise ValueError("infinities=True (IEEE) reserves the all-ones exponent, whose other codes must then be NaN: "
                          "pass nan=True, or infinities='max' for infinities at the largest codes")
+    if negative_zero is None:
+        negative_zero = _default_negative_zero(signed, subnormals, nan_at_negative_zero)
     if isinstance(nan, tuple) and nan_at_negative_zero:
         if not subnormals:
             raise ValueError("nan lists the code of -0, but without subnormals there is no zero and no code of -0")
@@ -207,8 +215,12 @@ def _repr_text(description, name, generated):
     args = [f"exponent_bits={e}", f"mantissa_bits={m}"]
     if bias != 2 ** (e - 1) - 1:
         args.append(f"bias={bias}")
+    sign_code = 1 << (int(signed) + e + m - 1)
+    nan_at_negative_zero = nan == "negative_zero" or (isinstance(nan, tuple) and signed and sign_code in nan)
+    default_negative_zero = _default_negative_zero(signed, subnormals, nan_at_negative_zero)
     for key, value, default in (("signed", signed, True), ("infinities", infinities, True), ("nan", nan, True),
-                                ("negative_zero", negative_zero, True), ("subnormals", subnormals, True)):
+                                ("negative_zero", negative_zero, default_negative_zero),
+                                ("subnormals", subnormals, True)):
         if value != default or type(value) is not type(default):
             args.append(f"{key}={value!r}")
     if overflow != _default_overflow(infinities, nan):
@@ -240,7 +252,7 @@ def _builtin_with(description, name):
 
 
 def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infinities=True, nan=True,
-                 negative_zero=True, subnormals=True, overflow=None, name=None):
+                 negative_zero=None, subnormals=True, overflow=None, name=None):
     """Make a floating-point format of 2 to 16 bits, as a NumPy dtype.
 
     The format gets its own scalar type and DType class and works
@@ -264,11 +276,14 @@ def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infini
         False (none), True (IEEE: all-ones exponent, non-zero mantissa),
         "all_ones" (the all-ones magnitude only, as the fn formats; the
         all-ones code of an unsigned format), "negative_zero" (the code of
-        -0 only, as the fnuz formats; then ``negative_zero=False``), or a
+        -0 only, as the fnuz formats, which then have no -0), or a
         tuple of codes: the largest magnitudes (both signs, when signed)
         and/or the code of -0, e.g. ``(0x7E, 0x7F, 0xFE, 0xFF)``.
     negative_zero : bool, optional
-        Whether the code of -0 is -0 (signed formats with a zero).
+        Whether the code of -0 is -0 (signed formats with a zero). Default:
+        True where the format has that code (a sign and a zero) and `nan`
+        does not take it; False otherwise (unsigned formats, no
+        subnormals, ``nan="negative_zero"``).
     subnormals : bool, optional
         True (IEEE); False makes the zero exponent a normal binade, leaving
         no zero (as float8_e8m0fnu; needs a NaN).
@@ -324,7 +339,7 @@ def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infini
     else:
         raise TypeError(f"nan must be one of False, True, 'all_ones', 'negative_zero' or a tuple of codes, "
                         f"not {nan!r}")
-    negative_zero = _arguments.flag(negative_zero, "negative_zero")
+    negative_zero = None if negative_zero is None else _arguments.flag(negative_zero, "negative_zero")
     subnormals = _arguments.flag(subnormals, "subnormals")
     if overflow is not None:
         overflow = _choice(overflow, _OVERFLOWS, "overflow")
