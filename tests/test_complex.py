@@ -268,6 +268,7 @@ def test_items_are_python_complex_and_indexing_gives_scalars(mf, kind):
     assert type(arr[1]) is T and type(T(1j).item()) is complex
 
 
+@EACH
 def test_scalar_parts(mf, kind):
     T = ctype(mf, kind)
     z = T(1.5 - 2.25j)
