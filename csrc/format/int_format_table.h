@@ -32,5 +32,9 @@ constexpr int int_format_min(const IntFormatRow& r) { return r.is_signed ? -(1 <
 constexpr int int_format_max(const IntFormatRow& r) {
     return r.is_signed ? (1 << (r.bits - 1)) - 1 : (1 << r.bits) - 1;
 }
+// The width's bits of a stored byte, and its sign bit (0 for unsigned
+// types): the wrap of the byte kernels (int_kernels.h).
+constexpr unsigned int_format_mask(const IntFormatRow& r) { return (1u << r.bits) - 1; }
+constexpr unsigned int_format_sign_bit(const IntFormatRow& r) { return r.is_signed ? 1u << (r.bits - 1) : 0u; }
 
 }  // namespace minifloat

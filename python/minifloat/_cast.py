@@ -150,7 +150,8 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None, packed=
     >>> mf.cast([0.5, -1.0, 6.0], mf.float4_e2m1fn, packed=True)
     array([161,   7], dtype=uint8)
     """
-    target = minifloat_dtype(dtype, "mf.cast")
+    target = minifloat_dtype(dtype, "mf.cast",
+                             integer_hint="x.astype(mf.{name}) casts into it, truncating as NumPy's casts into int8 do")
     saturate = _arguments.flag(saturate, "saturate")
     packed = _arguments.flag(packed, "packed")
     rounding = _arguments.choice(rounding, ROUNDINGS, "rounding")

@@ -22,19 +22,14 @@ def own_dtype_named(name):
     return _core._format_dtype(bare)
 
 
-_INTEGER_HINTS = {
-    "mf.cast": "x.astype(mf.{name}) casts into it, truncating as NumPy's casts into int8 do",
-    "mf.quant.quantize": "integers take scales and zero points: mf.quant.quantize_affine",
-}
-
-
-def minifloat_dtype(dtype, what):
+def minifloat_dtype(dtype, what, integer_hint=""):
     """`dtype` as a minifloat dtype instance, or TypeError naming `what`.
 
     A name given to minifloat's own functions means minifloat's format even
     where NumPy's name table gives it to ml_dtypes (see claim_dtype_names).
     minifloat's own integer and complex types are not float formats: the
-    error says so, and what to use."""
+    error says so, and for an integer type what to use instead
+    (`integer_hint`, "{name}" standing for the type's name)."""
     if isinstance(dtype, MinifloatDType):
         return dtype
     own = own_dtype_named(dtype)
@@ -44,7 +39,7 @@ def minifloat_dtype(dtype, what):
     if not isinstance(resolved, MinifloatDType):
         if isinstance(resolved, (_core.IntegerDType, _core.ComplexDType)):
             family = "integer" if isinstance(resolved, _core.IntegerDType) else "complex"
-            hint = _INTEGER_HINTS.get(what, "") if family == "integer" else ""
+            hint = integer_hint if family == "integer" else ""
             raise TypeError(f"{what} needs a minifloat float format, not minifloat's {family} type "
                             f"{resolved.name}" + (f" ({hint.format(name=resolved.name)})" if hint else ""))
         name = ml_dtypes_format(resolved)

@@ -635,7 +635,8 @@ def _scheme_for(dtype):
     for scheme in _SCHEMES:
         if scheme.accepts(resolved):
             return scheme, resolved
-    minifloat_dtype(resolved, "mf.quant.quantize")  # raises its TypeError (with the ml_dtypes hint)
+    minifloat_dtype(resolved, "mf.quant.quantize",  # raises its TypeError (with the ml_dtypes hint)
+                    integer_hint="integers take scales and zero points: mf.quant.quantize_affine")
     raise TypeError(f"mf.quant.quantize needs a minifloat float format, not {resolved} "
                     f"(integer types: mf.quant.quantize_affine)")
 

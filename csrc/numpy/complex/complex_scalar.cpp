@@ -174,6 +174,15 @@ PyGetSetDef g_scalar_getset[] = {
 // reported under the ufunc's name as the ufunc would (1.6 us of
 // complex32 a * b through 0-d arrays and the ufunc). Any other operands:
 // NumPy's generic scalar slot, which runs the ufunc.
+constexpr const char* ufunc_name(ComplexArith op) {
+    switch (op) {
+        case ComplexArith::add: return "add";
+        case ComplexArith::subtract: return "subtract";
+        case ComplexArith::multiply: return "multiply";
+    }
+    return "";
+}
+
 template <ComplexArith A>
 PyObject* scalar_arith(PyObject* a, PyObject* b) {
     const int kind = complex_kind_of_scalar_type(Py_TYPE(a));
@@ -194,8 +203,7 @@ PyObject* scalar_arith(PyObject* a, PyObject* b) {
                                     as_complex_scalar(b)->parts, parts, 1);
         flags |= hardware_fp_flags();
     }
-    const char* name = A == ComplexArith::add ? "add" : (A == ComplexArith::subtract ? "subtract" : "multiply");
-    if (report_scalar_fp_flags(name, flags) < 0) return nullptr;  // (the ufunc's words: "in multiply")
+    if (report_scalar_fp_flags(ufunc_name(A), flags) < 0) return nullptr;  // (the ufunc's words: "in multiply")
     return new_complex_scalar(kind, parts);
 }
 

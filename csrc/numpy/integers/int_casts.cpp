@@ -35,7 +35,7 @@ struct Wrap {
 
 Wrap wrap_of(const PyArray_Descr* d) {
     const IntTypeRuntime& rt = int_runtime(int_index_of_descr(d));
-    return {8 - rt.row->bits, static_cast<uint8_t>((1u << rt.row->bits) - 1), rt.row->is_signed, rt.min, rt.max};
+    return {8 - rt.row->bits, static_cast<uint8_t>(int_format_mask(*rt.row)), rt.row->is_signed, rt.min, rt.max};
 }
 
 // binary16 -> float, every code (exact).

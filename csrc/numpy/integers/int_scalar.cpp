@@ -216,13 +216,11 @@ PyObject* same_type_wrapped(Checked c, PyObject* a, PyObject* b) {
         case Checked::negative:
         case Checked::absolute: return nullptr;
     }
-    const IntFormatRow& row = *g_int_runtimes[index].row;
-    const unsigned mask = (1u << row.bits) - 1, sign = row.is_signed ? 1u << (row.bits - 1) : 0u;
-    const uint8_t x = static_cast<uint8_t>(scalar_value(a)), y = static_cast<uint8_t>(scalar_value(b));
+    const IntTypeRuntime& rt = g_int_runtimes[index];
+    const uint8_t x = as_int_scalar(a)->code, y = as_int_scalar(b)->code;
     uint8_t r = 0;
-    wrapped_binary(op, &x, &y, &r, 1, sign, mask);
-    const int value = row.is_signed ? static_cast<int>(static_cast<int8_t>(r)) : static_cast<int>(r);
-    return new_int_scalar(index, value);
+    wrapped_binary(op, &x, &y, &r, 1, int_format_sign_bit(*rt.row), int_format_mask(*rt.row));
+    return new_int_scalar(index, int_value_of(rt, r));
 }
 
 template <PyObject* (*Op)(PyObject*, PyObject*), Checked C = Checked::none>

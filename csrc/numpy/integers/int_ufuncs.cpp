@@ -31,8 +31,8 @@ struct Type {
     using Stored = std::conditional_t<row.is_signed, int8_t, uint8_t>;
     static constexpr int bits = row.bits;
     static constexpr int min = int_format_min(row), max = int_format_max(row);
-    static constexpr unsigned mask = (1u << bits) - 1;
-    static constexpr unsigned sign = row.is_signed ? 1u << (bits - 1) : 0u;
+    static constexpr unsigned mask = int_format_mask(row);
+    static constexpr unsigned sign = int_format_sign_bit(row);
     // The type's value of a result's low byte (two's complement wrap, as
     // int64 -> int8 does): bias the sign bit to 0, keep the width, unbias.
     static uint8_t wrap(unsigned low_byte) {
