@@ -548,13 +548,20 @@ def test_pool_shutdown_with_a_running_pool():
         mf._core._set_thread_min_chunk(256)
         x = np.linspace(-9, 9, 1 << 18, dtype=np.float32)
         y = x.astype(mf.bfloat16)
-        # (NumPy's loops only: a daemon thread leaving a pybind11 call that
-        # released the GIL while the interpreter finalizes ends in
-        # std::terminate, pybind11's gil_scoped_release, with or without the pool)
+        q = mf.mx.quantize(x.reshape(-1, 64), "mxfp4_e2m1")
+        # NumPy's loops, and minifloat's own functions that release the GIL
+        # (csrc/numpy/gil_release.h: pybind11's gil_scoped_release ended such a
+        # thread in std::terminate, pybind/pybind11#2215)
         def spin():
             while True:
                 x.astype(mf.float8_e4m3fn)
                 np.add(y, y)
+                mf.cast(x, mf.float8_e4m3fn, rounding="stochastic", rng=1)
+                mf.cast(x, mf.float8_e4m3fn, rounding="up")
+                mf.mx.quantize(x.reshape(-1, 64), "nvfp4")
+                q.dequantize()
+                mf.pack(y.astype(mf.float4_e2m1fn))
+                mf.quant.quantize(x.reshape(-1, 64), mf.float8_e4m3fn, granularity="channel")
         for _ in range(3):
             threading.Thread(target=spin, daemon=True).start()
         x.astype(mf.float8_e4m3fn)
@@ -562,6 +569,27 @@ def test_pool_shutdown_with_a_running_pool():
         """, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == ["bye"]
+    # a daemon thread calling a small mf.cast in a loop (the trial's case:
+    # most of its time is spent taking the GIL back)
+    r = _python("""
+        import threading, time, numpy as np, minifloat as mf
+        x = np.ones(64, np.float32)
+        threading.Thread(target=lambda: [mf.cast(x, mf.float8_e4m3fn, saturate=True) for _ in iter(int, 1)],
+                         daemon=True).start()
+        time.sleep(0.2)
+        print("bye")
+        """, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["bye"]
+    # every release of the GIL in the extension goes through GilReleased
+    csrc = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "csrc")
+    if os.path.isdir(csrc):
+        for folder, _, names in os.walk(csrc):
+            for name in names:
+                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+                assert "gil_scoped_release" not in text or name == "gil_release.h", name
+                assert "PyEval_SaveThread" not in text or name == "gil_release.h", name
     # after shutdown the calls still work (serially)
     r = _python("""
         import numpy as np, minifloat as mf

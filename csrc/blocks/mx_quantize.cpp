@@ -14,6 +14,7 @@
 
 #include "dequantize_kernels.h"
 #include "format_types.h"
+#include "gil_release.h"
 #include "mx_kernels.h"
 #include "mx_matmul.h"
 #include "thread_pool.h"
@@ -143,7 +144,7 @@ py::tuple mx_quantize(py::handle values, int element_index, int emax, double max
     uint8_t* out = reinterpret_cast<uint8_t*>(data_of(data));
     uint8_t* scale_codes = reinterpret_cast<uint8_t*>(data_of(scales));
     {
-        py::gil_scoped_release release;
+        const GilReleased released;
         // every block on its own: runs of whole blocks split over the threads
         for_block_runs(rows, cols, block, [&](size_t start, size_t end, size_t first_scale) {
             mx_quantize_row(in + start, end - start, static_cast<size_t>(block), element, mode, out + start,
@@ -173,7 +174,7 @@ py::tuple nvfp4_quantize(py::handle values, npy_intp block_size, double tensor_s
     uint8_t* out = reinterpret_cast<uint8_t*>(data_of(data));
     uint8_t* scale_codes = reinterpret_cast<uint8_t*>(data_of(scales));
     {
-        py::gil_scoped_release release;
+        const GilReleased released;
         const FormatRuntime& scale = runtime(scale_index);
         const Nvfp4Scales scaling = nvfp4_scales(scale, tensor_scale);
         for_block_runs(rows, cols, block, [&](size_t start, size_t end, size_t first_scale) {
@@ -246,7 +247,7 @@ py::object mx_dequantize(py::handle data_obj, py::handle scales_obj, int element
     const uint8_t* scale_codes = static_cast<const uint8_t*>(PyArray_DATA(scales));
     void* out_data = PyArray_DATA(reinterpret_cast<PyArrayObject*>(result));
     {
-        py::gil_scoped_release release;
+        const GilReleased released;
         // split into runs of whole blocks, each dequantized as a layout of its own
         const auto parts = [&](auto&& run) {
             const npy_intp blocks = static_cast<npy_intp>(layout.blocks());
@@ -315,7 +316,7 @@ py::object mx_matmul_codes(py::handle a_codes, py::handle a_scales, int a_elemen
     py::object out = py::reinterpret_steal<py::object>(result);
     float* c = static_cast<float*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(result)));
     {
-        py::gil_scoped_release release;
+        const GilReleased released;
         mx_matmul(a, b, static_cast<size_t>(m), static_cast<size_t>(n), static_cast<size_t>(k),
                   static_cast<size_t>(block_size), c);
     }

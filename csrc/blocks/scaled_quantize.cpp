@@ -13,6 +13,7 @@
 #include "float_bits.h"
 #include "fp_status.h"
 #include "format_types.h"
+#include "gil_release.h"
 #include "registry.h"
 #include "simd_dispatch.h"
 #include "thread_pool.h"
@@ -401,7 +402,7 @@ py::tuple scaled_maxima(py::handle values, py::tuple layout) {
     auto* amax = static_cast<uint32_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(amax_obj)));
     auto* bad = static_cast<uint8_t*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(bad_obj)));
     {
-        py::gil_scoped_release release;
+        const GilReleased released;
         std::mutex merge;
         const size_t rows = g.outer * g.rows;
         parallel_for_items(rows, g.cols, WorkKind::cast, [&](size_t q0, size_t q1) {
@@ -468,7 +469,7 @@ py::object scaled_elements(py::handle values, py::handle scales_obj, py::tuple l
         grid.min_normal_bits = static_cast<uint32_t>(rt.format.min_normal_exponent + 127) << 23;
     }
     {
-        py::gil_scoped_release release;
+        const GilReleased released;
         // element-wise: any split gives the same bits
         parallel_for(n, WorkKind::cast, [&](size_t begin, size_t end) {
             DefaultFpuModeScope default_modes;  // (float32 quotients: round to nearest, no flushing)

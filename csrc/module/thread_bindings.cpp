@@ -1,5 +1,6 @@
 #include "thread_bindings.h"
 
+#include "gil_release.h"
 #include "thread_pool.h"
 
 namespace py = pybind11;
@@ -14,7 +15,7 @@ void register_thread_bindings(py::module_& m) {
     m.def("_get_num_threads", []() { return num_threads(); });
     // at interpreter exit (atexit): the workers are joined, later calls run serially
     m.def("_shutdown_threads", []() {
-        py::gil_scoped_release release;  // a caller in another thread may be finishing its chunks
+        const GilReleased released;  // a caller in another thread may be finishing its chunks
         shutdown_thread_pool();
     });
     // for tests: every kind's minimum chunk (0: the measured ones), and the

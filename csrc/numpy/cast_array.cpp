@@ -9,6 +9,7 @@
 #include "convert_kernels.h"
 #include "decode_blocks.h"
 #include "format_types.h"
+#include "gil_release.h"
 #include "scalar_convert.h"
 #include "scalar_type.h"
 #include "thread_pool.h"
@@ -114,7 +115,7 @@ py::object encode_array(py::handle source, const std::string& format_name, bool 
     uint32_t flags = 0;
     const int type = PyArray_TYPE(src);
     {
-        py::gil_scoped_release release;
+        const GilReleased released;
         const Format& f = rt.format;
         switch (type) {
             // element-wise, the draws given per element: any split gives the same bits

@@ -13,6 +13,7 @@
 #include "convert_kernels.h"
 #include "counter_random.h"
 #include "format_types.h"
+#include "gil_release.h"
 #include "pack_kernels.h"
 #include "scalar_type.h"
 #include "stochastic_rounding.h"
@@ -85,7 +86,7 @@ py::object encode_stochastic(py::handle source, const std::string& format_name, 
     const bool float64 = PyArray_TYPE(src) == NPY_FLOAT64;
     uint32_t flags;
     {
-        py::gil_scoped_release release;
+        const GilReleased released;
         // the draws are tied to element positions (counter_random.h): any split gives the same bits
         const size_t source_item = float64 ? sizeof(double) : sizeof(float);
         const size_t item = rt.format.storage_bytes;
@@ -111,7 +112,7 @@ py::object encode_stochastic_part_of(py::handle source, const std::string& forma
     py::object out = new_bytes(n * static_cast<size_t>(rt.format.storage_bytes));
     uint32_t flags;
     {
-        py::gil_scoped_release release;
+        const GilReleased released;
         flags = encode_stochastic_part(plan, key, first, PyArray_DATA(src), PyArray_TYPE(src) == NPY_FLOAT64,
                                        bytes_of(out), n);
     }
@@ -158,7 +159,7 @@ py::object encode_packed(py::handle source, const std::string& format_name, bool
     const bool float64 = PyArray_TYPE(src) == NPY_FLOAT64;
     uint32_t flags = 0;
     {
-        py::gil_scoped_release release;
+        const GilReleased released;
         const WorkKind kind = mode == Rounding::stochastic ? WorkKind::stochastic : WorkKind::cast;
         if (whole_bytes) {
             const size_t item = rt.format.storage_bytes;
@@ -203,7 +204,7 @@ py::object pack_array(py::handle codes_obj, int bits) {
     const uint8_t* codes = static_cast<const uint8_t*>(PyArray_DATA(a));
     uint8_t* packed = bytes_of(out);
     {
-        py::gil_scoped_release release;
+        const GilReleased released;
         // 64 codes fill whole bytes of the stream at any width
         parallel_for(n, WorkKind::packing, [&](size_t begin, size_t end) {
             pack_codes(codes + begin, end - begin, bits, packed + begin / 8 * static_cast<size_t>(bits));
@@ -226,7 +227,7 @@ py::object unpack_array(py::handle packed_obj, npy_intp count, int bits) {
     const uint8_t* packed = static_cast<const uint8_t*>(PyArray_DATA(a));
     uint8_t* codes = bytes_of(out);
     {
-        py::gil_scoped_release release;
+        const GilReleased released;
         parallel_for(n, WorkKind::packing, [&](size_t begin, size_t end) {
             unpack_codes(packed + begin / 8 * static_cast<size_t>(bits), end - begin, bits, codes + begin);
         });
