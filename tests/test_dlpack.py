@@ -408,6 +408,14 @@ def test_to_dlpack_fp6_is_type_error(mf, name):
         mf.to_dlpack(a)
 
 
+@pytest.mark.parametrize("name", ["int4", "uint2", "int1"])
+def test_to_dlpack_of_an_integer_type_says_what_to_export(mf, name):
+    a = np.zeros(4, getattr(mf, name))
+    view = "np.int8" if not name.startswith("u") else "np.uint8"
+    with pytest.raises(TypeError, match=rf"{name} has no DLPack type.*arr\.view\({view}\)"):
+        mf.to_dlpack(a)
+
+
 @pytest.mark.parametrize("name", WITHOUT_CODE)
 def test_to_dlpack_of_a_format_without_a_type_code_is_a_buffer_error(mf, name):
     a = from_codes(mf, name, np.arange(8))
@@ -597,6 +605,29 @@ def test_torch_fp4_x2_to_minifloat(mf, torch):
     allb = np.arange(256, dtype=np.uint8)
     a3 = mf.from_dlpack(_x2(torch, allb))
     assert (codes_of(a3)[0::2] == allb & 0xF).all() and (codes_of(a3)[1::2] == allb >> 4).all()
+
+
+def test_torch_checkpoint_tensors_into_mx_from_parts(mf, torch):
+    """MXArray.from_parts takes the tensors safetensors.torch loads from an
+    NVFP4 checkpoint (float4_e2m1fn_x2 weights, float8_e4m3fn scales), as the
+    same bytes given as uint8 arrays."""
+    if not hasattr(torch, "float4_e2m1fn_x2"):
+        pytest.skip("torch has no float4_e2m1fn_x2")
+    raw = np.random.default_rng(3).integers(0, 256, (4, 8)).astype(np.uint8)
+    scale_codes = np.random.default_rng(4).integers(0x20, 0x50, (4, 1)).astype(np.uint8)
+    weight = torch.from_numpy(raw.copy()).view(torch.float4_e2m1fn_x2)
+    scale = torch.from_numpy(scale_codes.copy()).view(torch.float8_e4m3fn)
+    q = mf.mx.MXArray.from_parts(weight, scale, "nvfp4", packed=True)
+    expected = mf.mx.MXArray.from_parts(raw, scale_codes, "nvfp4", packed=True)
+    assert q.shape == expected.shape == (4, 16)
+    assert q.data.tobytes() == expected.data.tobytes() and q.scales.tobytes() == expected.scales.tobytes()
+    with pytest.raises(ValueError, match="does not match"):
+        mf.mx.MXArray.from_parts(weight, scale, "nvfp4", packed=True, shape=(4, 8))
+
+
+def test_torch_tensors_in_savers_get_a_dlpack_hint(mf, torch, tmp_path):
+    with pytest.raises(TypeError, match=r"mf\.from_dlpack"):
+        mf.save_safetensors(tmp_path / "t.safetensors", {"w": torch.ones(3, dtype=torch.bfloat16)})
 
 
 def test_torch_fp4_x2_non_contiguous(mf, torch):

@@ -321,23 +321,88 @@ def test_scalars_both_ways(mf, name):
 
 def test_interop_type_errors(mf, monkeypatch):
     with pytest.raises(TypeError, match="minifloat array"):
-        mf.to_ml_dtypes(np.zeros(3, np.float32))
-    with pytest.raises(TypeError, match="minifloat array"):
         mf.to_ml_dtypes(np.zeros(3, md.float8_e4m3fn))
     with pytest.raises(TypeError, match="minifloat array"):
         mf.to_ml_dtypes([1.0, 2.0])
-    with pytest.raises(TypeError, match="ml_dtypes"):
-        mf.from_ml_dtypes(np.zeros(3, np.float32))
     with pytest.raises(TypeError, match="already minifloat"):
         mf.from_ml_dtypes(np.zeros(3, mf.float8_e4m3fn))
     with pytest.raises(TypeError, match="ml_dtypes"):
         mf.from_ml_dtypes("abc")
+    # the list of what it takes names only types this ml_dtypes has
+    with pytest.raises(TypeError, match="a type minifloat has") as raised:
+        mf.from_ml_dtypes(np.zeros(3, [("a", np.float32)]))
+    assert "bfloat16" in str(raised.value) and "binary8p3se" not in str(raised.value)
     if hasattr(md, "int4"):  # ml_dtypes' integer types map to minifloat's (tests/test_int_ml_dtypes.py)
         assert mf.from_ml_dtypes(np.zeros(3, md.int4)).dtype == np.dtype(mf.int4)
     # a format this ml_dtypes lacks
     monkeypatch.delattr(md, "float8_e3m4")
     with pytest.raises(TypeError, match="has no float8_e3m4"):
         mf.to_ml_dtypes(np.zeros(3, mf.float8_e3m4))
+
+
+def test_numpy_types_pass_through_both_ways(mf):
+    """NumPy's own types are the same in both libraries: a tree of mixed
+    arrays (a JAX model's parameters) maps in one call."""
+    leaves = [np.arange(3, dtype=np.float32), np.ones((2, 2), md.bfloat16), np.int8(5), np.arange(2)]
+    mapped = [mf.from_ml_dtypes(leaf) for leaf in leaves]
+    assert mapped[0] is leaves[0] and mapped[2] is leaves[2] and mapped[3] is leaves[3]
+    assert mapped[1].dtype == np.dtype(mf.bfloat16) and np.shares_memory(mapped[1], leaves[1])
+    back = [mf.to_ml_dtypes(leaf) for leaf in mapped]
+    assert back[0] is leaves[0] and back[2] is leaves[2]
+    assert back[1].dtype == np.dtype(md.bfloat16) and np.shares_memory(back[1], leaves[1])
+
+
+def test_quantizers_take_ml_dtypes_arrays_and_dtypes(mf):
+    """bfloat16 weights from JAX/ml_dtypes quantize as minifloat's of the
+    same format; a dequantize into ml_dtypes' type rounds once (minifloat)
+    and comes back as ml_dtypes'."""
+    rng = np.random.default_rng(5)
+    w32 = rng.standard_normal((8, 64)).astype(np.float32)
+    w = w32.astype(mf.bfloat16)
+    w_ml = mf.to_ml_dtypes(w)
+    for quantize in (lambda a: mf.mx.quantize(a, "mxfp8_e4m3"), lambda a: mf.mx.quantize(a, "nvfp4"),
+                     lambda a: mf.quant.quantize(a, mf.float8_e4m3fn, granularity="channel")):
+        ours, theirs = quantize(w), quantize(w_ml)
+        assert ours.data.tobytes() == theirs.data.tobytes()
+        assert ours.scales.tobytes() == theirs.scales.tobytes()
+        out = theirs.dequantize(md.bfloat16)
+        assert out.dtype == np.dtype(md.bfloat16)
+        assert out.tobytes() == ours.dequantize(mf.bfloat16).tobytes()
+        # one rounding from the exact values, not through float32
+        assert out.view(np.uint16).tolist() == ours.dequantize(np.float64).astype(mf.bfloat16).view(
+            np.uint16).tolist()
+    assert mf.finfo(md.bfloat16).max == mf.finfo(mf.bfloat16).max
+    assert mf.finfo(np.dtype(md.float8_e4m3fn)).max == 448
+    if hasattr(md, "int4"):
+        assert (mf.iinfo(md.int4).min, mf.iinfo(md.int4).bits) == (-8, 4)
+
+
+def test_savers_store_ml_dtypes_arrays_as_the_same_format(mf, tmp_path):
+    """mf.save, mf.savez and mf.save_safetensors write an ml_dtypes array
+    as minifloat's of the same format (never void bytes); mf.load(dtype=)
+    reads the void array np.save writes for one."""
+    codes = np.arange(256, dtype=np.uint8)
+    m = codes.view(md.float8_e4m3fn)
+    mf.save(tmp_path / "a.npy", m)
+    loaded = mf.load(tmp_path / "a.npy")
+    assert loaded.dtype == np.dtype(mf.float8_e4m3fn) and loaded.view(np.uint8).tolist() == codes.tolist()
+    mf.savez(tmp_path / "b.npz", b=np.ones(3, md.bfloat16))
+    with mf.load(tmp_path / "b.npz") as archive:
+        assert archive["b"].dtype == np.dtype(mf.bfloat16)
+    mf.save_safetensors(tmp_path / "c.safetensors", {"x": m})
+    assert mf.load_safetensors(tmp_path / "c.safetensors")["x"].view(np.uint8).tolist() == codes.tolist()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy's: custom dtypes are saved as python objects
+        np.save(tmp_path / "d.npy", m)
+    assert np.load(tmp_path / "d.npy", allow_pickle=False).dtype.str == "|V1"  # NumPy wrote void bytes
+    again = mf.load(tmp_path / "d.npy", dtype=mf.float8_e4m3fn)
+    assert again.dtype == np.dtype(mf.float8_e4m3fn) and again.view(np.uint8).tolist() == codes.tolist()
+    # a pickled minifloat array (np.save of one): mf.load says how to read it
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.save(tmp_path / "e.npy", np.ones(2, mf.float8_e4m3fn))
+    with pytest.raises(ValueError, match=r"allow_pickle=True\) reads it, and mf.save"):
+        mf.load(tmp_path / "e.npy")
 
 
 # --------------------------------------------------------------------------

@@ -76,6 +76,7 @@ from . import _format_registration, _guards
 from ._cast import cast
 from ._dtype_arguments import own_dtype_named as _own_dtype_named
 from ._ml_dtypes import from_ml_dtypes, to_ml_dtypes
+from ._ml_dtypes import minifloat_dtype_of as _minifloat_dtype_of
 from ._threads import get_num_threads, num_threads, set_num_threads
 from ._complex import COMPLEX_FORMAT_NAMES, bcomplex32, complex32, imag, real
 from ._core import complexfloating
@@ -291,7 +292,8 @@ def finfo(dtype):
 
     Takes what ``np.finfo`` takes and also an array, whose dtype it
     describes; a name is minifloat's format of that name, whoever holds the
-    name in NumPy's table (ml_dtypes may). minifloat corrects the fields
+    name in NumPy's table (ml_dtypes may), and ml_dtypes' types (a JAX
+    array's dtype) are minifloat's of the same format. minifloat corrects the fields
     NumPy cannot derive for narrow formats (``bits`` of FP6/FP4, ``nexp``,
     ``epsneg``, ``resolution``, ``machep``, ``negep``).
 
@@ -334,6 +336,7 @@ def finfo(dtype):
 
     if isinstance(dtype, (_np.ndarray, _np.generic)):
         dtype = dtype.dtype
+    dtype = _minifloat_dtype_of(dtype) or dtype  # ml_dtypes' types: minifloat's of the same format
     if isinstance(dtype, str) and dtype in COMPLEX_FORMAT_NAMES:
         dtype = globals()[dtype]
     if isinstance(dtype, type) and issubclass(dtype, _core.complexfloating) or isinstance(dtype, _core.ComplexDType):

@@ -16,7 +16,10 @@ of error, naming the argument and the value passed:
 * dtypes: what ``np.dtype`` takes, but not None (which NumPy reads as
   float64).
 * data to quantize: an array of real numbers (bool, integer, float or a
-  minifloat format); another dtype is a TypeError.
+  minifloat format; ml_dtypes' arrays as minifloat's of the same format);
+  another dtype is a TypeError.
+* result dtypes: ml_dtypes' float types as minifloat's of the same format
+  (``as_requested`` views the result back).
 * a renamed keyword: the old spelling keeps working, with a
   DeprecationWarning naming the new one.
 """
@@ -26,6 +29,7 @@ import warnings
 import numpy as np
 
 from ._core import MinifloatDType
+from ._ml_dtypes import as_minifloat_array, minifloat_dtype_of
 
 
 def shown(value):
@@ -155,8 +159,9 @@ def real_array(value, where, shown_dtype="{}"):
     """``np.asarray(value)``, an array of real numbers (bool, integer, float
     or a minifloat format) for the function `where`; another dtype is a
     TypeError "`where` needs real numbers, not <dtype>" (`shown_dtype`
-    words the dtype)."""
-    arr = np.asarray(value)
+    words the dtype). An ml_dtypes array is read as minifloat's of the same
+    format (bfloat16 weights from JAX, for instance)."""
+    arr = as_minifloat_array(np.asarray(value))
     if arr.dtype.kind not in "biuf" and not isinstance(arr.dtype, MinifloatDType):
         raise TypeError(f"{where} needs real numbers, not {shown_dtype.format(arr.dtype)}")
     return arr
@@ -164,11 +169,21 @@ def real_array(value, where, shown_dtype="{}"):
 
 def float_dtype(value, name="dtype"):
     """A floating-point dtype (NumPy's or a minifloat format) to write
-    values into; an integer or other dtype is a TypeError."""
+    values into; ml_dtypes' float types are minifloat's of the same format
+    (``as_requested`` views the result back); an integer or other dtype is
+    a TypeError."""
     resolved = dtype(value, name, "a floating-point dtype")
+    resolved = minifloat_dtype_of(resolved) or resolved
     if resolved.kind != "f":
         raise TypeError(f"{name} must be a floating-point dtype, not {resolved}")
     return resolved
+
+
+def as_requested(values, value):
+    """`values` (of ``float_dtype(value)``) viewed as ml_dtypes' type where
+    `value` named one, else `values` itself."""
+    requested = np.dtype(value)
+    return values if requested == values.dtype else values.view(requested)
 
 
 def renamed(keywords, old, new, value, default, where, stacklevel=3):

@@ -6,7 +6,7 @@ import numpy as np
 from . import _arguments, _core
 from ._core import MinifloatDType
 from ._dtype_arguments import minifloat_dtype
-from ._ml_dtypes import as_minifloat_view
+from ._ml_dtypes import as_minifloat_array
 from ._packing import pack
 
 ROUNDINGS = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stochastic", "nearest")
@@ -14,7 +14,7 @@ ROUNDINGS = ("nearest_even", "nearest_away", "toward_zero", "up", "down", "stoch
 
 def _exact_source(arr):
     """An array the C++ encoder takes, holding exactly the values of `arr`."""
-    arr = as_minifloat_view(arr)  # ml_dtypes codes are the same format's codes
+    arr = as_minifloat_array(arr)  # ml_dtypes codes are the same format's codes
     dtype = arr.dtype
     if isinstance(dtype, MinifloatDType):
         return arr.astype(np.float32)  # every format is a subset of float32 (a new array anyway)

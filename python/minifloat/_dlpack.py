@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _arguments, _core
 from ._core import ComplexDType, MinifloatDType
+from ._ml_dtypes import as_minifloat_array
 from ._packing import unpack
 
 _CPU = 1  # kDLCPU
@@ -172,6 +173,12 @@ def to_dlpack(arr):
                 stride % arr.itemsize for stride in arr.strides):
             return DLPackExport(np.ascontiguousarray(arr), copied="DLPack cannot describe these strides")
         return DLPackExport(arr)
+    if isinstance(arr, np.ndarray):
+        arr = as_minifloat_array(arr)  # ml_dtypes' arrays: minifloat's of the same format
+    if isinstance(getattr(arr, "dtype", None), _core.IntegerDType):
+        stored = "np.int8" if arr.dtype.kind == "i" else "np.uint8"
+        raise TypeError(f"mf.to_dlpack: {arr.dtype.name} has no DLPack type (consumers such as torch have no "
+                        f"sub-byte integers); export arr.view({stored}), whose bytes are the values")
     if not isinstance(getattr(arr, "dtype", None), MinifloatDType):
         raise TypeError(f"mf.to_dlpack needs a minifloat array, not {getattr(arr, 'dtype', type(arr))}")
     type_code = _core.dlpack_type_code(arr.dtype.name)  # by the format's fields

@@ -8,7 +8,7 @@ same values. Kind 'i'/'u'; scalars subclass ``np.signedinteger`` /
 import numpy as _np
 
 from . import _arguments, _core, _packing
-from ._ml_dtypes import from_ml_dtypes, ml_dtypes_int_type
+from ._ml_dtypes import from_ml_dtypes, minifloat_dtype_of, ml_dtypes_int_type
 
 INT_FORMAT_NAMES = _core.INT_FORMAT_NAMES
 int1 = _core.int1
@@ -53,7 +53,8 @@ class _IntegerInfo(_numpy_iinfo):
     def __init__(self, int_type):
         if isinstance(int_type, (_np.ndarray, _np.generic)):
             int_type = int_type.dtype
-        elif isinstance(int_type, str) and int_type.removeprefix("minifloat.") in _BITS:
+        int_type = minifloat_dtype_of(int_type) or int_type  # ml_dtypes' int4: minifloat's
+        if isinstance(int_type, str) and int_type.removeprefix("minifloat.") in _BITS:
             int_type = getattr(_core, int_type.removeprefix("minifloat."))
         super().__init__(int_type)
 
@@ -66,9 +67,9 @@ def iinfo(int_type):
 
     ``np.iinfo`` with the widths of int1/int2/int4/uint1/uint2/uint4 right
     (NumPy would read their one-byte storage as 8 bits). Like ``mf.finfo``
-    it also takes an array or a scalar, whose dtype it describes, and reads
+    it also takes an array or a scalar, whose dtype it describes, reads
     a name as minifloat's type ("int4" is ml_dtypes' in NumPy's name table
-    where ml_dtypes is installed).
+    where ml_dtypes is installed) and ml_dtypes' types as minifloat's.
 
     Parameters
     ----------

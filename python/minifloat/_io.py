@@ -102,6 +102,7 @@ import numpy as np
 from . import _core
 from ._dtype_arguments import minifloat_dtype
 from ._core import COMPLEX_FORMAT_NAMES, FORMAT_NAMES, ComplexDType, MinifloatDType
+from ._ml_dtypes import as_minifloat_array
 from ._packing import pack, unpack
 
 __all__ = ["NpzArchive", "load", "load_safetensors", "save", "save_safetensors", "savez", "savez_compressed"]
@@ -135,14 +136,19 @@ def _code_type(dtype):
 
 
 def _as_array(obj, what):
-    """`obj` as an array that can be written without pickle, or a clear error."""
+    """`obj` as an array that can be written without pickle, or a clear
+    error. An ml_dtypes array is written as minifloat's of the same format
+    (the same codes; ``mf.to_ml_dtypes`` views the loaded array back)."""
     if isinstance(obj, np.ndarray):
         arr = obj
     elif isinstance(obj, np.generic):
         arr = np.asarray(obj)
     else:
-        raise TypeError(f"{what} must be a NumPy array, not {type(obj).__name__}; "
-                        "convert it with np.asarray(...) first")
+        hint = "np.asarray(...)"
+        if hasattr(obj, "__dlpack__"):  # torch, JAX, CuPy: their float8/bfloat16 types are no NumPy type
+            hint += " (a tensor of a float8, bfloat16 or float4 type: mf.from_dlpack(...))"
+        raise TypeError(f"{what} must be a NumPy array, not {type(obj).__name__}; convert it with {hint} first")
+    arr = as_minifloat_array(arr)
     dtype = arr.dtype
     if isinstance(dtype, (MinifloatDType, ComplexDType)):
         return arr
@@ -320,6 +326,8 @@ def _format_named(name, where):
 def _view_codes(codes, dtype, where, check_codes):
     """The codes of an array read from a file viewed as minifloat `dtype`."""
     code_type = _code_type(dtype)
+    if codes.dtype.kind == "V" and codes.dtype.names is None and codes.dtype.itemsize == code_type.itemsize:
+        codes = codes.view(code_type)  # np.save of an ml_dtypes array writes its codes as void ("|V1")
     if codes.dtype.kind != "u" or codes.dtype.itemsize != code_type.itemsize:
         raise ValueError(f"{where} holds {codes.dtype} data; {dtype.name} needs its codes as "
                          f"{code_type} (one per element)")
@@ -378,7 +386,9 @@ def save(file, arr):
         Where to write; ".npy" is appended to a path without it, as
         ``np.save`` does.
     arr : ndarray or NumPy scalar
-        A minifloat float array, or any array NumPy saves without pickle.
+        A minifloat float array (an ml_dtypes array is saved as minifloat's
+        of the same format: the same codes), or any array NumPy saves
+        without pickle.
 
     Returns
     -------
@@ -455,7 +465,8 @@ def load(file, mmap_mode=None, *, dtype=None):
         As for ``np.load`` (a .npy path only).
     dtype : minifloat dtype or dict, optional
         A minifloat dtype whose codes a plain .npy file holds (an unsigned
-        integer array of the format's item size); for an .npz archive, a
+        integer array of the format's item size, or the void array
+        ``np.save`` writes for an ml_dtypes array); for an .npz archive, a
         dict ``{name: dtype}``. A file that names its format must name this
         one.
 
@@ -515,6 +526,10 @@ def load(file, mmap_mode=None, *, dtype=None):
         return NpzArchive(npz, dtypes, own)
     if dtype is not None:
         dtype = minifloat_dtype(dtype, "mf.load")
+    if descr == "|O":
+        raise ValueError(f"{where} holds pickled objects (np.save writes a minifloat array so), which mf.load "
+                         "never unpickles: for a file you trust, np.load(..., allow_pickle=True) reads it, "
+                         "and mf.save writes it again without pickle")
     codes = np.load(file, mmap_mode=mmap_mode, allow_pickle=False)
     # A memory map is not scanned: the high bits of a sub-byte code are
     # ignored by every operation anyway.
@@ -808,7 +823,10 @@ def save_safetensors(file, tensors, metadata=None):
         F8_E5M2, F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0, F6_E2M3, F6_E3M2, F4,
         BF16) and NumPy bool, integer, float16/32/64 and complex64 arrays.
         FP4/FP6 tensors are stored packed, so their sizes must fill whole
-        bytes (FP4: an even number of values, FP6: a multiple of four).
+        bytes (FP4: an even number of values, FP6: a multiple of four);
+        an FP4 tensor's last axis must be even (torch reads F4 as
+        float4_e2m1fn_x2, two values a byte along it). ml_dtypes' arrays
+        are stored as minifloat's of the same format.
     metadata : dict of str to str, optional
         Stored as the header's ``__metadata__``.
 
@@ -822,8 +840,8 @@ def save_safetensors(file, tensors, metadata=None):
         If `tensors` is not a dict of arrays, an array's type has no
         safetensors name, or `metadata` is not a dict of str to str.
     ValueError
-        If an FP4/FP6 tensor does not fill whole bytes, or a name is
-        ``__metadata__``.
+        If an FP4/FP6 tensor does not fill whole bytes, an FP4 tensor's
+        last axis is odd, or a name is ``__metadata__``.
 
     See Also
     --------
@@ -862,6 +880,12 @@ def save_safetensors(file, tensors, metadata=None):
             raise ValueError(f"{what} has {arr.size} {arr.dtype.name} values ({arr.size * bits} "
                              "bits): safetensors stores packed FP4/FP6 tensors only in whole "
                              "bytes (FP4: an even count, FP6: a multiple of 4)")
+        if st_name == "F4" and arr.shape[-1] % 2:
+            # torch reads F4 as float4_e2m1fn_x2, two values a byte along the last axis,
+            # and refuses the whole file otherwise
+            raise ValueError(f"{what} has shape {arr.shape}: an F4 tensor needs an even last axis "
+                             "(torch reads it as float4_e2m1fn_x2, two values a byte along that axis, "
+                             "and refuses the whole file otherwise); pad the last axis or reshape")
         entries.append((name, arr, st_name, bits))
     # Wider types first (then by name), so that every tensor's data start at a
     # multiple of its item size (the reference writer sorts by dtype for this).

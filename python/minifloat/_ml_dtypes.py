@@ -118,24 +118,28 @@ def to_ml_dtypes(x):
     either are seen by both. Use it to hand minifloat data to JAX
     (``jnp.asarray``) or ONNX (``onnx.numpy_helper.from_array``). Signed
     integer types (int1, int2, int4) are a converted copy instead:
-    ml_dtypes stores only their low bits. Needs ml_dtypes.
+    ml_dtypes stores only their low bits. Arrays of NumPy's own types
+    (float32, int8, ...), which both libraries share, come back unchanged,
+    so a tree of mixed arrays maps in one call. Needs ml_dtypes.
 
     Parameters
     ----------
     x : ndarray or minifloat scalar
-        Of a format ml_dtypes has.
+        Of a format ml_dtypes has, or of one of NumPy's own types.
 
     Returns
     -------
     ndarray or scalar
-        ml_dtypes' array (or scalar) of the same format and values.
+        ml_dtypes' array (or scalar) of the same format and values (`x`
+        itself for NumPy's own types).
 
     Raises
     ------
     ImportError
         If ml_dtypes is not installed.
     TypeError
-        If `x` is not minifloat's, or ml_dtypes has no such format.
+        If `x` is not an array or scalar, is already ml_dtypes', or is of a
+        minifloat format ml_dtypes has no type for.
 
     See Also
     --------
@@ -150,6 +154,8 @@ def to_ml_dtypes(x):
     (False, True)
     """
     arr, scalar = _as_array(x, "mf.to_ml_dtypes", "a minifloat array or scalar")
+    if arr.dtype.isbuiltin == 1:  # NumPy's own type: the same in both libraries
+        return x if scalar else arr
     if isinstance(arr.dtype, IntegerDType):
         ml_dtypes = _ml_dtypes("mf.to_ml_dtypes")
         ml_type = getattr(ml_dtypes, arr.dtype.name, None)
@@ -173,25 +179,29 @@ def from_ml_dtypes(x):
 
     Takes ml_dtypes arrays and scalars, and anything NumPy reads as one (a
     JAX array on the CPU, for instance). Signed integer types come back as
-    a copy, sign-extended to the byte as minifloat stores them.
+    a copy, sign-extended to the byte as minifloat stores them. Arrays of
+    NumPy's own types (float32, int8, ...), which both libraries share,
+    come back as ``np.asarray`` gives them, so a tree of mixed arrays (a
+    JAX model's parameters) maps in one call.
 
     Parameters
     ----------
     x : array_like or ml_dtypes scalar
         Of an ml_dtypes type minifloat has (``FORMAT_NAMES``,
-        ``INT_FORMAT_NAMES``).
+        ``INT_FORMAT_NAMES``, ``COMPLEX_FORMAT_NAMES``), or of one of
+        NumPy's own types.
 
     Returns
     -------
     ndarray or scalar
         minifloat's array (or scalar) of the same format, sharing memory
-        with `x` (signed integers: a copy).
+        with `x` (signed integers: a copy; NumPy's own types: unchanged).
 
     Raises
     ------
     TypeError
-        If `x` is not of an ml_dtypes type minifloat has (or is already
-        minifloat's).
+        If `x` is not array-like, is already minifloat's, or is of an
+        ml_dtypes type minifloat does not have.
 
     See Also
     --------
@@ -206,22 +216,49 @@ def from_ml_dtypes(x):
     (True, True)
     """
     arr, scalar = _as_array(x, "mf.from_ml_dtypes", "an ml_dtypes array or scalar")
-    int_name = ml_dtypes_int_type(arr.dtype)
-    if int_name is not None:
-        out = _int_from_ml_dtypes(arr, int_name)
-        return out[()] if scalar else out
-    name = ml_dtypes_format(arr.dtype) or ml_dtypes_complex_type(arr.dtype)
-    if name is None:
+    if arr.dtype.isbuiltin == 1:  # NumPy's own type: the same in both libraries
+        return x if scalar else arr
+    out = as_minifloat_array(arr)
+    if out is arr:
         if isinstance(arr.dtype, (MinifloatDType, IntegerDType, ComplexDType)):
             raise TypeError(f"mf.from_ml_dtypes needs an ml_dtypes array; this one is already minifloat's {arr.dtype}")
         raise TypeError(f"mf.from_ml_dtypes needs an ml_dtypes array or scalar of a type minifloat has "
-                        f"({', '.join(_core.FORMAT_NAMES + _core.INT_FORMAT_NAMES + _core.COMPLEX_FORMAT_NAMES)}), not {arr.dtype}")
-    view = arr.view(getattr(_core, name))
-    return view[()] if scalar else view
+                        f"({', '.join(_shared_type_names())}), not {arr.dtype}")
+    return out[()] if scalar else out
 
 
-def as_minifloat_view(arr):
-    """`arr` viewed as the minifloat format when it is an ml_dtypes array of
-    one, else `arr` itself (mf.cast reads ml_dtypes codes this way)."""
-    name = ml_dtypes_format(arr.dtype)
+def _shared_type_names():
+    """The names of the types both the installed ml_dtypes and minifloat have."""
+    ml_dtypes = sys.modules.get("ml_dtypes")
+    names = _core.FORMAT_NAMES + _core.INT_FORMAT_NAMES + _core.COMPLEX_FORMAT_NAMES
+    return [name for name in names if ml_dtypes is None or hasattr(ml_dtypes, name)]
+
+
+def as_minifloat_array(arr):
+    """`arr` as minifloat's type of the same format when it is an ml_dtypes
+    array of one (a view; signed integers: a sign-extended copy), else `arr`
+    itself. mf.cast, mf.pack, the quantizers and the savers read ml_dtypes
+    arrays this way."""
+    if arr.dtype.isbuiltin == 1:
+        return arr
+    int_name = ml_dtypes_int_type(arr.dtype)
+    if int_name is not None:
+        return _int_from_ml_dtypes(arr, int_name)
+    name = ml_dtypes_format(arr.dtype) or ml_dtypes_complex_type(arr.dtype)
     return arr if name is None else arr.view(getattr(_core, name))
+
+
+def minifloat_dtype_of(dtype):
+    """minifloat's dtype of the same type as an ml_dtypes dtype (or scalar
+    type), or None (anything else, names included; never imports ml_dtypes)."""
+    if not isinstance(dtype, np.dtype):
+        if not isinstance(dtype, type) or "ml_dtypes" not in sys.modules:
+            return None
+        try:
+            dtype = np.dtype(dtype)
+        except TypeError:
+            return None
+    if dtype.isbuiltin == 1:
+        return None
+    name = ml_dtypes_format(dtype) or ml_dtypes_int_type(dtype) or ml_dtypes_complex_type(dtype)
+    return None if name is None else np.dtype(getattr(_core, name))

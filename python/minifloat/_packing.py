@@ -18,7 +18,7 @@ import numpy as np
 
 from . import _arguments, _core
 from ._dtype_arguments import minifloat_dtype
-from ._ml_dtypes import as_minifloat_view
+from ._ml_dtypes import as_minifloat_array
 from ._core import MinifloatDType
 
 
@@ -56,7 +56,7 @@ def packed_size(count, bits):
 def pack(arr):
     """The values of a minifloat array (C order) as packed bytes (1-D uint8)."""
     if isinstance(arr, np.ndarray):
-        arr = as_minifloat_view(arr)  # ml_dtypes' codes are the same format's codes
+        arr = as_minifloat_array(arr)  # ml_dtypes' codes are the same format's codes
     if not isinstance(getattr(arr, "dtype", None), MinifloatDType):
         raise TypeError(f"mf.pack needs a minifloat array, not {type(arr).__name__} "
                         f"of {getattr(arr, 'dtype', None)}")

@@ -62,6 +62,8 @@ import numpy as np
 
 from . import _arguments, _core
 from ._core import float4_e2m1fn, float6_e2m3fn, float6_e3m2fn, float8_e4m3fn, float8_e5m2, float8_e8m0fnu
+from ._dlpack import from_dlpack as _from_dlpack
+from ._ml_dtypes import as_minifloat_array as _as_minifloat_array
 from ._packing import pack as _pack_codes
 from ._packing import packed_size, unpack as _unpack_codes
 
@@ -246,7 +248,8 @@ class MXArray:
         ----------
         dtype : floating-point dtype, optional
             float32 (default), float64 (which holds every value exactly), or
-            any other float dtype, NumPy's or a minifloat format.
+            any other float dtype, NumPy's, a minifloat format or ml_dtypes'
+            (rounded by minifloat, then viewed as ml_dtypes').
 
         Returns
         -------
@@ -267,7 +270,7 @@ class MXArray:
         >>> q.dequantize()[:6].tolist()
         [0.0, 1.25, 2.5, 2.5, 3.75, 5.0]
         """
-        dtype = _arguments.float_dtype(dtype)
+        requested, dtype = dtype, _arguments.float_dtype(dtype)
         element = _parameters(self.format)[0]
         element_index = -1 if element is None else _core.format_index(np.dtype(element).name)
         scale_index = _core.format_index(_scale_dtype(self.format).name)
@@ -288,7 +291,8 @@ class MXArray:
                                      kernel_block, outer, count, inner, t, dtype != np.float32)
         if dtype in (np.float32, np.float64):
             return values
-        return values.astype(dtype)  # from the exact float64 values: one rounding
+        # from the exact float64 values: one rounding
+        return _arguments.as_requested(values.astype(dtype), requested)
 
     def pack(self):
         """The elements packed and the scale codes, as bytes.
@@ -417,7 +421,9 @@ class MXArray:
         ----------
         data : array_like
             The elements as their format's dtype (MXINT8: int8) or as uint8
-            codes; with ``packed=True``, packed bytes (uint8): either rows
+            codes (ml_dtypes' arrays and torch's tensors too); with
+            ``packed=True``, packed bytes (uint8, or torch's
+            float4_e2m1fn_x2): either rows
             packed along the last axis (FP4: two codes per byte, the first
             in the low nibble, as torch's float4_e2m1fn_x2 and NVIDIA
             ModelOpt store NVFP4 weights; FP6: four codes per three bytes),
@@ -468,17 +474,22 @@ class MXArray:
         packed = _arguments.flag(packed, "packed")
         if shape is not None:
             shape = _arguments.shape(shape)
-        data = np.asarray(data)
+        data = _parts_array(data)
         if data.ndim == 0:
             raise ValueError("data must have at least one dimension")
-        if packed:
+        if packed and data.dtype == element_dtype:
+            # torch's float4_e2m1fn_x2 through DLPack: the pairs are already apart
+            if shape is not None and tuple(shape) != data.shape:
+                raise ValueError(f"shape {tuple(shape)} does not match the data's {data.shape}")
+            data = np.ascontiguousarray(data)
+        elif packed:
             data = _unpacked_elements(data, fmt, element_dtype, bits, shape)
         else:
             if shape is not None:
                 raise ValueError("shape is only for packed=True data")
             data = _element_codes(data, fmt, element_dtype, bits)
         axis = _arguments.axis(axis, data.ndim)
-        scales = _scale_codes(np.asarray(scales), fmt)
+        scales = _scale_codes(_parts_array(scales), fmt)
         expected = data.shape[:axis] + (-(-data.shape[axis] // block_size),) + data.shape[axis + 1:]
         if scales.shape != expected:
             raise ValueError(f"scales must have shape {expected} (the data's {data.shape} with axis {axis} in "
@@ -488,6 +499,19 @@ class MXArray:
         elif tensor_scale is not None:
             raise ValueError(f"tensor_scale applies to 'nvfp4' only, not {fmt!r}")
         return cls(data, scales, fmt, block_size, axis, tensor_scale)
+
+
+def _parts_array(obj):
+    """Data or scales given to from_parts as an array: ml_dtypes' as
+    minifloat's of the same format, and tensors NumPy cannot read (torch's
+    float8, bfloat16 and float4_e2m1fn_x2, as safetensors.torch loads a
+    checkpoint) through DLPack."""
+    if not isinstance(obj, np.ndarray) and hasattr(obj, "__dlpack__"):
+        try:
+            obj = np.asarray(obj)
+        except (TypeError, ValueError, RuntimeError, BufferError):
+            return _from_dlpack(obj)
+    return _as_minifloat_array(np.asarray(obj))
 
 
 def _element_codes(data, fmt, element_dtype, bits):
@@ -740,7 +764,8 @@ def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sca
     Parameters
     ----------
     x : array_like
-        Real numbers, at least one dimension.
+        Real numbers, at least one dimension (ml_dtypes' and JAX's
+        bfloat16 and float8 arrays too).
     fmt : str or minifloat dtype
         One of ``FORMATS`` ("mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2",
         "mxfp6_e2m3", "mxfp4_e2m1", "mxint8", "nvfp4"), or a minifloat

@@ -186,8 +186,9 @@ class QuantizedArray:
         Parameters
         ----------
         dtype : floating-point dtype, optional
-            float32 (default) or another float dtype, NumPy's or a minifloat
-            format; for the built-in scheme float64 holds every value
+            float32 (default) or another float dtype, NumPy's, a minifloat
+            format or ml_dtypes' (rounded by minifloat, then viewed as
+            ml_dtypes'); for the built-in scheme float64 holds every value
             exactly.
 
         Returns
@@ -209,7 +210,8 @@ class QuantizedArray:
         >>> q.dequantize().tolist()
         [1.0044642686843872, -2.0089285373687744, 300.0]
         """
-        return _scheme_named(self.scheme).dequantize(self, _arguments.float_dtype(dtype))
+        values = _scheme_named(self.scheme).dequantize(self, _arguments.float_dtype(dtype))
+        return _arguments.as_requested(values, dtype)
 
 
 class Groups:
