@@ -257,6 +257,36 @@ def test_nvfp4_auto_tensor_scale(mf):
     check_against(q, I.mx_quantize(x, "nvfp4", tensor_scale="auto"), "nvfp4", "auto")
 
 
+def test_nvfp4_block_scales_out_of_range_follow_errstate(mf):
+    """Without a tensor scale a block's scale amax / 6 must fit
+    float8_e4m3fn: beyond 448 the block clips (overflow), a nonzero block
+    whose scale rounds to 0 reads as zeros (underflow); both are NumPy's
+    floating-point errors, as np.errstate sets them. At exactly 448, inf/NaN
+    blocks and zero blocks nothing is raised."""
+    import warnings
+    def raised(x, **errstate):
+        with warnings.catch_warnings(record=True) as caught, np.errstate(**errstate):
+            warnings.simplefilter("always")
+            mf.mx.quantize(np.asarray(x, np.float32).reshape(1, -1), "nvfp4")
+        return [str(w.message).split(" encountered")[0] for w in caught]
+    assert raised([2688.0] * 16) == []  # scale exactly 448
+    assert raised([2784.0] * 16) == []  # 464: rounds to 448, as an astype would
+    assert raised([2785.0] * 16) == ["overflow"]
+    assert raised([1e-4] * 16) == []  # underflow: ignored by default, as NumPy does
+    assert raised([1e-4] * 16, under="warn") == ["underflow"]
+    assert raised([0.0] * 16, under="warn") == []
+    assert raised([np.inf, np.nan] + [1.0] * 14, under="warn") == []
+    with pytest.raises(FloatingPointError, match="nvfp4 block scales"):
+        raised([3e3] * 16, over="raise")
+    assert raised([3e3] * 16, over="ignore") == []
+    # the tensor scale fits the blocks to the data: nothing to report
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            for scale in (1e-4, 1e4):
+                mf.mx.quantize(np.full((2, 32), scale, np.float32), "nvfp4", tensor_scale="auto")
+
+
 def test_nvfp4_tensor_scale_attribute(mf):
     x = np.linspace(-3, 5, 40, dtype=np.float32)
     assert quantize(mf, x, "nvfp4").tensor_scale is None

@@ -182,15 +182,28 @@ MINIFLOAT_KERNEL_INLINE void fp4_codes_by_boundaries(const float* in, size_t n, 
 Nvfp4Scales nvfp4_scales(const FormatRuntime& scale, double tensor_scale) {
     Nvfp4Scales s;
     s.tensor_scale = tensor_scale;
+    double largest = 0;
+    uint32_t largest_code = 0;
     for (uint32_t code = 0; code < 256; code++) {
-        s.block_scale_of[code] = code == scale.format.nan_code ? 0.0 : scale.decode_f64[code] * tensor_scale;
+        const double value = scale.decode_f64[code];
+        s.block_scale_of[code] = code == scale.format.nan_code ? 0.0 : value * tensor_scale;
+        if (code != scale.format.nan_code && std::isfinite(value) && value > largest) {
+            largest = value;
+            largest_code = code;
+        }
     }
+    // halfway to the next value of the largest one's binade; a tie keeps an
+    // even largest code (float8_e4m3fn: 464 rounds to 448, above it overflows)
+    int exponent = 0;
+    std::frexp(largest, &exponent);
+    const double halfway = largest + std::ldexp(1.0, exponent - 2 - scale.format.mantissa_bits);
+    s.overflow_above = (largest_code & 1u) ? std::nextafter(halfway, 0.0) : halfway;
     return s;
 }
 
 MINIFLOAT_SIMD_CLONES
-void nvfp4_quantize_row(const float* row, size_t cols, size_t block, const Nvfp4Scales& scaling,
-                        const FormatRuntime& scale, uint8_t* elements, uint8_t* scales) {
+uint32_t nvfp4_quantize_row(const float* row, size_t cols, size_t block, const Nvfp4Scales& scaling,
+                            const FormatRuntime& scale, uint8_t* elements, uint8_t* scales) {
     DefaultFpuModeScope default_modes;
     const double tensor_scale = scaling.tensor_scale;
     const double* block_scale_of = scaling.block_scale_of;
@@ -204,6 +217,8 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, const Nvfp4
     std::vector<uint8_t> scale_codes(capacity);
     std::vector<uint8_t> revisit(capacity);
     const uint32_t nan_code = scale.format.nan_code;
+    const double overflow_above = scaling.overflow_above;
+    uint32_t range_flags = 0;
     for_each_pass(cols, block, per_pass, [&](const Pass& pass) MINIFLOAT_LAMBDA_INLINE {
         const size_t first = pass.first, pass_blocks = pass.blocks, start = pass.start, count = pass.count;
         // block scales: amax / (6 t), rounded once as a batch; a quotient
@@ -254,7 +269,14 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, const Nvfp4
         // elements: V / (s t) rounded once, by comparing V with the FP4
         // rounding boundaries scaled by s t (see Nvfp4Scales)
         std::memcpy(scales + first, scale_codes.data(), pass_blocks);
-        for (b = 0; b < pass_blocks; b++) block_scales[b] = block_scale_of[scale_codes[b]];
+        bool over = false, under = false;
+        for (b = 0; b < pass_blocks; b++) {
+            block_scales[b] = block_scale_of[scale_codes[b]];
+            const bool finite = maxima[b] < kInfBits;
+            over |= finite & (scale_values[b] > overflow_above);
+            under |= finite & (maxima[b] != 0) & (block_scales[b] == 0.0);
+        }
+        range_flags |= (over ? kFlagOverflow : 0u) | (under ? kFlagUnderflow : 0u);
         uint8_t* out = elements + start;
         if (fp4_blocks_avx512(row + start, count, block, block_scales.data(), unit_tensor_scale, out)) return;
         b = 0;
@@ -277,6 +299,7 @@ void nvfp4_quantize_row(const float* row, size_t cols, size_t block, const Nvfp4
             }
         }
     });
+    return range_flags;
 }
 
 }  // namespace minifloat

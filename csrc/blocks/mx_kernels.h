@@ -28,9 +28,17 @@ struct Nvfp4Scales {
     // at most 4 + 24 significant bits, a double holds the products, and
     // without a tensor scale float32 does)
     double block_scale_of[256];
+    // a block whose amax / (6 t) exceeds this clips: the quotients that
+    // round to nearest even beyond the scale format's largest value (as
+    // an astype of them would overflow)
+    double overflow_above;
 };
 Nvfp4Scales nvfp4_scales(const FormatRuntime& scale, double tensor_scale);
-void nvfp4_quantize_row(const float* row, size_t cols, size_t block, const Nvfp4Scales& scaling,
-                        const FormatRuntime& scale, uint8_t* elements, uint8_t* scales);
+// Returns kFlagOverflow where a block's scale amax / (6 t) is beyond the
+// scale format (its values clip) and kFlagUnderflow where a block with a
+// nonzero value gets the scale 0 (it reads as zeros); NaN/inf blocks raise
+// neither (their scale is NaN by design).
+uint32_t nvfp4_quantize_row(const float* row, size_t cols, size_t block, const Nvfp4Scales& scaling,
+                            const FormatRuntime& scale, uint8_t* elements, uint8_t* scales);
 
 }  // namespace minifloat

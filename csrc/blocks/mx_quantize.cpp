@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "numpy_api.h"
 
@@ -17,6 +18,7 @@
 #include "gil_release.h"
 #include "mx_kernels.h"
 #include "mx_matmul.h"
+#include "scalar_type.h"
 #include "thread_pool.h"
 
 namespace py = pybind11;
@@ -73,27 +75,36 @@ char* data_of(const py::object& a) {
 // first block's scale, the runs split over the threads (a block is
 // quantized on its own). A run stays within a row, unless every row is
 // whole blocks: then the rows are one array of blocks (a 64x32 matrix in
-// blocks of 32 was 64 calls of the row kernel, most of its time).
+// blocks of 32 was 64 calls of the row kernel, most of its time). Returns
+// the OR of the bodies' results (FpFlag bits; a void body counts as 0).
 template <class Body>
-void for_block_runs(npy_intp rows, npy_intp cols, npy_intp block, const Body& body) {
+uint32_t for_block_runs(npy_intp rows, npy_intp cols, npy_intp block, const Body& body) {
     if (rows > 1 && cols % block == 0) {
         cols *= rows;
         rows = 1;
     }
     const npy_intp blocks = block_count(cols, block);
-    if (blocks == 0) return;
-    parallel_for_items(static_cast<size_t>(rows * blocks), static_cast<size_t>(block), WorkKind::blocks,
-                       [&](size_t begin, size_t end) {
-                           for (size_t u = begin; u < end;) {
-                               const npy_intp r = static_cast<npy_intp>(u) / blocks;
-                               const npy_intp first = static_cast<npy_intp>(u) % blocks;
-                               const npy_intp last = std::min<npy_intp>(blocks, first + static_cast<npy_intp>(end - u));
-                               const npy_intp start = r * cols + first * block;
-                               body(static_cast<size_t>(start), static_cast<size_t>(r * cols + std::min(cols, last * block)),
-                                    static_cast<size_t>(r * blocks + first));
-                               u += static_cast<size_t>(last - first);
-                           }
-                       });
+    if (blocks == 0) return 0;
+    return parallel_for_items(
+        static_cast<size_t>(rows * blocks), static_cast<size_t>(block), WorkKind::blocks, [&](size_t begin, size_t end) {
+            uint32_t flags = 0;
+            for (size_t u = begin; u < end;) {
+                const npy_intp r = static_cast<npy_intp>(u) / blocks;
+                const npy_intp first = static_cast<npy_intp>(u) % blocks;
+                const npy_intp last = std::min<npy_intp>(blocks, first + static_cast<npy_intp>(end - u));
+                const npy_intp start = r * cols + first * block;
+                const size_t run_start = static_cast<size_t>(start);
+                const size_t run_end = static_cast<size_t>(r * cols + std::min(cols, last * block));
+                const size_t first_scale = static_cast<size_t>(r * blocks + first);
+                if constexpr (std::is_void_v<decltype(body(run_start, run_end, first_scale))>) {
+                    body(run_start, run_end, first_scale);
+                } else {
+                    flags |= body(run_start, run_end, first_scale);
+                }
+                u += static_cast<size_t>(last - first);
+            }
+            return flags;
+        });
 }
 
 // The element parameters the row kernels rely on: an 8-bit element format
@@ -173,14 +184,20 @@ py::tuple nvfp4_quantize(py::handle values, npy_intp block_size, double tensor_s
     const float* in = static_cast<const float*>(PyArray_DATA(src));
     uint8_t* out = reinterpret_cast<uint8_t*>(data_of(data));
     uint8_t* scale_codes = reinterpret_cast<uint8_t*>(data_of(scales));
+    uint32_t flags = 0;
     {
         const GilReleased released;
         const FormatRuntime& scale = runtime(scale_index);
         const Nvfp4Scales scaling = nvfp4_scales(scale, tensor_scale);
-        for_block_runs(rows, cols, block, [&](size_t start, size_t end, size_t first_scale) {
-            nvfp4_quantize_row(in + start, end - start, static_cast<size_t>(block), scaling, scale, out + start,
-                               scale_codes + first_scale);
+        flags = for_block_runs(rows, cols, block, [&](size_t start, size_t end, size_t first_scale) {
+            return nvfp4_quantize_row(in + start, end - start, static_cast<size_t>(block), scaling, scale,
+                                      out + start, scale_codes + first_scale);
         });
+    }
+    // block scales beyond float8_e4m3fn clip their blocks, scales that
+    // underflow to 0 zero theirs: NumPy's floating-point errors (np.errstate)
+    if (report_scalar_fp_flags("nvfp4 block scales (tensor_scale='auto' fits them to the data)", flags) < 0) {
+        throw py::error_already_set();
     }
     return py::make_tuple(data, scales);
 }

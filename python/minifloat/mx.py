@@ -783,7 +783,12 @@ def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sca
         magnitude ("floor" is the spec's; see the module docstring).
     tensor_scale : None, float or "auto", optional
         NVFP4 only: the float32 per-tensor scale (None for 1, a number, or
-        "auto" for max(abs(x)) / (6 * 448)).
+        "auto" for max(abs(x)) / (6 * 448)). A block scale amax / (6 t)
+        must fit float8_e4m3fn: a block beyond it clips (NumPy's
+        "overflow" warning, under ``np.errstate``), and a nonzero block whose
+        scale rounds to 0 reads as zeros ("underflow", which NumPy ignores
+        unless ``np.errstate(under=...)`` asks). "auto" fits the scales to
+        the data.
 
     Returns
     -------
