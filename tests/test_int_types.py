@@ -77,6 +77,26 @@ def test_python_int_out_of_range_raises(name):
     assert (arr + 0).dtype == np.dtype(typ(name))
 
 
+def test_comparisons_with_any_python_int_are_exact(name):
+    """As NumPy 2 compares int8 with a Python int: exactly, also beyond the
+    type's range (uint4 `a < 16` is True), both operand orders, arrays and
+    scalars, against Python's own comparisons."""
+    import operator
+    arr = np.array(values(name), dtype=typ(name))
+    lo, hi = limits(name)
+    numbers = [lo - 2**40, lo - 1, lo, 0, hi, hi + 1, 16, -1, 100, 2**62]
+    ops = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for op in ops:
+            for k in numbers:
+                assert (op(arr, k)).tolist() == [op(v, k) for v in values(name)], (op, k)
+                assert (op(k, arr)).tolist() == [op(k, v) for v in values(name)], (op, k)
+                assert bool(op(arr[0], k)) == op(values(name)[0], k), (op, k)
+    # NumPy's own int8, for comparison
+    assert (np.array([3], np.int8) > -1000).tolist() == [True]
+
+
 def test_integer_casts_wrap(name):
     src = np.arange(-300, 300, dtype=np.int64)
     for numpy_type in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.bool_):

@@ -267,6 +267,65 @@ int compare_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims
     return 0;
 }
 
+// Comparisons with a Python int, as NumPy 2 compares int8 with one: exact
+// for any value, so `a < 16` of a uint4 array is True where 16 is beyond the
+// type (its own loop would need the int as a uint4 first, which raises).
+// The int reaches the loop as int64 (resolve_descriptors; NumPy's hook that
+// sees the Python object itself is private, numpy/numpy#24915): one beyond
+// int64 raises OverflowError, as for the float formats.
+template <int NumberSide>
+NPY_CASTING resolve_python_int_as_int64(PyArrayMethodObject*, PyArray_DTypeMeta* const*, PyArray_Descr* const* given,
+                                        PyArray_Descr** loop_descrs, npy_intp*) {
+    constexpr int kTypeSide = 1 - NumberSide;
+    Py_INCREF(given[kTypeSide]);
+    loop_descrs[kTypeSide] = given[kTypeSide];
+    loop_descrs[NumberSide] = PyArray_DescrFromType(NPY_INT64);
+    loop_descrs[2] = PyArray_DescrFromType(NPY_BOOL);
+    return NPY_NO_CASTING;
+}
+
+template <int Index, Compare Op, int NumberSide>
+int compare_with_python_int_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[],
+                                 const npy_intp strides[], NpyAuxData*) {
+    using S = typename Type<Index>::Stored;
+    constexpr int kTypeSide = 1 - NumberSide;
+    const npy_intp n = dims[0];
+    const char* values = data[kTypeSide];
+    const char* numbers = data[NumberSide];
+    char* out = data[2];
+    for (npy_intp i = 0; i < n; i++) {
+        const int64_t value = *reinterpret_cast<const S*>(values + i * strides[kTypeSide]);
+        int64_t number;
+        std::memcpy(&number, numbers + i * strides[NumberSide], sizeof number);
+        *reinterpret_cast<npy_bool*>(out + i * strides[2]) =
+            NumberSide == 1 ? compare_element<Op>(value, number) : compare_element<Op>(number, value);
+    }
+    return 0;
+}
+
+template <int Index, Compare Op, int NumberSide>
+int add_python_int_comparison(const char* ufunc_name) {
+    PyObject* ufunc = numpy_ufunc_named(ufunc_name);
+    if (ufunc == nullptr) return -1;
+    PyArray_DTypeMeta* t = &int_runtime(Index).dtype_class;
+    std::vector<PyArray_DTypeMeta*> dtypes = NumberSide == 1
+                                                 ? std::vector<PyArray_DTypeMeta*>{t, &PyArray_PyLongDType, &PyArray_BoolDType}
+                                                 : std::vector<PyArray_DTypeMeta*>{&PyArray_PyLongDType, t, &PyArray_BoolDType};
+    PyArrayMethod_Spec* spec = make_method_spec(
+        (std::string("int_") + ufunc_name + "_python_int").c_str(), 2, 1, NPY_NO_CASTING,
+        NPY_METH_NO_FLOATINGPOINT_ERRORS, std::move(dtypes),
+        {{NPY_METH_resolve_descriptors, reinterpret_cast<void*>(resolve_python_int_as_int64<NumberSide>)},
+         {NPY_METH_strided_loop, reinterpret_cast<void*>(compare_with_python_int_loop<Index, Op, NumberSide>)}});
+    const int status = PyUFunc_AddLoopFromSpec(ufunc, spec);
+    Py_DECREF(ufunc);
+    return status;
+}
+
+template <int Index, Compare Op>
+int add_python_int_comparisons(const char* ufunc_name) {
+    return add_python_int_comparison<Index, Op, 0>(ufunc_name) | add_python_int_comparison<Index, Op, 1>(ufunc_name);
+}
+
 template <int Index, Unary Op>
 uint8_t unary_element(uint8_t byte) {
     using T = Type<Index>;
@@ -523,6 +582,12 @@ int register_type() {
     s |= r.add("less_equal", ttb, L(compare_loop<Index, Compare::le>), kQuiet);
     s |= r.add("greater", ttb, L(compare_loop<Index, Compare::gt>), kQuiet);
     s |= r.add("greater_equal", ttb, L(compare_loop<Index, Compare::ge>), kQuiet);
+    s |= add_python_int_comparisons<Index, Compare::eq>("equal");
+    s |= add_python_int_comparisons<Index, Compare::ne>("not_equal");
+    s |= add_python_int_comparisons<Index, Compare::lt>("less");
+    s |= add_python_int_comparisons<Index, Compare::le>("less_equal");
+    s |= add_python_int_comparisons<Index, Compare::gt>("greater");
+    s |= add_python_int_comparisons<Index, Compare::ge>("greater_equal");
     s |= r.add("logical_and", ttb, L(compare_loop<Index, Compare::logical_and>), kReorderable);
     s |= r.add("logical_or", ttb, L(compare_loop<Index, Compare::logical_or>), kReorderable);
     s |= r.add("logical_xor", ttb, L(compare_loop<Index, Compare::logical_xor>), kReorderable);
