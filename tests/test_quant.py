@@ -524,3 +524,35 @@ def test_a_registered_scheme_quantizes_its_dtypes_with_every_grouping(mf, monkey
     assert mf.quant.quantize(x, mf.float8_e4m3fn).scheme == "scaled"
     with pytest.raises(TypeError, match="a 'dequantize' attribute"):
         mf.quant.register_scheme(type("Broken", (), {"name": "b", "accepts": 0, "quantize": 0})())
+
+
+def test_quantized_array_save_and_load_keep_everything(mf, tmp_path):
+    """QuantizedArray.save / load: a pickle-free .npz (np.load opens it
+    with allow_pickle=False) that gives back the same codes, scales,
+    grouping, scheme and options; a format made by mf.float_format too."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((8, 12)).astype(np.float32)
+    user = mf.float_format(exponent_bits=3, mantissa_bits=2, bias=3, name="e3m2_for_saving")
+    cases = [mf.quant.quantize(x, mf.float8_e4m3fn),
+             mf.quant.quantize(x, mf.float8_e5m2, granularity="channel", axis=1, margin=1),
+             mf.quant.quantize(x, mf.bfloat16, granularity="block", block_size=(4, 6), pow2_scales=True),
+             mf.quant.quantize(x, user, granularity="channel")]
+    for k, q in enumerate(cases):
+        path = tmp_path / f"q{k}.npz"
+        q.save(path)
+        assert sorted(np.load(path, allow_pickle=False).files) == ["data", "meta", "scales"]
+        back = mf.quant.QuantizedArray.load(path)
+        assert repr(back) == repr(q)
+        assert back.data.dtype == q.data.dtype and back.data.tobytes() == q.data.tobytes()
+        assert back.scales.dtype == np.float32 and back.scales.tobytes() == q.scales.tobytes()
+        assert back.dequantize().tobytes() == q.dequantize().tobytes()
+    with pytest.raises(ValueError, match="not a QuantizedArray file"):
+        np.savez(tmp_path / "other.npz", data=np.zeros(3))
+        mf.quant.QuantizedArray.load(tmp_path / "other.npz")
+    bad = mf.quant.QuantizedArray(cases[1].data, cases[1].scales[:3], "channel", axis=1)
+    bad.save(tmp_path / "bad.npz")
+    with pytest.raises(ValueError, match="do not fit"):
+        mf.quant.QuantizedArray.load(tmp_path / "bad.npz")
+    odd = mf.quant.QuantizedArray(cases[0].data, cases[0].scales, "tensor", options={"f": object()})
+    with pytest.raises(TypeError, match="not JSON"):
+        odd.save(tmp_path / "odd.npz")

@@ -63,6 +63,8 @@ from . import _arguments, _core
 from ._cast import cast
 from ._dtype_arguments import minifloat_dtype
 
+_SAVE_VERSION = 1  # of QuantizedArray.save's files
+
 __all__ = ["AffineQuantizedArray", "GRANULARITIES", "Groups", "QuantizedArray", "ScaledScheme", "quantize",
            "quantize_affine", "register_scheme", "schemes", "unregister_scheme"]
 
@@ -160,6 +162,123 @@ class QuantizedArray:
         return (f"QuantizedArray(scheme={self.scheme!r}, granularity={self.granularity!r}"
                 f"{detail.get(self.granularity, '')}, dtype={self.data.dtype}, shape={self.data.shape}, "
                 f"scales={self.scales.shape}{options})")
+
+    def save(self, file):
+        """Write the whole array to an .npz file without pickles.
+
+        The archive (``mf.savez``'s) holds ``data``, ``scales`` and, where
+        the scheme has them, ``zero_points`` (sub-byte integers as their
+        int8/uint8 bytes), and ``meta``: a JSON string of the grouping,
+        scheme, options and integer types. ``np.load`` opens it too.
+
+        Parameters
+        ----------
+        file : str, os.PathLike or binary file object
+            Where to write; ".npz" is appended to a path without it.
+
+        Returns
+        -------
+        None
+
+        Raises
+        ------
+        TypeError
+            If the scheme's options are not JSON values.
+
+        See Also
+        --------
+        QuantizedArray.load
+
+        Examples
+        --------
+        >>> import io, numpy as np, minifloat as mf
+        >>> q = mf.quant.quantize(np.array([[1.0, -2.0], [300.0, 0.5]]), mf.float8_e4m3fn,
+        ...                       granularity="channel")
+        >>> f = io.BytesIO()
+        >>> q.save(f)
+        >>> _ = f.seek(0)
+        >>> mf.quant.QuantizedArray.load(f).dequantize().tolist() == q.dequantize().tolist()
+        True
+        """
+        import json  # (only here: json costs import time)
+
+        from ._io import savez
+
+        meta = {"minifloat_quantized": _SAVE_VERSION, "granularity": self.granularity,
+                "axis": None if self.axis is None else int(self.axis),
+                "block_size": None if self.block_size is None else [int(b) for b in self.block_size],
+                "scheme": self.scheme, "options": self.options}
+        arrays = {"data": self.data, "scales": self.scales}
+        if self.zero_points is not None:
+            arrays["zero_points"] = self.zero_points
+        for name, arr in list(arrays.items()):
+            if isinstance(arr.dtype, _core.IntegerDType):  # .npz members hold them as their bytes
+                meta[f"{name}_type"] = arr.dtype.name
+                arrays[name] = arr.view(np.int8 if arr.dtype.kind == "i" else np.uint8)
+        try:
+            text = json.dumps(meta, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"QuantizedArray.save: the scheme's options {self.options!r} are not JSON values "
+                            f"({error})") from None
+        savez(file, meta=np.array(text), **arrays)
+
+    @classmethod
+    def load(cls, file):
+        """Read a QuantizedArray written by ``QuantizedArray.save``.
+
+        Parameters
+        ----------
+        file : str, os.PathLike or binary file object
+            The .npz file.
+
+        Returns
+        -------
+        QuantizedArray
+
+        Raises
+        ------
+        ValueError
+            If the file is not a QuantizedArray file, or its scales do not
+            fit its data's grouping.
+
+        Examples
+        --------
+        >>> import io, numpy as np, minifloat as mf
+        >>> f = io.BytesIO()
+        >>> mf.quant.quantize(np.ones((4, 8)), mf.float8_e5m2, granularity="block", block_size=(2, 4)).save(f)
+        >>> _ = f.seek(0)
+        >>> mf.quant.QuantizedArray.load(f)
+        QuantizedArray(scheme='scaled', granularity='block', block_size=(2, 4), dtype=float8_e5m2, shape=(4, 8), scales=(2, 2), margin=0, pow2_scales=False)
+        """
+        import json
+
+        from ._io import load
+
+        with load(file) as archive:
+            missing = {"data", "scales", "meta"} - set(archive.files)
+            if missing:
+                raise ValueError(f"not a QuantizedArray file: no {', '.join(sorted(missing))} in it")
+            arrays = {name: archive[name] for name in ("data", "scales", "zero_points") if name in archive}
+            meta_text = archive["meta"]
+        try:
+            meta = json.loads(str(meta_text))
+            version = meta["minifloat_quantized"]
+            granularity, axis, block_size = meta["granularity"], meta["axis"], meta["block_size"]
+            scheme, options = meta["scheme"], dict(meta["options"])
+            for name in list(arrays):
+                if f"{name}_type" in meta:
+                    arrays[name] = arrays[name].view(getattr(_core, meta[f"{name}_type"]))
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"not a QuantizedArray file: bad metadata ({error})") from error
+        if version != _SAVE_VERSION:
+            raise ValueError(f"QuantizedArray file version {version} is not supported (this is {_SAVE_VERSION})")
+        block_size = None if block_size is None else tuple(block_size)
+        expected = Groups(arrays["data"].shape, granularity, axis, block_size).shape
+        if arrays["scales"].shape != expected:
+            raise ValueError(f"QuantizedArray file: scales of shape {arrays['scales'].shape} do not fit data of "
+                             f"shape {arrays['data'].shape} in {granularity} groups (expected {expected})")
+        return cls(arrays["data"], arrays["scales"], granularity, axis, block_size,
+                   zero_points=arrays.get("zero_points"), scheme=scheme, options=options)
 
     def scale_per_element(self):
         """The scales spread over the data's shape.

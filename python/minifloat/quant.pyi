@@ -1,4 +1,5 @@
-from typing import Any, Final, Literal, Protocol, TypeAlias
+import os
+from typing import IO, Any, Final, Literal, Protocol, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -59,6 +60,9 @@ class QuantizedArray:
     def block_shape(self) -> tuple[int, ...] | None: ...  # deprecated: block_size
     def scale_per_element(self) -> npt.NDArray[np.float32]: ...
     def dequantize(self, dtype: npt.DTypeLike = ...) -> npt.NDArray[Any]: ...
+    def save(self, file: str | os.PathLike[str] | IO[bytes]) -> None: ...
+    @classmethod
+    def load(cls, file: str | os.PathLike[str] | IO[bytes]) -> QuantizedArray: ...
 
 class Scheme(Protocol):
     name: str
