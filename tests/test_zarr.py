@@ -192,6 +192,16 @@ def test_registration_in_either_import_order(tmp_path, order):
     assert out.strip() == "[1.0, -2.0, 448.0]"
 
 
+def test_minifloat_zarr_is_an_importable_module():
+    """`from minifloat.zarr import to_zarr` works as `mf.zarr.to_zarr` does,
+    and both name one module."""
+    import importlib
+    module = importlib.import_module("minifloat.zarr")
+    assert module is mf.zarr
+    from minifloat.zarr import to_zarr, mx_to_zarr, register  # noqa: F401
+    assert to_zarr is mz.to_zarr and sorted(module.__all__) == dir(module)
+
+
 def test_a_process_that_imports_only_zarr(tmp_path):
     """zarr-python that loads its data-type entry points (3.2 and later, at
     its first data-type look-up, not at import) gets minifloat's data types

@@ -136,7 +136,7 @@ _LAZY = {**{name: "_io" for name in ("NpzArchive", "load", "load_safetensors", "
          "AffineQuantizedArray": "quant", "quantize_affine": "quant", "float_format": "_user_formats",
          "from_dlpack": "_dlpack", "to_dlpack": "_dlpack"}
 # submodules: mf.mx, mf.quant, and mf.zarr (Zarr v3 data types and chunked writing; needs zarr)
-_LAZY_MODULES = {"mx": "mx", "quant": "quant", "zarr": "_zarr"}
+_LAZY_MODULES = {"mx": "mx", "quant": "quant", "zarr": "zarr"}
 
 
 def _zarr_installed():

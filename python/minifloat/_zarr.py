@@ -30,9 +30,10 @@ format when it opens the store::
 
 Storage: one value per byte, bfloat16 and formats of 9-16 bits in two bytes
 (the ``bytes`` codec's ``endian``); sub-byte values in the low bits, the bits
-above them zero for floats and copies of the sign bit for signed integers, as
-ml_dtypes and tensorstore write them (the registry's ``bytes`` rule: the
-upper bits are ignored by readers).
+above them written zero for floats and as copies of the sign bit for signed
+integers (minifloat's bytes in memory; tensorstore and ml_dtypes write zeros
+there): the registry's ``bytes`` rule leaves those bits arbitrary, and
+readers, this one included, ignore them.
 
 Fill values
 -----------
