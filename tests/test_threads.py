@@ -359,6 +359,9 @@ def test_pool_api(mf):
             mf.set_num_threads("2")
         with pytest.raises(TypeError, match="integer"):
             mf.set_num_threads(2.0)
+        for flag in (True, np.True_):  # bools have __index__, but are no thread count
+            with pytest.raises(TypeError, match="integer"):
+                mf.set_num_threads(flag)
         mf.set_num_threads(np.int64(2))
         assert mf.get_num_threads() == 2
     finally:

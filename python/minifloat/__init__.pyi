@@ -1,6 +1,6 @@
 import os
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any, Final, Literal, TypeAlias, overload
 
 import numpy as np
@@ -87,8 +87,8 @@ def float_format(
     bias: int | None = None,
     signed: bool = True,
     infinities: bool | Literal["max"] = True,
-    nan: bool | Literal["all_ones", "negative_zero"] = True,
-    negative_zero: bool = True,
+    nan: bool | Literal["all_ones", "negative_zero"] | Sequence[int] = True,
+    negative_zero: bool | None = None,
     subnormals: bool = True,
     overflow: Literal["inf", "nan", "saturate"] | None = None,
     name: str | None = None,

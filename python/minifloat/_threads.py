@@ -107,7 +107,9 @@ def usable_cpu_count():
 
 
 def _check_count(n, what):
-    if isinstance(n, bool) or not isinstance(n, int):
+    if isinstance(n, bool) or type(n).__name__ == "bool":  # (True has __index__: 1 thread; np.bool too)
+        raise TypeError(f"{what} must be an integer, not {n!r}")
+    if not isinstance(n, int):
         try:
             n = n.__index__()
         except AttributeError:
