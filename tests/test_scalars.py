@@ -384,6 +384,9 @@ def test_bad_input(mf, name):
     for bad in (None, object(), {}, Fraction):
         with pytest.raises(TypeError):
             T(bad)
+    # None is no missing value here (np.float16 reads it as NaN): the message says what is
+    with pytest.raises(TypeError, match=r"np\.nan marks a missing value"):
+        np.array([1.0, None], dtype=T)
     with quiet(), np.errstate(all="ignore"):
         for big in (2**1000, -(2**1000), 10**5000, 2**64, -(2**64) - 1):
             assert bits(T(big), T) == R.encode(name, big)[0]

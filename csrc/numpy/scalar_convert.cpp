@@ -211,7 +211,12 @@ bool code_from_object(const FormatRuntime& rt, const SpecialCodes& s, PyObject* 
         return false;
     }
     if (obj == Py_None) {
-        PyErr_Format(PyExc_TypeError, "%s() argument must be a real number or a string, not 'NoneType'",
+        // Not NaN, as np.float16 reads it: NumPy hands a converter the NULL
+        // slot of an object array an element's __float__ freed as None, and
+        // carrying on from it reads freed memory (tests/bad_inputs.py,
+        // object_mutates_array: NumPy's float16 crashes there)
+        PyErr_Format(PyExc_TypeError,
+                     "%s() argument must be a real number or a string, not 'NoneType' (np.nan marks a missing value)",
                      rt.format.row->name);
         return false;
     }
