@@ -32,6 +32,9 @@ struct Nvfp4Scales {
     // round to nearest even beyond the scale format's largest value (as
     // an astype of them would overflow)
     double overflow_above;
+    // float32 bits of amax: from clips_from a block clips, below
+    // vanishes_below a nonzero block's scale is 0 (nvfp4_range_flags)
+    uint32_t clips_from, vanishes_below;
 };
 Nvfp4Scales nvfp4_scales(const FormatRuntime& scale, double tensor_scale);
 // Returns kFlagOverflow where a block's scale amax / (6 t) is beyond the
