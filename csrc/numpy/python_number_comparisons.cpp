@@ -37,19 +37,8 @@ constexpr ComparisonUfunc kComparisons[] = {
     {"greater", CompareOp::greater},       {"greater_equal", CompareOp::greater_equal},
 };
 
-// The number's side of the loop (0: `1000 > a`, 1: `a < 1000`). The number
-// reaches the loop as float64 (exact for a Python float; a Python int is
-// exact up to 2^53, far beyond these formats' ranges).
-template <int NumberSide>
-NPY_CASTING resolve_number_as_double(PyArrayMethodObject*, PyArray_DTypeMeta* const*, PyArray_Descr* const* given,
-                                     PyArray_Descr** loop_descrs, npy_intp*) {
-    constexpr int kFormatSide = 1 - NumberSide;
-    Py_INCREF(given[kFormatSide]);
-    loop_descrs[kFormatSide] = given[kFormatSide];
-    loop_descrs[NumberSide] = PyArray_DescrFromType(NPY_DOUBLE);
-    loop_descrs[2] = PyArray_DescrFromType(NPY_BOOL);
-    return NPY_NO_CASTING;
-}
+// The number reaches the loop as float64 (exact for a Python float; a
+// Python int is exact up to 2^53, far beyond these formats' ranges).
 
 // The number as the comparison sees it: rounded into the format, or +-inf
 // where it is infinite or rounds beyond the range (see the top of the file),
@@ -147,7 +136,7 @@ int add_one(PyObject* ufunc, const char* ufunc_name, int index, PyArray_DTypeMet
     const std::string name = runtime(index).name + "_" + ufunc_name + "_python_number";
     PyArrayMethod_Spec* spec = make_method_spec(
         name.c_str(), 2, 1, NPY_NO_CASTING, static_cast<NPY_ARRAYMETHOD_FLAGS>(0), std::move(dtypes),
-        {{NPY_METH_resolve_descriptors, reinterpret_cast<void*>(resolve_number_as_double<NumberSide>)},
+        {{NPY_METH_resolve_descriptors, reinterpret_cast<void*>(resolve_python_number_as<NumberSide, NPY_DOUBLE>)},
          {NPY_METH_strided_loop, reinterpret_cast<void*>(compare_with_number<Op, NumberSide>)}});
     return PyUFunc_AddLoopFromSpec(ufunc, spec);
 }

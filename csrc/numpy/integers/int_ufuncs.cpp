@@ -17,6 +17,7 @@
 #include "int_types.h"
 #include "promote_by_resolution.h"
 #include "promoter_registration.h"
+#include "python_number_comparisons.h"
 
 namespace minifloat {
 
@@ -270,20 +271,9 @@ int compare_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims
 // Comparisons with a Python int, as NumPy 2 compares int8 with one: exact
 // for any value, so `a < 16` of a uint4 array is True where 16 is beyond the
 // type (its own loop would need the int as a uint4 first, which raises).
-// The int reaches the loop as int64 (resolve_descriptors; NumPy's hook that
-// sees the Python object itself is private, numpy/numpy#24915): one beyond
-// int64 raises OverflowError, as for the float formats.
-template <int NumberSide>
-NPY_CASTING resolve_python_int_as_int64(PyArrayMethodObject*, PyArray_DTypeMeta* const*, PyArray_Descr* const* given,
-                                        PyArray_Descr** loop_descrs, npy_intp*) {
-    constexpr int kTypeSide = 1 - NumberSide;
-    Py_INCREF(given[kTypeSide]);
-    loop_descrs[kTypeSide] = given[kTypeSide];
-    loop_descrs[NumberSide] = PyArray_DescrFromType(NPY_INT64);
-    loop_descrs[2] = PyArray_DescrFromType(NPY_BOOL);
-    return NPY_NO_CASTING;
-}
-
+// The int reaches the loop as int64 (resolve_python_number_as; NumPy's hook
+// that sees the Python object itself is private, numpy/numpy#24915): one
+// beyond int64 raises OverflowError, as for the float formats.
 template <int Index, Compare Op, int NumberSide>
 int compare_with_python_int_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[],
                                  const npy_intp strides[], NpyAuxData*) {
@@ -314,7 +304,7 @@ int add_python_int_comparison(const char* ufunc_name) {
     PyArrayMethod_Spec* spec = make_method_spec(
         (std::string("int_") + ufunc_name + "_python_int").c_str(), 2, 1, NPY_NO_CASTING,
         NPY_METH_NO_FLOATINGPOINT_ERRORS, std::move(dtypes),
-        {{NPY_METH_resolve_descriptors, reinterpret_cast<void*>(resolve_python_int_as_int64<NumberSide>)},
+        {{NPY_METH_resolve_descriptors, reinterpret_cast<void*>(resolve_python_number_as<NumberSide, NPY_INT64>)},
          {NPY_METH_strided_loop, reinterpret_cast<void*>(compare_with_python_int_loop<Index, Op, NumberSide>)}});
     const int status = PyUFunc_AddLoopFromSpec(ufunc, spec);
     Py_DECREF(ufunc);
