@@ -554,7 +554,8 @@ def test_pool_shutdown_with_a_running_pool():
         q = mf.mx.quantize(x.reshape(-1, 64), "mxfp4_e2m1")
         # NumPy's loops, and minifloat's own functions that release the GIL
         # (csrc/numpy/gil_release.h: pybind11's gil_scoped_release ended such a
-        # thread in std::terminate, pybind/pybind11#2215)
+        # thread in std::terminate, pybind/pybind11#2215, and on Python 3.13 a
+        # thread ended while waiting for the GIL segfaulted in a destructor)
         def spin():
             while True:
                 x.astype(mf.float8_e4m3fn)
@@ -591,8 +592,9 @@ def test_pool_shutdown_with_a_running_pool():
             for name in names:
                 with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
                     text = f.read()
-                assert "gil_scoped_release" not in text or name == "gil_release.h", name
-                assert "PyEval_SaveThread" not in text or name == "gil_release.h", name
+                own = name in ("gil_release.h", "gil_release.cpp")
+                assert "gil_scoped_release" not in text or own, name
+                assert "PyEval_SaveThread" not in text or own, name
     # after shutdown the calls still work (serially)
     r = _python("""
         import numpy as np, minifloat as mf

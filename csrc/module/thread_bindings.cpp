@@ -13,8 +13,10 @@ void register_thread_bindings(py::module_& m) {
         set_num_threads(n);
     });
     m.def("_get_num_threads", []() { return num_threads(); });
-    // at interpreter exit (atexit): the workers are joined, later calls run serially
+    // at interpreter exit (atexit): no thread is left waiting for the GIL
+    // (gil_release.h), the workers are joined, later calls run serially
     m.def("_shutdown_threads", []() {
+        exiting_now(1000);
         const GilReleased released;  // a caller in another thread may be finishing its chunks
         shutdown_thread_pool();
     });

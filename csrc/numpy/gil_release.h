@@ -1,42 +1,37 @@
 // The GIL released around bulk work, safe when the interpreter exits
-// meanwhile. pybind11's gil_scoped_release takes the GIL back in a noexcept
-// destructor; a daemon thread that asks for it while the interpreter
+// meanwhile. A thread that takes the GIL back while the interpreter
 // finalizes is ended by CPython 3.11-3.13 with pthread_exit, whose forced
-// unwind out of a noexcept destructor is std::terminate: the process
-// aborts at exit (pybind/pybind11#2215). Here such a thread is parked
-// instead, as CPython 3.14 does itself: the process is exiting, and the
-// thread holds no lock and no chunk of the thread pool any more. The
-// destructor is noexcept(false) for the window between the check and the
-// call, where the unwind then passes through.
+// unwind runs the C++ destructors above it: from pybind11's noexcept
+// gil_scoped_release that is std::terminate (pybind/pybind11#2215), and on
+// 3.13 a destructor's Py_DECREF on a thread without a thread state
+// segfaults. So no thread may be waiting for the GIL here when finalization
+// starts: at exit (minifloat's atexit hook, before finalization) exiting_now()
+// marks the process as exiting and waits, the GIL released, until the
+// threads already waiting have it back; a thread that leaves its work after
+// that is parked instead (the process is ending; it holds no lock and no
+// chunk of the thread pool), as CPython 3.14 parks such threads itself. The
+// thread running the exit hooks is never parked (another hook or a finalizer
+// may call minifloat after ours).
 #pragma once
 
 #include <Python.h>
 
-#include <chrono>
-#include <thread>
-
 namespace minifloat {
-
-inline bool interpreter_finalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-    return Py_IsFinalizing() != 0;
-#else
-    return _Py_IsFinalizing() != 0;
-#endif
-}
 
 class GilReleased {
 public:
     GilReleased() : state_(PyEval_SaveThread()) {}
-    ~GilReleased() noexcept(false) {
-        while (interpreter_finalizing()) std::this_thread::sleep_for(std::chrono::hours(1));
-        PyEval_RestoreThread(state_);
-    }
+    ~GilReleased() noexcept(false);  // (noexcept(false): an unwind may pass through it)
     GilReleased(const GilReleased&) = delete;
     GilReleased& operator=(const GilReleased&) = delete;
 
 private:
     PyThreadState* state_;
 };
+
+// At interpreter exit, with the GIL held: marks the process as exiting and
+// waits (the GIL released, at most `timeout_ms`) until no thread is waiting
+// to take the GIL back in a GilReleased.
+void exiting_now(int timeout_ms);
 
 }  // namespace minifloat

@@ -1,0 +1,42 @@
+#include "gil_release.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace minifloat {
+namespace {
+
+std::atomic<bool> g_exiting{false};
+std::atomic<int> g_taking_gil_back{0};  // threads between the check below and their GIL
+std::atomic<unsigned long> g_exiting_thread{0};  // the thread running the exit hooks: never parked
+
+[[noreturn]] void park() {
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+}
+
+}  // namespace
+
+GilReleased::~GilReleased() noexcept(false) {
+    g_taking_gil_back.fetch_add(1);
+    if (g_exiting.load() && PyThread_get_thread_ident() != g_exiting_thread.load()) {
+        g_taking_gil_back.fetch_sub(1);
+        park();
+    }
+    PyEval_RestoreThread(state_);
+    g_taking_gil_back.fetch_sub(1);
+}
+
+void exiting_now(int timeout_ms) {
+    g_exiting_thread.store(PyThread_get_thread_ident());
+    g_exiting.store(true);
+    if (g_taking_gil_back.load() == 0) return;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    PyThreadState* state = PyEval_SaveThread();
+    while (g_taking_gil_back.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+    PyEval_RestoreThread(state);
+}
+
+}  // namespace minifloat
