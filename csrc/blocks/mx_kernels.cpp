@@ -177,26 +177,6 @@ MINIFLOAT_KERNEL_INLINE void fp4_codes_by_boundaries(const float* in, size_t n, 
     }
 }
 
-}  // namespace
-
-// kFlagOverflow / kFlagUnderflow for the blocks of these amax bits: one
-// beyond scaling.clips_from (its scale clips), one in [1, scaling.vanishes_below)
-// (a nonzero block whose scale rounds to 0). The bits order as the
-// magnitudes do, so each is one unsigned range test; a plain loop of them
-// vectorizes (one inside the pass lambda did not, and cost NVFP4 15%).
-namespace {
-
-MINIFLOAT_KERNEL_INLINE uint32_t nvfp4_range_flags(const uint32_t* __restrict amax_bits, size_t n,
-                                                   const Nvfp4Scales& scaling) {
-    const uint32_t clip_first = scaling.clips_from, clip_span = kInfBits - scaling.clips_from;
-    const uint32_t vanish_span = scaling.vanishes_below - 1u;
-    uint32_t clips = 0, vanishes = 0;
-    for (size_t i = 0; i < n; i++) {
-        clips |= static_cast<uint32_t>(amax_bits[i] - clip_first < clip_span);
-        vanishes |= static_cast<uint32_t>(amax_bits[i] - 1u < vanish_span);
-    }
-    return (clips != 0 ? kFlagOverflow : 0u) | (vanishes != 0 ? kFlagUnderflow : 0u);
-}
 
 // The scale code amax / divisor rounds to, as the pass computes it (the
 // quotient in binary64, an inexact one rounded with its error's sign).
@@ -267,6 +247,8 @@ uint32_t nvfp4_quantize_row(const float* row, size_t cols, size_t block, const N
     std::vector<uint8_t> revisit(capacity);
     const uint32_t nan_code = scale.format.nan_code;
     uint32_t range_flags = 0;
+    const uint32_t clip_first = scaling.clips_from, clip_span = kInfBits - scaling.clips_from;
+    const uint32_t vanish_span = scaling.vanishes_below - 1u;
     for_each_pass(cols, block, per_pass, [&](const Pass& pass) MINIFLOAT_LAMBDA_INLINE {
         const size_t first = pass.first, pass_blocks = pass.blocks, start = pass.start, count = pass.count;
         // block scales: amax / (6 t), rounded once as a batch; a quotient
@@ -287,6 +269,11 @@ uint32_t nvfp4_quantize_row(const float* row, size_t cols, size_t block, const N
         double* quotients = scale_values.data();
         uint8_t* flags = revisit.data();
         uint8_t any = 0;
+        // NumPy's flags in the same loop, local accumulators: a block beyond
+        // clips_from clips its scale, one in [1, vanishes_below) is nonzero
+        // with a scale that rounds to 0 (bits order as magnitudes do, so
+        // each is one unsigned range test)
+        uint32_t clips = 0, vanishes = 0;
         for (b = 0; b < pass_blocks; b++) {
             float amax;
             std::memcpy(&amax, &amax_bits[b], sizeof amax);
@@ -298,7 +285,10 @@ uint32_t nvfp4_quantize_row(const float* row, size_t cols, size_t block, const N
                 static_cast<uint8_t>(((q_bits & ((uint64_t{1} << 47) - 1)) == 0) | (amax_bits[b] >= kInfBits));
             flags[b] = flag;
             any |= flag;
+            clips |= static_cast<uint32_t>(amax_bits[b] - clip_first < clip_span);
+            vanishes |= static_cast<uint32_t>(amax_bits[b] - 1u < vanish_span);
         }
+        range_flags |= (clips != 0 ? kFlagOverflow : 0u) | (vanishes != 0 ? kFlagUnderflow : 0u);
         encode_f64(scale.saturating_plan, quotients, scale_codes.data(), pass_blocks);
         for (b = 0; any != 0 && b < pass_blocks; b++) {
             if (!revisit[b]) continue;
@@ -318,7 +308,6 @@ uint32_t nvfp4_quantize_row(const float* row, size_t cols, size_t block, const N
         // rounding boundaries scaled by s t (see Nvfp4Scales)
         std::memcpy(scales + first, scale_codes.data(), pass_blocks);
         for (b = 0; b < pass_blocks; b++) block_scales[b] = block_scale_of[scale_codes[b]];
-        range_flags |= nvfp4_range_flags(maxima.data(), pass_blocks, scaling);
         uint8_t* out = elements + start;
         if (fp4_blocks_avx512(row + start, count, block, block_scales.data(), unit_tensor_scale, out)) return;
         b = 0;

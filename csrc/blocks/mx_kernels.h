@@ -33,7 +33,7 @@ struct Nvfp4Scales {
     // an astype of them would overflow)
     double overflow_above;
     // float32 bits of amax: from clips_from a block clips, below
-    // vanishes_below a nonzero block's scale is 0 (nvfp4_range_flags)
+    // vanishes_below a nonzero block's scale is 0 (NumPy's flags)
     uint32_t clips_from, vanishes_below;
 };
 Nvfp4Scales nvfp4_scales(const FormatRuntime& scale, double tensor_scale);
