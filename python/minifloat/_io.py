@@ -656,6 +656,39 @@ def _savez(file, args, kwds, compress, what):
                 _write_npy(member, arr)
 
 
+def save_with_meta(file, kind, version_key, version, meta, arrays):
+    """An .npz of `arrays` plus ``meta``: a JSON string holding `meta` and
+    ``{version_key: version}``; the file format of ``kind.save`` (MXArray,
+    QuantizedArray), read back by ``load_with_meta``."""
+    try:
+        text = json.dumps({version_key: version, **meta}, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise TypeError(f"{kind}.save: its metadata {meta!r} are not JSON values ({error})") from None
+    _savez(file, (), {"meta": np.array(text), **arrays}, False, f"{kind}.save")
+
+
+def load_with_meta(file, a_kind, version_key, version, required, optional=()):
+    """The arrays (`required` and those of `optional` present) and the
+    decoded ``meta`` of a file ``save_with_meta`` wrote, its version
+    checked; a file that is not one raises ValueError saying it is not
+    `a_kind` ("an MXArray") file."""
+    kind = a_kind.split(" ", 1)[1]
+    with load(file) as archive:
+        missing = (set(required) | {"meta"}) - set(archive.files)
+        if missing:
+            raise ValueError(f"not {a_kind} file: no {', '.join(sorted(missing))} in it")
+        arrays = {name: archive[name] for name in (*required, *optional) if name in archive}
+        meta_text = archive["meta"]
+    try:
+        meta = json.loads(str(meta_text))
+        found = meta[version_key]
+    except (ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"not {a_kind} file: bad metadata ({error})") from error
+    if found != version:
+        raise ValueError(f"{kind} file version {found} is not supported (this is {version})")
+    return arrays, meta
+
+
 def savez(file, *args, **kwds):
     """Save several arrays in an uncompressed .npz archive without pickle.
 

@@ -349,18 +349,18 @@ class MXArray:
         >>> mf.mx.MXArray.load(f).dequantize().tolist()
         [0.1015625, 0.203125, 3.0, -4.0]
         """
+        from ._io import save_with_meta
+
         data, _ = self.pack()
         meta = {
-            "minifloat_mxarray": _SAVE_VERSION,
             "format": self.format,
             "shape": list(self.data.shape),
             "axis": int(self.axis),
             "block_size": int(self.block_size),
             "tensor_scale": None if self.tensor_scale is None else float(self.tensor_scale).hex(),
         }
-        import json  # (only here: json costs import time)
-
-        np.savez(file, data=data, scales=_codes(self.scales).copy(), meta=np.array(json.dumps(meta)))
+        save_with_meta(file, "MXArray", "minifloat_mxarray", _SAVE_VERSION, meta,
+                       {"data": data, "scales": _codes(self.scales).copy()})
 
     @classmethod
     def load(cls, file):
@@ -391,22 +391,15 @@ class MXArray:
         >>> mf.mx.MXArray.load(f)
         MXArray(format='mxfp6_e3m2', shape=(2, 32), block_size=32, axis=1, data=float6_e3m2fn, scales=float8_e8m0fnu)
         """
-        with np.load(file, allow_pickle=False) as archive:
-            missing = {"data", "scales", "meta"} - set(archive.files)
-            if missing:
-                raise ValueError(f"not an MXArray file: no {', '.join(sorted(missing))} in it")
-            data, scales, meta_text = archive["data"], archive["scales"], archive["meta"]
-        try:
-            import json
+        from ._io import load_with_meta
 
-            meta = json.loads(str(meta_text))
-            version = meta["minifloat_mxarray"]
+        arrays, meta = load_with_meta(file, "an MXArray", "minifloat_mxarray", _SAVE_VERSION, ("data", "scales"))
+        try:
             fmt, shape, axis = meta["format"], tuple(int(s) for s in meta["shape"]), int(meta["axis"])
             block_size, tensor_scale = int(meta["block_size"]), meta["tensor_scale"]
         except (ValueError, KeyError, TypeError) as error:
             raise ValueError(f"not an MXArray file: bad metadata ({error})") from error
-        if version != _SAVE_VERSION:
-            raise ValueError(f"MXArray file version {version} is not supported (this is {_SAVE_VERSION})")
+        data, scales = arrays["data"], arrays["scales"]
         if tensor_scale is not None:
             tensor_scale = np.float32(float.fromhex(tensor_scale))
         return cls.from_parts(data, scales, fmt, axis=axis, block_size=block_size, tensor_scale=tensor_scale,

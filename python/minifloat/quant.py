@@ -200,12 +200,9 @@ class QuantizedArray:
         >>> mf.quant.QuantizedArray.load(f).dequantize().tolist() == q.dequantize().tolist()
         True
         """
-        import json  # (only here: json costs import time)
+        from ._io import save_with_meta
 
-        from ._io import savez
-
-        meta = {"minifloat_quantized": _SAVE_VERSION, "granularity": self.granularity,
-                "axis": None if self.axis is None else int(self.axis),
+        meta = {"granularity": self.granularity, "axis": None if self.axis is None else int(self.axis),
                 "block_size": None if self.block_size is None else [int(b) for b in self.block_size],
                 "scheme": self.scheme, "options": self.options}
         arrays = {"data": self.data, "scales": self.scales}
@@ -215,12 +212,7 @@ class QuantizedArray:
             if isinstance(arr.dtype, _core.IntegerDType):  # .npz members hold them as their bytes
                 meta[f"{name}_type"] = arr.dtype.name
                 arrays[name] = arr.view(np.int8 if arr.dtype.kind == "i" else np.uint8)
-        try:
-            text = json.dumps(meta, allow_nan=False)
-        except (TypeError, ValueError) as error:
-            raise TypeError(f"QuantizedArray.save: the scheme's options {self.options!r} are not JSON values "
-                            f"({error})") from None
-        savez(file, meta=np.array(text), **arrays)
+        save_with_meta(file, "QuantizedArray", "minifloat_quantized", _SAVE_VERSION, meta, arrays)
 
     @classmethod
     def load(cls, file):
@@ -250,19 +242,11 @@ class QuantizedArray:
         >>> mf.quant.QuantizedArray.load(f)
         QuantizedArray(scheme='scaled', granularity='block', block_size=(2, 4), dtype=float8_e5m2, shape=(4, 8), scales=(2, 2), margin=0, pow2_scales=False)
         """
-        import json
+        from ._io import load_with_meta
 
-        from ._io import load
-
-        with load(file) as archive:
-            missing = {"data", "scales", "meta"} - set(archive.files)
-            if missing:
-                raise ValueError(f"not a QuantizedArray file: no {', '.join(sorted(missing))} in it")
-            arrays = {name: archive[name] for name in ("data", "scales", "zero_points") if name in archive}
-            meta_text = archive["meta"]
+        arrays, meta = load_with_meta(file, "a QuantizedArray", "minifloat_quantized", _SAVE_VERSION,
+                                      ("data", "scales"), ("zero_points",))
         try:
-            meta = json.loads(str(meta_text))
-            version = meta["minifloat_quantized"]
             granularity, axis, block_size = meta["granularity"], meta["axis"], meta["block_size"]
             scheme, options = meta["scheme"], dict(meta["options"])
             for name in list(arrays):
@@ -270,8 +254,6 @@ class QuantizedArray:
                     arrays[name] = arrays[name].view(getattr(_core, meta[f"{name}_type"]))
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise ValueError(f"not a QuantizedArray file: bad metadata ({error})") from error
-        if version != _SAVE_VERSION:
-            raise ValueError(f"QuantizedArray file version {version} is not supported (this is {_SAVE_VERSION})")
         block_size = None if block_size is None else tuple(block_size)
         expected = Groups(arrays["data"].shape, granularity, axis, block_size).shape
         if arrays["scales"].shape != expected:
