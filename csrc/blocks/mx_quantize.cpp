@@ -96,11 +96,7 @@ uint32_t for_block_runs(npy_intp rows, npy_intp cols, npy_intp block, const Body
                 const size_t run_start = static_cast<size_t>(start);
                 const size_t run_end = static_cast<size_t>(r * cols + std::min(cols, last * block));
                 const size_t first_scale = static_cast<size_t>(r * blocks + first);
-                if constexpr (std::is_void_v<decltype(body(run_start, run_end, first_scale))>) {
-                    body(run_start, run_end, first_scale);
-                } else {
-                    flags |= body(run_start, run_end, first_scale);
-                }
+                flags |= flags_of_call(body, run_start, run_end, first_scale);
                 u += static_cast<size_t>(last - first);
             }
             return flags;

@@ -61,6 +61,17 @@ void shutdown_thread_pool();
 // How many threads the last parallel_for of this process used (tests).
 int last_parallel_threads();
 
+// body(args...) as FpFlag bits: its result, or 0 for a body returning void.
+template <class Body, class... Args>
+uint32_t flags_of_call(const Body& body, Args... args) {
+    if constexpr (std::is_void_v<decltype(body(args...))>) {
+        body(args...);
+        return 0u;
+    } else {
+        return static_cast<uint32_t>(body(args...));
+    }
+}
+
 namespace detail {
 
 // A type-erased reference to `uint32_t body(size_t begin, size_t end)`.
@@ -75,13 +86,7 @@ uint32_t parallel_for_erased(size_t n, WorkKind kind, size_t align, size_t weigh
 template <class Body>
 ChunkBody erase(const Body& body) {
     return ChunkBody{&body, [](const void* object, size_t begin, size_t end) -> uint32_t {
-                         const Body& b = *static_cast<const Body*>(object);
-                         if constexpr (std::is_void_v<decltype(b(begin, end))>) {
-                             b(begin, end);
-                             return 0u;
-                         } else {
-                             return static_cast<uint32_t>(b(begin, end));
-                         }
+                         return flags_of_call(*static_cast<const Body*>(object), begin, end);
                      }};
 }
 
