@@ -1269,3 +1269,23 @@ def test_stochastic_avx2_kernel_at_any_first_element(mf, name, dtype):
                     mf._core._set_stochastic_avx2_vaes(previous_vaes)
                 got = got.view(np.uint16 if got.size == 2 * x.size else np.uint8)
                 assert_codes(got, exp, x, f"{name} first={first} saturate={sat} {kernel_set} vaes={vaes}")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, ">f4", "<f8", np.float16, np.int32])
+def test_unaligned_and_byte_swapped_sources(mf, dtype):
+    # np.frombuffer at an odd offset (a raw checkpoint) gives an unaligned,
+    # C-contiguous array: every mode, packed casts and mx.quantize take it
+    # and give what the aligned, native copy gives (checked there exactly)
+    values = np.linspace(-500, 500, 96).astype(dtype)
+    x = np.frombuffer(bytes(1) + values.tobytes(), values.dtype, offset=1)
+    assert not x.flags.aligned
+    native = np.ascontiguousarray(values.astype(values.dtype.newbyteorder("=")))
+    with np.errstate(over="ignore"):
+        for keywords in ({}, {"saturate": True}, {"rounding": "down"}, {"rounding": "stochastic", "rng": 5}):
+            got = mf.cast(x, mf.float8_e4m3fn, **keywords).view(np.uint8)
+            assert (got == mf.cast(native, mf.float8_e4m3fn, **keywords).view(np.uint8)).all(), keywords
+            packed = mf.cast(x, mf.float4_e2m1fn, packed=True, **keywords)
+            assert (packed == mf.cast(native, mf.float4_e2m1fn, packed=True, **keywords)).all(), keywords
+    assert float(mf.cast(x, mf.float8_e4m3fn, saturate=True)[0]) == -448.0
+    q = mf.mx.quantize(x, "mxfp8_e4m3")
+    assert (q.dequantize() == mf.mx.quantize(native, "mxfp8_e4m3").dequantize()).all()

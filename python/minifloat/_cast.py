@@ -162,7 +162,9 @@ def cast(x, dtype, *, saturate=False, rounding="nearest_even", rng=None, packed=
     else:
         arr = np.asarray(x)
         scalar = arr.ndim == 0
-    source = np.asarray(_exact_source(arr), order="C")  # keeps 0-d arrays 0-d
+    # C order and aligned, as the kernels read it (np.frombuffer at an odd
+    # offset is not); keeps 0-d arrays 0-d
+    source = np.require(np.asarray(_exact_source(arr)), requirements=["C", "A"])
     if packed:
         return _cast_packed(source, target, saturate, rounding, rng)
     random = None

@@ -832,7 +832,7 @@ def _quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sc
     x32 = arr.astype(np.float32, copy=False)  # the spec starts from FP32 (rounded once)
     last = axis == arr.ndim - 1  # (moveaxis costs microseconds: a small array's quantize is a few)
     moved = x32 if last else np.moveaxis(x32, axis, -1)
-    rows = np.ascontiguousarray(moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1]))
+    rows = np.require(moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1]), requirements=["C", "A"])
     # a block longer than the axis is one block of the axis's length: work
     # and memory follow the data, not block_size
     kernel_block = min(block_size, max(rows.shape[1], 1))
