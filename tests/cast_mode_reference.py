@@ -414,7 +414,8 @@ def nv_tensor_scale(x32, tensor_scale):
         return Fraction(1), None
     if isinstance(tensor_scale, str):
         assert tensor_scale == "auto"
-        amax = max((abs(frac_of(v)) for v in np.asarray(x32).reshape(-1)), default=Fraction(0))
+        finite = (v for v in np.asarray(x32).reshape(-1) if np.isfinite(v))  # NaN/inf blocks: NaN scale
+        amax = max((abs(frac_of(v)) for v in finite), default=Fraction(0))
         if amax == 0:
             return Fraction(1), 1.0
         t = round_to_float32(amax / (NV_MAX_ELEM * NV_MAX_SCALE))

@@ -441,6 +441,34 @@ def test_nvfp4_auto_without_nan(mf):
     check_against(q, ref, "nvfp4", "auto")
 
 
+@pytest.mark.parametrize("special", [np.inf, -np.inf, np.nan])
+@pytest.mark.parametrize("magnitude", [1e6, 1e-6])
+def test_nvfp4_auto_ignores_nan_and_inf(mf, special, magnitude):
+    # a NaN or inf block gets the NaN scale; the other blocks keep the
+    # tensor scale of the finite values (once they were clipped to 2688 or
+    # zeroed, t having fallen back to 1)
+    x = np.full((2, 16), magnitude, np.float32)
+    x[1, 0] = special
+    q = quantize(mf, x, "nvfp4", tensor_scale="auto")
+    ref = I.mx_quantize(x, "nvfp4", tensor_scale="auto")
+    assert float(q.tensor_scale) == ref["tensor_scale"] == float(np.float32(magnitude / 2688))
+    check_against(q, ref, "nvfp4", f"auto {special}")
+    assert (q.dequantize()[0] == np.float32(magnitude)).all() and np.isnan(q.dequantize()[1]).all()
+    assert float(quantize(mf, np.full(16, special, np.float32), "nvfp4", tensor_scale="auto").tensor_scale) == 1.0
+
+
+def test_nvfp4_auto_underflow_says_why(mf):
+    # "auto" never clips, but a block below ~2^-19 of the largest value still
+    # rounds its scale to 0; the message says so rather than suggest "auto"
+    x = np.ones((2, 16), np.float32)
+    x[0] *= 1000
+    x[1] *= 1e-4
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError, match=r"2\*\*-19"):
+        mf.mx.quantize(x, "nvfp4", tensor_scale="auto")
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError, match="'auto' fits them"):
+        mf.mx.quantize(x, "nvfp4")
+
+
 @pytest.mark.parametrize("fmt", MX)
 def test_scale_modes_properties(mf, fmt):
     """floor <= even <= ceil (as exponents); rceil never saturates: every

@@ -163,7 +163,8 @@ py::tuple mx_quantize(py::handle values, int element_index, int emax, double max
 
 // NVFP4: float4_e2m1fn elements, float8_e4m3fn scales per block, and a
 // float32 tensor scale t: s = e4m3(amax / (6 t)), P = fp4(V / (s t)).
-py::tuple nvfp4_quantize(py::handle values, npy_intp block_size, double tensor_scale) {
+// `what` names the block scales in NumPy's overflow/underflow message.
+py::tuple nvfp4_quantize(py::handle values, npy_intp block_size, double tensor_scale, const std::string& what) {
     if (block_size <= 0) throw py::value_error("block_size must be positive");
     if (!(tensor_scale > 0) || !std::isfinite(tensor_scale) ||
         static_cast<double>(static_cast<float>(tensor_scale)) != tensor_scale) {
@@ -192,7 +193,7 @@ py::tuple nvfp4_quantize(py::handle values, npy_intp block_size, double tensor_s
     }
     // block scales beyond float8_e4m3fn clip their blocks, scales that
     // underflow to 0 zero theirs: NumPy's floating-point errors (np.errstate)
-    if (report_scalar_fp_flags("nvfp4 block scales (tensor_scale='auto' fits them to the data)", flags) < 0) {
+    if (report_scalar_fp_flags(what.c_str(), flags) < 0) {
         throw py::error_already_set();
     }
     return py::make_tuple(data, scales);
@@ -344,7 +345,7 @@ void register_mx_bindings(py::module_& m) {
           py::arg("scale_mode"),
           "MX block quantization of a float32 matrix along its rows -> (elements, e8m0 scales).");
     m.def("nvfp4_quantize", &nvfp4_quantize, py::arg("values"), py::arg("block_size"),
-          py::arg("tensor_scale"),
+          py::arg("tensor_scale"), py::arg("what") = "nvfp4 block scales",
           "NVFP4 block quantization of a float32 matrix along its rows -> (elements, e4m3 scales).");
     m.def("mx_dequantize", &mx_dequantize, py::arg("data"), py::arg("scales"), py::arg("element_index"),
           py::arg("scale_index"), py::arg("block_size"), py::arg("outer"), py::arg("count"), py::arg("inner"),

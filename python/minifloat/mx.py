@@ -40,7 +40,7 @@ format has NaN (else 0); an all-zero block gets the scale 2^-127. E by
 NVFP4: scale s = float8_e4m3fn(amax / (6 t)), elements
 float4_e2m1fn(V / (s t)), both rounded once to nearest even with
 saturation; t is the optional float32 per-tensor scale (``tensor_scale``:
-None for 1, a number, or "auto" for max(abs(x)) / (6 * 448)).
+None for 1, a number, or "auto" for the largest finite abs(x) / (6 * 448)).
 
 Inputs are converted to float32 (nearest even) first, as the spec's
 conversion starts from FP32.
@@ -700,12 +700,27 @@ def dot(qa, qb):
     return c[0, 0]
 
 
+# NVFP4's block scales in NumPy's overflow/underflow message, by whether
+# tensor_scale was "auto": that one never clips, but a block below ~2^-19 of
+# the tensor's largest value still gets a scale of 0
+_NVFP4_SCALES_NAMED = {
+    False: "nvfp4 block scales (tensor_scale='auto' fits them to the data)",
+    True: "nvfp4 block scales (tensor_scale='auto': a block below ~2**-19 of the largest value gets scale 0)",
+}
+
+
 def _tensor_scale(x32, tensor_scale):
+    """t for NVFP4: "auto" is the largest finite magnitude / (6 * 448), so
+    that a NaN or inf block (NaN scale) leaves the others' scaling alone; 1
+    where no value is finite and nonzero."""
     if isinstance(tensor_scale, str):
         if tensor_scale != "auto":
             raise ValueError(f"tensor_scale must be None, a real number or 'auto', not {tensor_scale!r}")
-        amax = float(np.max(np.abs(x32))) if x32.size else 0.0
-        return np.float32(amax / (6.0 * 448.0)) if amax > 0 and np.isfinite(amax) else np.float32(1.0)
+        magnitudes = np.abs(x32)
+        amax = float(np.max(magnitudes)) if x32.size else 0.0
+        if not np.isfinite(amax):  # (rare: a second pass, over the finite values)
+            amax = float(np.max(magnitudes, where=np.isfinite(magnitudes), initial=0.0))
+        return np.float32(amax / (6.0 * 448.0)) if amax > 0 else np.float32(1.0)
     return _checked_tensor_scale(tensor_scale, "None, a real number or 'auto'")
 
 
@@ -776,12 +791,14 @@ def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sca
         magnitude ("floor" is the spec's; see the module docstring).
     tensor_scale : None, float or "auto", optional
         NVFP4 only: the float32 per-tensor scale (None for 1, a number, or
-        "auto" for max(abs(x)) / (6 * 448)). A block scale amax / (6 t)
-        must fit float8_e4m3fn: a block beyond it clips (NumPy's
-        "overflow" warning, under ``np.errstate``), and a nonzero block whose
-        scale rounds to 0 reads as zeros ("underflow", which NumPy ignores
-        unless ``np.errstate(under=...)`` asks). "auto" fits the scales to
-        the data.
+        "auto" for the largest finite abs(x) / (6 * 448): NaN and inf do
+        not count). A block scale amax / (6 t) must fit float8_e4m3fn: a
+        block beyond it clips (NumPy's "overflow" warning, under
+        ``np.errstate``), and a nonzero block whose scale rounds to 0 reads
+        as zeros ("underflow", which NumPy ignores unless
+        ``np.errstate(under=...)`` asks). "auto" never clips; a block whose
+        largest value is below about 2**-19 of the tensor's still
+        underflows.
 
     Returns
     -------
@@ -839,7 +856,8 @@ def _quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sc
     t = None
     if fmt == "nvfp4":
         t = _tensor_scale(x32, tensor_scale)
-        data, scales = _core.nvfp4_quantize(rows, kernel_block, float(1.0 if t is None else t))
+        data, scales = _core.nvfp4_quantize(rows, kernel_block, float(1.0 if t is None else t),
+                                            _NVFP4_SCALES_NAMED[isinstance(tensor_scale, str)])
     else:
         element_index = -1 if element is None else _core.format_index(np.dtype(element).name)
         data, scales = _core.mx_quantize(rows, element_index, emax, max_element, significand_bits,
