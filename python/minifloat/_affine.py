@@ -78,7 +78,8 @@ class AffineQuantizedArray:
     scales : ndarray
         float32, `data`'s shape with the `axis` dimension replaced by the
         number of groups; group ``g`` covers indices
-        ``g*block_size .. (g+1)*block_size - 1`` along `axis`.
+        ``g*block_size .. (g+1)*block_size - 1`` along `axis` (the last
+        one ends with the axis, and may be shorter).
     zero_points : ndarray or None
         The same shape as `scales`, in `data`'s dtype (None: symmetric).
     block_size : int
@@ -123,7 +124,10 @@ class AffineQuantizedArray:
         return self.data.shape
 
     def _per_value(self, per_group):
-        return np.repeat(per_group, self.block_size, axis=self.axis)
+        """Per-group values repeated over the data's shape (the last group
+        may be shorter)."""
+        repeated = np.repeat(per_group, self.block_size, axis=self.axis)
+        return repeated[(slice(None),) * self.axis + (slice(0, self.data.shape[self.axis]),)]
 
     def dequantize(self, dtype=np.float32):
         """The represented values, ``(q - zero_point) * scale`` per value.
@@ -224,8 +228,8 @@ def quantize_affine(x, dtype, *, block_size=128, axis=-1, zero_point=True, **key
         If `dtype` is not an integer type, `x` holds no real numbers, or a
         size, axis or flag has the wrong type.
     ValueError
-        If `x` is 0-d, `axis` is out of range or `block_size` is not
-        positive.
+        If `x` is 0-d or has no values along `axis`, holds NaN or inf,
+        `axis` is out of range or `block_size` is not positive.
 
     See Also
     --------
@@ -255,15 +259,17 @@ def quantize_affine(x, dtype, *, block_size=128, axis=-1, zero_point=True, **key
     axis = _arguments.axis(axis, arr.ndim)
     length = arr.shape[axis]
     group_size = length if block_size is None else block_size
-    if length == 0 or length % group_size:
-        raise ValueError(f"the axis has {length} values, not a positive multiple of {block_name}={group_size}: "
-                         f"pad x, or pass a {block_name} that divides {length} (None: one group per axis)")
+    if length == 0:
+        raise ValueError(f"x has no values along axis {axis} (shape {arr.shape}): quantize_affine needs one or more")
     if not zero_point and qmax < 1:
         raise ValueError(f"{dt} holds no positive value, so zero_point=False cannot quantize; "
                          f"use zero_point=True")
 
     moved = np.moveaxis(values, axis, -1)
-    groups = moved.reshape(moved.shape[:-1] + (length // group_size, group_size))
+    short = -length % group_size  # a shorter last group: padded with zeros, which leave
+    if short:                     # min(group, 0), max(group, 0) and max|group| as they are
+        moved = np.concatenate([moved, np.zeros(moved.shape[:-1] + (short,))], axis=-1)
+    groups = moved.reshape(moved.shape[:-1] + (moved.shape[-1] // group_size, group_size))
     if zero_point:
         lo = np.minimum(groups.min(axis=-1), 0.0)
         hi = np.maximum(groups.max(axis=-1), 0.0)
@@ -281,7 +287,7 @@ def quantize_affine(x, dtype, *, block_size=128, axis=-1, zero_point=True, **key
     else:
         zp = np.zeros(scale.shape)
     codes = np.clip(_round_half_even_quotient(groups, scale[..., None]) + zp[..., None], qmin, qmax)
-    codes = np.moveaxis(codes.reshape(moved.shape), -1, axis).astype(np.int16).astype(dt)
+    codes = np.moveaxis(codes.reshape(moved.shape)[..., :length], -1, axis).astype(np.int16).astype(dt)
     scales = np.moveaxis(scale, -1, axis)
     zero_points = np.moveaxis(zp, -1, axis).astype(np.int16).astype(dt) if zero_point else None
     return AffineQuantizedArray(codes, scales, zero_points, group_size, axis)
