@@ -1051,3 +1051,30 @@ def test_blocks_longer_than_the_axis_and_edited_attributes(mf):
         edited.block_size = bad
         with pytest.raises(ValueError, match="positive integer"):
             edited.dequantize()
+
+
+def test_nvfp4_refuses_scale_mode_and_signed_scales(mf):
+    # NVFP4's block scale rounds amax / (6 t) to nearest even: a scale_mode
+    # would be ignored, so it is refused, as tensor_scale is for MX formats
+    x = np.ones((2, 16), np.float32)
+    for mode in ("ceil", "even", "rceil"):
+        with pytest.raises(ValueError, match="scale_mode applies to the MX formats"):
+            mf.mx.quantize(x, "nvfp4", scale_mode=mode)
+    assert scale_codes(mf.mx.quantize(x, "nvfp4", scale_mode="floor")).tolist() == [[0x23], [0x23]]  # 1/6 -> 0.171875
+    # its scales are UE4M3: no sign bit (a negative scale flipped the block)
+    data = np.full((1, 16), 0x2, np.uint8)
+    with pytest.raises(ValueError, match="unsigned .*0xb8"):
+        mf.mx.MXArray.from_parts(data, np.array([[0xB8]], np.uint8), "nvfp4")
+    with pytest.raises(ValueError, match="unsigned"):
+        mf.mx.MXArray.from_parts(data, np.array([[-1.0]], mf.float8_e4m3fn), "nvfp4")
+    assert mf.mx.MXArray.from_parts(data, np.array([[0x38]], np.uint8), "nvfp4").dequantize().tolist() == [[1.0] * 16]
+
+
+def test_load_names_a_bad_tensor_scale(mf, tmp_path):
+    meta = '{"minifloat_mxarray": 1, "format": "nvfp4", "shape": [16], "axis": 0, "block_size": 16, ' \
+           '"tensor_scale": %s}'
+    for value, message in (("0.5", "not a hexadecimal float string"), ('"half"', "tensor_scale")):
+        np.savez(tmp_path / "t.npz", data=np.zeros(8, np.uint8), scales=np.zeros(1, np.uint8),
+                 meta=np.array(meta % value))
+        with pytest.raises(ValueError, match=message):
+            mf.mx.MXArray.load(tmp_path / "t.npz")

@@ -1355,8 +1355,7 @@ def mx_to_zarr(source, store, fmt=None, *, axis=-1, block_size=None, scale_mode=
     fmt, block_size = _mx_layout(fmt, block_size)
     if block_size <= 0:
         raise ValueError(f"block_size must be positive, not {block_size}")
-    if scale_mode not in mx.SCALE_MODES:
-        raise ValueError(f"scale_mode must be one of {', '.join(map(repr, mx.SCALE_MODES))}, not {scale_mode!r}")
+    scale_mode = mx._checked_scale_mode(fmt, scale_mode)
     arr, reader = _source(source, chunks)
     if arr.ndim == 0:
         arr = arr.reshape(1)
@@ -1376,8 +1375,9 @@ def mx_to_zarr(source, store, fmt=None, *, axis=-1, block_size=None, scale_mode=
         if isinstance(tensor_scale, str) and tensor_scale == "auto":
             import dask.array as da
 
-            amax = np.float32(da.max(da.abs(arr.astype(np.float32))).compute(scheduler=scheduler)) \
-                if arr.size else np.float32(0)
+            magnitudes = da.abs(arr.astype(np.float32))  # the finite ones, as mx.quantize's "auto"
+            amax = np.float32(da.max(da.where(da.isfinite(magnitudes), magnitudes, np.float32(0)))
+                              .compute(scheduler=scheduler)) if arr.size else np.float32(0)
             t = mx._tensor_scale(np.array([amax], np.float32), "auto")
         else:
             t = mx._tensor_scale(None, tensor_scale)

@@ -401,7 +401,13 @@ class MXArray:
             raise ValueError(f"not an MXArray file: bad metadata ({error})") from error
         data, scales = arrays["data"], arrays["scales"]
         if tensor_scale is not None:
-            tensor_scale = np.float32(float.fromhex(tensor_scale))
+            if not isinstance(tensor_scale, str):
+                raise ValueError(f"not an MXArray file: bad metadata (tensor_scale {tensor_scale!r} is not a "
+                                 f"hexadecimal float string)")
+            try:
+                tensor_scale = np.float32(float.fromhex(tensor_scale))
+            except ValueError as error:
+                raise ValueError(f"not an MXArray file: bad metadata (tensor_scale: {error})") from error
         return cls.from_parts(data, scales, fmt, axis=axis, block_size=block_size, tensor_scale=tensor_scale,
                               packed=True, shape=shape)
 
@@ -489,6 +495,11 @@ class MXArray:
                              f"blocks of {block_size}), not {scales.shape}")
         if fmt == "nvfp4":
             tensor_scale = _checked_tensor_scale(tensor_scale)
+            signed = scales.view(np.uint8) >= 0x80
+            if signed.any():  # (UE4M3: float8_e4m3fn without its sign)
+                code = int(scales.view(np.uint8)[signed][0])
+                raise ValueError(f"nvfp4 block scales are unsigned (UE4M3): code {code:#04x} has the sign bit set "
+                                 f"({int(signed.sum())} of them); np.abs of the scales, or codes & 0x7F")
         elif tensor_scale is not None:
             raise ValueError(f"tensor_scale applies to 'nvfp4' only, not {fmt!r}")
         return cls(data, scales, fmt, block_size, axis, tensor_scale)
@@ -788,7 +799,8 @@ def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sca
         block may be shorter.
     scale_mode : {"floor", "ceil", "even", "rceil"}, optional
         How an MX block's shared exponent follows from its largest
-        magnitude ("floor" is the spec's; see the module docstring).
+        magnitude ("floor" is the spec's; see the module docstring). MX
+        formats only: NVFP4 takes the default and refuses another.
     tensor_scale : None, float or "auto", optional
         NVFP4 only: the float32 per-tensor scale (None for 1, a number, or
         "auto" for the largest finite abs(x) / (6 * 448): NaN and inf do
@@ -810,8 +822,8 @@ def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sca
         If `x` holds no real numbers, or a size or axis is not an integer.
     ValueError
         If `fmt` or `scale_mode` is unknown, `x` is 0-d, `axis` is out of
-        range, `block_size` is not positive or changes NVFP4's, or
-        `tensor_scale` is given for an MX format.
+        range, `block_size` is not positive or changes NVFP4's,
+        `tensor_scale` is given for an MX format or `scale_mode` for NVFP4.
 
     See Also
     --------
@@ -832,11 +844,21 @@ def quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_sca
     return _quantize(x, fmt, axis=axis, block_size=block_size, scale_mode=scale_mode, tensor_scale=tensor_scale)
 
 
+def _checked_scale_mode(fmt, scale_mode):
+    """`scale_mode` for the format named `fmt`: one of SCALE_MODES, and for
+    NVFP4, whose scale is not a power of two, the default only."""
+    scale_mode = _arguments.choice(scale_mode, SCALE_MODES, "scale_mode")
+    if fmt == "nvfp4" and scale_mode != "floor":
+        raise ValueError(f"scale_mode applies to the MX formats, not nvfp4 (scale_mode={scale_mode!r}): an NVFP4 "
+                         f"block scale is amax / (6 t) rounded to nearest even; leave scale_mode out")
+    return scale_mode
+
+
 def _quantize(x, fmt, *, axis=-1, block_size=None, scale_mode="floor", tensor_scale=None, any_block_size=False):
     """quantize; ``any_block_size=True`` lets the tests run the NVFP4 kernel
     on blocks of other sizes than NVFP4's 16."""
     fmt, parameters = _format_spec(fmt)
-    scale_mode = _arguments.choice(scale_mode, SCALE_MODES, "scale_mode")
+    scale_mode = _checked_scale_mode(fmt, scale_mode)
     element, emax, max_element, significand_bits, _ = parameters
     block_size = _block_size(fmt, parameters, block_size, any_block_size)
     arr = _arguments.real_array(x, "mf.mx.quantize")
