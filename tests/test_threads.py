@@ -608,6 +608,38 @@ def test_pool_shutdown_with_a_running_pool():
     assert r.stdout.split() == ["True", "1"]
 
 
+def test_an_exit_hook_after_minifloats_may_use_threads():
+    """Hooks registered before `import minifloat` run after its own (atexit
+    is last in, first out): a worker such a hook starts and joins finishes
+    its minifloat calls (a non-daemon thread is never parked); a daemon
+    thread that begins a call then is parked, so a join with a timeout
+    moves on and the process still exits 0."""
+    r = _python("""
+        import atexit, threading
+        def flush_at_exit():
+            import numpy as np, minifloat as mf
+            x = np.linspace(-9, 9, 1000, dtype=np.float32)
+            done = []
+            calls = [lambda: mf.cast(x, mf.float8_e4m3fn), lambda: mf.pack(x.astype(mf.float4_e2m1fn)),
+                     lambda: mf.mx.quantize(x, "mxfp8_e4m3"),
+                     lambda: mf.cast(x, mf.float8_e4m3fn, rounding="stochastic", rng=2)]
+            for call in calls:
+                worker = threading.Thread(target=lambda: done.append(call() is not None))
+                worker.start()
+                worker.join()
+            print("joined", len(done), all(done))
+            daemon = threading.Thread(target=lambda: done.append(mf.cast(x, mf.float8_e4m3fn)), daemon=True)
+            daemon.start()
+            daemon.join(0.5)
+            print("daemon parked", daemon.is_alive(), len(done))
+        atexit.register(flush_at_exit)
+        import numpy as np, minifloat as mf
+        print("main", mf.cast(np.ones(2), mf.float8_e4m3fn).tolist())
+        """, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split("\n")[:3] == ["main [1.0, 1.0]", "joined 4 True", "daemon parked True 4"]
+
+
 def test_pool_threadpoolctl(split):
     threadpoolctl = pytest.importorskip("threadpoolctl")
     if not hasattr(threadpoolctl, "register"):

@@ -9,9 +9,12 @@
 // marks the process as exiting and waits, the GIL released, until the
 // threads already waiting have it back; a thread that leaves its work after
 // that is parked instead (the process is ending; it holds no lock and no
-// chunk of the thread pool), as CPython 3.14 parks such threads itself. The
-// thread running the exit hooks is never parked (another hook or a finalizer
-// may call minifloat after ours).
+// chunk of the thread pool), as CPython 3.14 parks such threads itself.
+// Never parked: the thread running the exit hooks, and a non-daemon thread
+// that began its call after the mark (another exit hook's worker, which that
+// hook joins; atexit runs hooks registered before minifloat's after it).
+// A thread already in a call at the mark is a daemon one or will be ended by
+// CPython anyway: Python joins its non-daemon threads before exit hooks.
 #pragma once
 
 #include <Python.h>
@@ -20,12 +23,17 @@ namespace minifloat {
 
 class GilReleased {
 public:
-    GilReleased() : state_(PyEval_SaveThread()) {}
+    GilReleased() : parks_at_exit_(parks_if_exiting()), state_(PyEval_SaveThread()) {}
     ~GilReleased() noexcept(false);  // (noexcept(false): an unwind may pass through it)
     GilReleased(const GilReleased&) = delete;
     GilReleased& operator=(const GilReleased&) = delete;
 
 private:
+    // With the GIL: whether this thread is parked if the process is exiting
+    // when its call ends (an atomic load before exit, a lookup after).
+    static bool parks_if_exiting();
+
+    bool parks_at_exit_;
     PyThreadState* state_;
 };
 
