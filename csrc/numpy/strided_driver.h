@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "memory_overlap.h"
 #include "numpy_api.h"
 #include "thread_pool.h"
 
@@ -71,6 +72,15 @@ inline void scatter(const Operand& op, npy_intp first, size_t n, const char* buf
 template <class Kernel>
 uint32_t run_unary_strided(const Operand& in, const Operand& out, npy_intp n, Kernel&& kernel) {
     if (in.contiguous_aligned() && out.contiguous_aligned()) {
+        const bool in_place = in.data == out.data && in.itemsize == out.itemsize;  // (any split holds)
+        if (!in_place && spans_overlap(byte_span(in.data, in.stride, n, in.itemsize),
+                                       byte_span(out.data, out.stride, n, out.itemsize))) {
+            // front to back on one thread (memory_overlap.h): one item, so
+            // that the pool's count of the call's threads says 1
+            return parallel_for_items(1, static_cast<size_t>(n), WorkKind::cast, [&](size_t, size_t) {
+                return kernel(in.data, out.data, static_cast<size_t>(n));
+            });
+        }
         // element-wise: any split gives the same bits (thread_pool.h)
         return parallel_for(static_cast<size_t>(n), WorkKind::cast, [&](size_t begin, size_t end) {
             return kernel(in.data + begin * in.itemsize, out.data + begin * out.itemsize, end - begin);

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "memory_overlap.h"
 #include "thread_pool.h"
 
 namespace minifloat {
@@ -26,14 +27,8 @@ constexpr int kSlots = 256;
 LoopSlot g_slots[kSlots];
 int g_used = 0;
 
-// The lowest and one past the highest byte a strided operand touches (the
-// item size unknown here: 16 bytes, the largest of these loops' items).
-std::pair<uintptr_t, uintptr_t> extent(const char* data, npy_intp stride, npy_intp n) {
-    const uintptr_t first = reinterpret_cast<uintptr_t>(data);
-    const npy_intp span = stride * (n - 1);
-    const uintptr_t last = span >= 0 ? first + static_cast<uintptr_t>(span) : first - static_cast<uintptr_t>(-span);
-    return {std::min(first, last), std::max(first, last) + 16};
-}
+// (Items are at most 16 bytes in these loops.)
+constexpr size_t kLargestItem = 16;
 
 // Whether the elements are independent: no output is a reduction's, and
 // each output either is exactly an input (in place) or shares no byte with
@@ -41,12 +36,11 @@ std::pair<uintptr_t, uintptr_t> extent(const char* data, npy_intp stride, npy_in
 bool elements_independent(const LoopSlot& s, char* const data[], const npy_intp strides[], npy_intp n) {
     for (int o = s.nin; o < s.nin + s.nout; o++) {
         if (strides[o] == 0) return false;
-        const auto out = extent(data[o], strides[o], n);
+        const auto out = byte_span(data[o], strides[o], n, kLargestItem);
         for (int i = 0; i < s.nin + s.nout; i++) {
             if (i == o) continue;
             if (data[i] == data[o] && strides[i] == strides[o]) continue;
-            const auto other = extent(data[i], strides[i], n);
-            if (other.first < out.second && out.first < other.second) return false;
+            if (spans_overlap(byte_span(data[i], strides[i], n, kLargestItem), out)) return false;
         }
     }
     return true;
