@@ -77,6 +77,24 @@ def test_pandas_groupby_mean():
     assert [float(m) for m in means] == [np.mean(VALUES[0::2]), np.mean(VALUES[1::2])]
 
 
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "bfloat16"])
+def test_pandas_groupby_what_works(name):
+    # what docs/numpy.md says works without the patch (sum, mean, min, max
+    # and first do not: test_pandas_groupby_mean)
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"x": array_of(name), "g": [0, 1] * 4})
+    groups = frame.groupby("g")["x"]
+    assert [float(m) for m in groups.median()] == [float(np.median(array_of(name)[k::2].astype(np.float64)))
+                                                   for k in (0, 1)]
+    assert [float(s) for s in groups.std()] == pytest.approx(
+        [float(np.std(array_of(name)[k::2].astype(np.float64), ddof=1)) for k in (0, 1)])
+    assert list(groups.count()) == list(groups.size()) == [4, 4]
+    with pytest.raises(TypeError):
+        groups.sum()
+    assert list(frame.astype({"x": np.float32}).groupby("g")["x"].sum()) == [
+        float(array_of(name)[k::2].astype(np.float32).sum()) for k in (0, 1)]
+
+
 @pytest.mark.usefixtures("patched_numpy")  # mf.patch_numpy()'s wrapper
 @pytest.mark.parametrize("name", FORMATS)
 def test_dask_array_reductions(name):

@@ -355,6 +355,17 @@ def test_pool_api(mf):
         assert mf.get_num_threads() == 3
         with pytest.raises(ValueError, match="at least 1"):
             mf.set_num_threads(0)
+        for many in (1025, 2**31, 10**12):  # (2**31 once failed in pybind11's int conversion)
+            with pytest.raises(ValueError, match="at most 1024"):
+                mf.set_num_threads(many)
+            with pytest.raises(ValueError, match="at most 1024"):
+                with mf.num_threads(many):
+                    pass
+        with pytest.raises(ValueError, match="1 to 1024"):
+            mf._core._set_num_threads(1025)
+        mf.set_num_threads(1024)
+        assert mf.get_num_threads() == 1024
+        mf.set_num_threads(3)
         with pytest.raises(TypeError, match="integer"):
             mf.set_num_threads("2")
         with pytest.raises(TypeError, match="integer"):
@@ -516,6 +527,16 @@ def test_pool_environment_variable():
         """, {"MINIFLOAT_NUM_THREADS": "zero"})
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["True", "True"]
+    for value in ("2147483648", "999999999999", "1025"):  # (an import error once)
+        r = _python("""
+            import warnings
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                import minifloat as mf
+            print(mf.get_num_threads() == mf._threads.usable_cpu_count(), any("1 to 1024" in str(x.message) for x in w))
+            """, {"MINIFLOAT_NUM_THREADS": value})
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.split() == ["True", "True"], value
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs sched_setaffinity")
@@ -684,6 +705,8 @@ def test_pool_threadpoolctl(split):
     assert mf.get_num_threads() == 3
     with threadpoolctl.threadpool_limits(limits=2, user_api="minifloat"):
         assert mf.get_num_threads() == 2
+    with threadpoolctl.threadpool_limits(limits=2**31, user_api="minifloat"):  # (was 1: a C int wrapped)
+        assert mf.get_num_threads() == 1024
 
 
 def test_pool_threadpoolctl_imported_after_minifloat():

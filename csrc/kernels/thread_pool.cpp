@@ -317,7 +317,7 @@ struct CallerCount {
 
 int num_threads() { return g_threads.load(std::memory_order_relaxed); }
 
-void set_num_threads(int n) { g_threads.store(n < 1 ? 1 : n, std::memory_order_relaxed); }
+void set_num_threads(int n) { g_threads.store(n < 1 ? 1 : std::min(n, kMaxThreads), std::memory_order_relaxed); }
 
 void set_min_chunk_override(size_t elements) { g_min_chunk_override.store(elements, std::memory_order_relaxed); }
 

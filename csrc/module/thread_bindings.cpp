@@ -1,5 +1,7 @@
 #include "thread_bindings.h"
 
+#include <string>
+
 #include "gil_release.h"
 #include "thread_pool.h"
 
@@ -9,9 +11,12 @@ namespace minifloat {
 
 void register_thread_bindings(py::module_& m) {
     m.def("_set_num_threads", [](int n) {
-        if (n < 1) throw py::value_error("the thread count must be at least 1");
+        if (n < 1 || n > kMaxThreads) {
+            throw py::value_error("the thread count must be 1 to " + std::to_string(kMaxThreads));
+        }
         set_num_threads(n);
     });
+    m.attr("_MAX_THREADS") = kMaxThreads;
     m.def("_get_num_threads", []() { return num_threads(); });
     // at interpreter exit (atexit): no thread is left waiting for the GIL
     // (gil_release.h), the workers are joined, later calls run serially

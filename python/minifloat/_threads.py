@@ -27,8 +27,12 @@ from inside a worker, run on the calling thread alone. So under dask's
 threaded scheduler or a user's ``ThreadPoolExecutor`` with as many threads
 as cores, minifloat adds no threads of its own.
 
-After ``os.fork()`` the child makes a fresh pool at its first large call;
-at interpreter exit the workers are joined.
+After ``os.fork()`` the child makes a fresh pool at its first large call,
+with the parent's count; a ``spawn`` or ``forkserver`` child imports
+minifloat afresh and takes the default (set ``MINIFLOAT_NUM_THREADS`` in
+the environment, or call ``set_num_threads`` in the pool's initializer, so
+that N processes do not use N times the cores). At interpreter exit the
+workers are joined.
 """
 
 import atexit
@@ -116,6 +120,8 @@ def _check_count(n, what):
             raise TypeError(f"{what} must be an integer, not {type(n).__name__}") from None
     if n < 1:
         raise ValueError(f"{what} must be at least 1, not {n}")
+    if n > _core._MAX_THREADS:  # (a pool that large only waits)
+        raise ValueError(f"{what} must be at most {_core._MAX_THREADS}, not {n}")
     return n
 
 
@@ -166,7 +172,7 @@ def set_num_threads(n):
     TypeError
         If `n` is not an integer (floats and bools included).
     ValueError
-        If `n` is below 1.
+        If `n` is below 1 or above 1024.
 
     See Also
     --------
@@ -189,7 +195,10 @@ def num_threads(n):
     """A context manager: the block runs with `n` threads, then the previous count returns.
 
     The count is process-wide, as threadpoolctl's limits are: other threads
-    see it while the block runs.
+    see it while the block runs, and blocks entered by several threads at
+    once restore in the order they leave (one that leaves last restores the
+    count it found, which another block may have set): set the count from
+    one thread.
 
     Parameters
     ----------
@@ -206,7 +215,7 @@ def num_threads(n):
     TypeError
         If `n` is not an integer.
     ValueError
-        If `n` is below 1.
+        If `n` is below 1 or above 1024.
 
     See Also
     --------
@@ -233,11 +242,11 @@ def _initial_count():
     if value:
         try:
             n = int(value)
-            if n >= 1:
+            if 1 <= n <= _core._MAX_THREADS:
                 return n
         except ValueError:
             pass
-        warnings.warn(f"MINIFLOAT_NUM_THREADS must be a positive integer, not {value!r}: "
+        warnings.warn(f"MINIFLOAT_NUM_THREADS must be an integer from 1 to {_core._MAX_THREADS}, not {value!r}: "
                       "using the CPUs this process may use", RuntimeWarning, stacklevel=3)
     return usable_cpu_count()
 
@@ -269,7 +278,8 @@ def register_threadpoolctl():
             return self.dynlib.minifloat_get_num_threads()
 
         def set_num_threads(self, num_threads):
-            self.dynlib.minifloat_set_num_threads(max(1, int(num_threads)))
+            # (threadpool_limits passes any int: 2**31 wrapped to 1 in a C int)
+            self.dynlib.minifloat_set_num_threads(min(max(1, int(num_threads)), _core._MAX_THREADS))
 
         def get_version(self):
             # the installed distribution's (this module may not import the
