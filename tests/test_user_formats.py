@@ -233,6 +233,11 @@ def test_same_parameters_same_dtype_and_the_e4m3_example(mf):
         mf.float_format(exponent_bits=5, mantissa_bits=2, name="my_e4m3")
     with pytest.raises(ValueError, match="exists already"):
         mf.float_format(exponent_bits=5, mantissa_bits=2, bias=3, name="float8_e4m3fn")
+    # names NumPy resolves already (mf.cast(x, "float32") would round into the format)
+    for taken in ("float32", "int8", "e", "bool", "complex64"):
+        with pytest.raises(ValueError, match=f"name '{taken}' is taken: np.dtype\\('{taken}'\\) is numpy's"):
+            mf.float_format(exponent_bits=3, mantissa_bits=3, name=taken)
+        assert not isinstance(np.dtype(taken), mf.MinifloatDType)
 
 
 

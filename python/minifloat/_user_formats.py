@@ -251,6 +251,18 @@ def _builtin_with(description, name):
     return names[0] if names else None
 
 
+def _check_name_is_free(name):
+    """A name NumPy (or another library, such as ml_dtypes) already resolves
+    to a dtype would make ``mf.cast(x, "float32")`` round into the new
+    format: refused."""
+    try:
+        taken = np.dtype(name)
+    except (TypeError, ValueError):
+        return
+    owner = taken.type.__module__.split(".")[0]
+    raise ValueError(f"name {name!r} is taken: np.dtype({name!r}) is {owner}'s {taken}; choose another name")
+
+
 def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infinities=True, nan=True,
                  negative_zero=None, subnormals=True, overflow=None, name=None):
     """Make a floating-point format of 2 to 16 bits, as a NumPy dtype.
@@ -307,7 +319,8 @@ def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infini
         non-bool flag, a non-str name).
     ValueError
         If the parameters do not fit together (the message says why), a
-        value is not a float32 value, or `name` is taken by another format.
+        value is not a float32 value, or `name` is taken by another format
+        or is a name ``np.dtype`` knows ("float32", "e").
 
     See Also
     --------
@@ -362,6 +375,7 @@ def float_format(*, exponent_bits, mantissa_bits, bias=None, signed=True, infini
             return made
         if final_name in _core.FORMAT_NAMES or any(n == final_name for _, n in _made):
             raise ValueError(f"a minifloat format named {final_name!r} exists already, with other parameters")
+        _check_name_is_free(final_name)
         params = dict(zip(_PARAMETERS, description))
         if not generated:
             params["name"] = final_name
