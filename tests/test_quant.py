@@ -428,6 +428,11 @@ def test_errors(mf):
         mf.quant.quantize(x, mf.binary8p3uf)
     with pytest.raises(np.exceptions.AxisError):
         mf.quant.quantize(x, mf.float8_e4m3fn, granularity="channel", axis=2)
+    for granularity in ("tensor", "block"):  # the axis is not used there, but out of range is a mistake
+        with pytest.raises(np.exceptions.AxisError):
+            mf.quant.quantize(x, mf.float8_e4m3fn, granularity=granularity, axis=7)
+        assert mf.quant.quantize(x, mf.float8_e4m3fn, granularity=granularity, axis=-2).shape == x.shape
+    assert float(mf.quant.quantize(np.float32(3), mf.float8_e4m3fn).dequantize()) == 3.0  # 0-d, axis=0
     with pytest.raises(ValueError, match="block_size"):
         mf.quant.quantize(x, mf.float8_e4m3fn, granularity="block", block_size=(0, 4))
     with pytest.raises(ValueError, match="dimension"):

@@ -762,7 +762,7 @@ def quantize(x, dtype, *, granularity="tensor", axis=0, block_size=_DEFAULT_BLOC
         The grouping (default "tensor").
     axis : int or None, optional
         The channel axis (default 0; None is allowed where granularity is
-        not "channel").
+        not "channel", where an integer must still be in range).
     block_size : int or tuple of ints, optional
         The tile over the trailing axes, or one integer for the last axis
         (default (128, 128), DeepSeek-V3's weight recipe). ``block_shape``,
@@ -814,6 +814,8 @@ def quantize(x, dtype, *, granularity="tensor", axis=0, block_size=_DEFAULT_BLOC
     # of float32 data), another scheme gets an array of its own
     x32 = arr.astype(np.float32, copy=not isinstance(scheme, ScaledScheme))
     kept_axis, kept_blocks = None, None
+    if granularity != "channel" and axis is not None and not -max(x32.ndim, 1) <= axis < max(x32.ndim, 1):
+        _arguments.axis(axis, x32.ndim)  # unused here, but out of range is a mistake: its ValueError
     if granularity == "channel":
         if x32.ndim == 0:
             raise ValueError("per-channel scaling needs an array with at least one dimension")
