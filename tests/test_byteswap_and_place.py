@@ -105,3 +105,31 @@ def test_other_copy_paths(name):
     assert np.array_equal(code_bits(np.insert(a, 1, a[-1])), np.insert(bits, 1, bits[-1]))
     assert np.array_equal(code_bits(np.delete(a, [0, 2])), np.delete(bits, [0, 2]))
     assert np.array_equal(code_bits(np.concatenate([a[:2], a[5:7]])), np.concatenate([bits[:2], bits[5:7]]))
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "bfloat16", "float4_e2m1fn", "int4", "complex32"])
+def test_copies_and_fills_of_any_layout_move_the_codes(name):
+    # a[::2].copy(), flips, transposed copies and fills go through the
+    # format's copy to itself (fixed-size item copies, a value read once):
+    # the same bytes as the same moves on the codes viewed as unsigned ints
+    dtype = np.dtype(getattr(mf, name))
+    codes_type = {1: np.uint8, 2: np.uint16, 4: np.uint32}[dtype.itemsize]
+    rng = np.random.default_rng(3)
+    values = rng.standard_normal(6000) * 3
+    with np.errstate(over="ignore", invalid="ignore"):  # (int4 and FP4 clip)
+        a = (values + 1j * values[::-1] if dtype.kind == "c" else values).astype(dtype)
+    codes = a.view(codes_type)
+    for move in (lambda x: x[::2].copy(), lambda x: x[::-3].copy(), lambda x: np.flip(x).copy(),
+                 lambda x: np.ascontiguousarray(x.reshape(60, 100).T), lambda x: x.reshape(60, 100)[:, ::7].copy()):
+        assert move(a).view(codes_type).tobytes() == move(codes).tobytes()
+    one = a[5]
+    for fill in (lambda x: np.full(1001, one, x.dtype), lambda x: np.full((7, 9), one, x.dtype)[:, ::2]):
+        got = fill(a)
+        assert (got.view(codes_type) == codes[5]).all() and got.dtype == dtype
+    b = a.copy()
+    b[::3] = one
+    b[1::3].fill(a[7])
+    expected = codes.copy()
+    expected[::3] = codes[5]
+    expected[1::3] = codes[7]
+    assert b.view(codes_type).tobytes() == expected.tobytes()

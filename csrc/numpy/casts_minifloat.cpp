@@ -91,9 +91,9 @@ int copy_loop(PyArrayMethod_Context* context, char* const data[], const npy_intp
         std::memmove(out, in, size * static_cast<size_t>(dimensions[0]));
         return 0;
     }
-    for (npy_intp i = 0; i < dimensions[0]; i++, in += strides[0], out += strides[1]) {
-        std::memmove(out, in, size);
-    }
+    // strided (a[::2].copy(), flips, transposes): fixed-size item copies,
+    // front to back as NumPy expects (a memmove per item was 7x ml_dtypes')
+    copy_items(in, strides[0], out, strides[1], static_cast<size_t>(dimensions[0]), size);
     return 0;
 }
 

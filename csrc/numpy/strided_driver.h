@@ -31,6 +31,16 @@ template <class Item>
 inline void copy_strided(const char* src, npy_intp src_stride, char* dst, npy_intp dst_stride, size_t n) {
     // every other item (a [::2] view) into a buffer: a constant stride the
     // compiler turns into vector loads and shuffles
+    if (src_stride == 0) {  // one item everywhere: read once, so the stores vectorize
+        Item v;
+        std::memcpy(&v, src, sizeof v);
+        if (dst_stride == static_cast<npy_intp>(sizeof(Item))) {
+            for (size_t i = 0; i < n; i++) std::memcpy(dst + i * sizeof(Item), &v, sizeof v);
+            return;
+        }
+        for (size_t i = 0; i < n; i++, dst += dst_stride) std::memcpy(dst, &v, sizeof v);
+        return;
+    }
     if (src_stride == 2 * static_cast<npy_intp>(sizeof(Item)) && dst_stride == static_cast<npy_intp>(sizeof(Item))) {
         for (size_t i = 0; i < n; i++) std::memcpy(dst + i * sizeof(Item), src + 2 * i * sizeof(Item), sizeof(Item));
         return;
@@ -88,6 +98,14 @@ uint32_t run_unary_strided(const Operand& in, const Operand& out, npy_intp n, Ke
     }
     alignas(64) char in_stage[kStageElements * 32];
     alignas(64) char out_stage[kStageElements * 32];
+    if (in.stride == 0 && n > 1) {
+        // one value everywhere (np.full, a[...] = 0.5): converted once (the
+        // same flags), its bytes copied out
+        gather(in, 0, 1, in_stage);
+        const uint32_t flags = kernel(in_stage, out_stage, 1);
+        copy_items(out_stage, 0, out.data, out.stride, static_cast<size_t>(n), out.itemsize);
+        return flags;
+    }
     uint32_t flags = 0;
     for (npy_intp start = 0; start < n; start += kStageElements) {
         const size_t count = static_cast<size_t>(
