@@ -381,3 +381,31 @@ def test_linspace(mf, name):
             exp = U.encode_codes(name, np.linspace(*args))  # float64, rounded once
         assert got.dtype == np.dtype(T)
         assert U.compare_codes(name, codes(got), exp).all(), (name, args)
+
+
+@pytest.mark.parametrize("scalar", [0.0, -0.0, 1.5, -np.inf, np.nan])
+def test_bfloat16_selection_and_comparison_with_a_scalar_or_strides(scalar):
+    # x op scalar (ReLU's np.maximum(x, 0.0)) and strided operands run the
+    # contiguous kernels on staged chunks: the same bytes as those kernels
+    # give on materialized, contiguous operands
+    import minifloat as mf
+    rng = np.random.default_rng(11)
+    values = rng.standard_normal(5000) * 10
+    values[::97] = np.nan
+    values[1::89] = -0.0
+    values[2::83] = np.inf
+    x = values.astype(mf.bfloat16)
+    s = np.array(scalar).astype(mf.bfloat16)
+    full = np.full_like(x, s)
+    for op in (np.maximum, np.minimum, np.fmax, np.fmin, np.less, np.less_equal, np.greater, np.greater_equal,
+               np.equal, np.not_equal):
+        want = op(x, full)
+        assert op(x, s[()]).tobytes() == want.tobytes(), op
+        assert op(s[()], x).tobytes() == op(full, x).tobytes(), op
+        assert op(x[::-1], full[::2].repeat(2)).tobytes() == op(x[::-1].copy(), full).tobytes(), op
+        out = np.empty(2 * x.size, want.dtype)[::2]  # a strided output
+        op(x, s[()], out=out)
+        assert out.tobytes() == want.tobytes(), op
+    y = x.copy()  # in place
+    np.maximum(y, s[()], out=y)
+    assert y.tobytes() == np.maximum(x, full).tobytes()
