@@ -1,6 +1,7 @@
 #include "ufunc_accumulate.h"
 #include "threaded_loops.h"
 
+#include <cstring>
 #include <new>
 #include <unordered_map>
 
@@ -8,6 +9,7 @@
 #include "decode_blocks.h"
 #include "format_types.h"
 #include "fp_status.h"
+#include "matrix_product.h"
 #include "ufunc_loops.h"
 
 namespace minifloat {
@@ -97,6 +99,24 @@ int reduce_into_row(const FormatRuntime& rt, AccumulationAux& aux, char* const d
         }
     }
     uint32_t flags = 0;
+    if (!single_output && strides[2] == rt.format.storage_bytes) {
+        // a contiguous row (x.sum(axis=0): one call per row of x) rounded by
+        // the bulk encoder, not value by value (28 -> 2 ms for 1000x1000)
+        constexpr npy_intp kChunk = 1024;
+        alignas(64) float settled[kChunk];
+        for (npy_intp start = 0; start < n; start += kChunk) {
+            const size_t count = static_cast<size_t>(n - start < kChunk ? n - start : kChunk);
+            std::memcpy(settled, row.values.data() + start, count * sizeof(float));
+            settle_sums(settled, count, rt.format.has_inf);
+            char* out = data[2] + start * strides[2];
+            flags |= encode_f32(rt.default_plan, settled, out, count);
+            for (size_t j = 0; j < count; j++) {
+                row.written[static_cast<size_t>(start) + j] = load_code(rt, out + j * strides[2]);
+            }
+        }
+        raise_fp_flags(flags);
+        return 0;
+    }
     for (npy_intp j = 0; j < length; j++) {
         const Encoded e = encode_from_double(rt.format, rt.default_specials,
                                              accumulated_value(rt, row.values[static_cast<size_t>(j)]));
