@@ -196,6 +196,24 @@ def test_binary_every_pair(name, op):
     assert [int(v) for v in got] == [ref_binary(op, x, y, name) for x, y in pairs]
 
 
+@pytest.mark.parametrize("op", BINARY)
+def test_binary_with_a_scalar_and_reductions(name, op):
+    # an array with one value broadcast (a * 2 after NEP 50), both sides, and
+    # ufunc.reduce: the scalar read once / the reduction folded in one loop
+    vals = values(name)
+    arr = np.array(vals * 9, dtype=typ(name))
+    with np.errstate(all="ignore"):
+        for k in vals:
+            scalar = np.array(k, dtype=typ(name))
+            assert [int(v) for v in getattr(np, op)(arr, scalar)] == [ref_binary(op, x, k, name) for x in vals * 9]
+            assert [int(v) for v in getattr(np, op)(scalar, arr)] == [ref_binary(op, k, x, name) for x in vals * 9]
+        if op in ("minimum", "maximum", "bitwise_and", "bitwise_or", "bitwise_xor"):  # (add, multiply: int64)
+            total = vals[0]
+            for x in (vals * 9)[1:]:
+                total = ref_binary(op, total, x, name)
+            assert int(getattr(np, op).reduce(arr)) == total
+
+
 def test_comparisons_and_divmod_every_pair(name):
     pairs = list(itertools.product(values(name), repeat=2))
     a = np.array([p[0] for p in pairs], dtype=typ(name))
