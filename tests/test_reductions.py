@@ -157,6 +157,33 @@ def test_row_by_row_reductions_round_once(mf, name, op):
         want.view(np.uint8 if want.itemsize == 1 else np.uint16)[finite].tolist()
 
 
+@pytest.mark.parametrize("name", ["bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "binary8p3se"])
+@pytest.mark.parametrize("op", ["add", "multiply"])
+def test_accumulate_rounds_each_running_float32_value_once(mf, name, op):
+    # out[i] is the float32 running value after element i, rounded once into
+    # the format (the running value itself stays float32); contiguous,
+    # strided and in-place outputs, chunked past 1024 values
+    T = T_of(mf, name)
+    rng = np.random.default_rng(31)
+    scale = 1.01 if op == "multiply" else 3.0
+    x = (rng.standard_normal(3000) * scale).astype(T)
+    x[1500] = np.nan if mf.format_info(name)["has_nan"] else x[1500]
+    with np.errstate(all="ignore"):
+        running = getattr(np, op).accumulate(x.astype(np.float32))  # float32, in order
+        if not mf.format_info(name)["infinities"]:
+            running = np.where(np.isinf(running), np.copysign(np.finfo(np.float32).max, running), running)
+        want = running.astype(T)
+        strided = np.empty(2 * x.size, T)[::2]
+        in_place = x.copy()
+        results = [getattr(np, op).accumulate(x), getattr(np, op).accumulate(x, out=strided),
+                   getattr(np, op).accumulate(in_place, out=in_place)]
+    view = np.uint8 if x.itemsize == 1 else np.uint16
+    nan = np.isnan(want.astype(np.float32))
+    for got in results:
+        assert np.array_equal(np.isnan(got.astype(np.float32)), nan)
+        assert got.view(view)[~nan].tolist() == want.view(view)[~nan].tolist()
+
+
 @ALL
 def test_sum_where_and_initial(mf, name):
     T = T_of(mf, name)

@@ -17,6 +17,7 @@
 #include "format_types.h"
 #include "fp_status.h"
 #include "lookup_kernels.h"
+#include "matrix_product.h"
 #include "op_eval.h"
 #include "op_tables.h"
 #include "pair_kernel_choice.h"
@@ -111,6 +112,33 @@ bool reduce_or_accumulate(const FormatRuntime& rt, char* const data[], npy_intp 
     if (n > 0 && strides[0] == strides[2] && strides[0] != 0 && data[2] == data[0] + strides[0]) {
         float running = rt.decode_f32(load_code(rt, data[0]));
         uint32_t flags = 0;
+        const npy_intp item = rt.format.storage_bytes;
+        const bool in_place = data[1] == data[2] && strides[1] == strides[2];
+        if (in_place || !spans_overlap(byte_span(data[1], strides[1], n, static_cast<size_t>(item)),
+                                       byte_span(data[2], strides[2], n, static_cast<size_t>(item)))) {
+            // the running float32 values of a chunk, then rounded by the bulk
+            // encoder (value by value, bfloat16 cumsum was 3.8x ml_dtypes')
+            constexpr npy_intp kChunk = 1024;
+            alignas(64) float sums[kChunk];
+            alignas(64) char staged[kChunk * 2];
+            for (npy_intp start = 0; start < n; start += kChunk) {
+                const npy_intp count = n - start < kChunk ? n - start : kChunk;
+                for (npy_intp i = 0; i < count; i++) {
+                    running = combine<Op>(running, rt.decode_f32(load_code(rt, data[1] + (start + i) * strides[1])));
+                    sums[i] = running;
+                }
+                settle_sums(sums, static_cast<size_t>(count), rt.format.has_inf);
+                const bool direct = strides[2] == item;
+                char* out = direct ? data[2] + start * strides[2] : staged;
+                flags |= encode_f32(rt.default_plan, sums, out, static_cast<size_t>(count));
+                if (!direct) {
+                    copy_items(staged, item, data[2] + start * strides[2], strides[2], static_cast<size_t>(count),
+                               static_cast<size_t>(item));
+                }
+            }
+            raise_fp_flags(flags);
+            return true;
+        }
         for (npy_intp i = 0; i < n; i++) {
             running = combine<Op>(running, rt.decode_f32(load_code(rt, data[1] + i * strides[1])));
             const Encoded e = encode_from_double(rt.format, rt.default_specials, accumulated_value(rt, running));
