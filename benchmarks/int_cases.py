@@ -22,6 +22,9 @@ def add_int_cases(add, Ref, mf_dtype, n, ml_dtype=None):
         "maximum": lambda x, y: (lambda: np.maximum(x, y)),
         "negative": lambda x, y: (lambda: np.negative(x)),
         "sum": lambda x, y: (lambda: np.sum(x)),  # int64 accumulator for both
+        "max": lambda x, y: (lambda: np.max(x)),
+        "== 3 (a Python int)": lambda x, y: (lambda: x == 3),
+        "* 2 (a Python int)": lambda x, y: (lambda: x * 2),
     }
     for name in ("int4", "uint4"):
         lo, hi = (-8, 7) if name == "int4" else (0, 15)
@@ -59,3 +62,36 @@ def add_int_cases(add, Ref, mf_dtype, n, ml_dtype=None):
 
         add(f"int32 -> {name}", from_int32,
             Ref("ref", "np i32->int8", int32_to_int8, WITHIN_1_5X))
+
+        # packed two per byte, and back: against NumPy packing the same
+        # bytes' nibbles itself (low nibble first)
+        def pack(name=name, lo=lo, hi=hi):
+            a = _codes(n, lo, hi, 4).view(mf_dtype(name))
+            return lambda: _mf().pack(a)
+
+        def numpy_pack(lo=lo, hi=hi):
+            a = _codes(n, lo, hi, 4).view(np.uint8)
+            return lambda: (a[0::2] & np.uint8(15)) | (a[1::2] << np.uint8(4))
+
+        def unpack(name=name, lo=lo, hi=hi):
+            packed = _mf().pack(_codes(n, lo, hi, 4).view(mf_dtype(name)))
+            return lambda: _mf().unpack(packed, mf_dtype(name), n)
+
+        def numpy_unpack(lo=lo, hi=hi):
+            packed = _mf().pack(_codes(n, lo, hi, 4).view(mf_dtype(name)))
+            out = np.empty(n, np.uint8)
+
+            def run():
+                out[0::2] = packed & np.uint8(15)
+                out[1::2] = packed >> np.uint8(4)
+                return out
+            return run
+
+        add(f"mf.pack {name}", pack, Ref("ref", "np nibbles", numpy_pack, WITHIN_1_5X))
+        add(f"mf.unpack {name}", unpack, Ref("ref", "np nibbles", numpy_unpack, WITHIN_1_5X))
+
+
+def _mf():
+    import minifloat
+
+    return minifloat

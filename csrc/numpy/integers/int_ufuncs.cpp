@@ -3,6 +3,7 @@
 // remainder by zero give 0 with NumPy's "divide by zero" warning, and
 // min // -1 wraps with its "overflow" warning. Promoters keyed on the
 // abstract IntegerDType send mixed operands to the common type.
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <type_traits>
@@ -114,13 +115,15 @@ int binary_loop(PyArrayMethod_Context*, char* const data[], const npy_intp dims[
     if (data[0] == data[2] && strides[0] == 0 && strides[2] == 0 && strides[1] == 1) {  // a.max() and the like
         using S = typename Type<Index>::Stored;
         if constexpr (Op == Binary::maximum || Op == Binary::minimum) {
-            S best = static_cast<S>(z[0]);
-            const S* values = reinterpret_cast<const S*>(y);
+            // as unsigned bytes, a signed type's sign bit flipped (order kept):
+            // SSE2 has unsigned byte max/min only
+            constexpr uint8_t flip = std::is_signed_v<S> ? 0x80 : 0x00;
+            uint8_t best = static_cast<uint8_t>(z[0] ^ flip);
             for (npy_intp i = 0; i < n; i++) {
-                best = Op == Binary::maximum ? (values[i] > best ? values[i] : best)
-                                             : (values[i] < best ? values[i] : best);
+                const uint8_t v = static_cast<uint8_t>(y[i] ^ flip);
+                best = Op == Binary::maximum ? std::max(best, v) : std::min(best, v);
             }
-            z[0] = static_cast<uint8_t>(best);
+            z[0] = static_cast<uint8_t>(best ^ flip);
             return 0;
         }
         uint8_t total = z[0];
@@ -321,12 +324,15 @@ int compare_with_python_int_loop(PyArrayMethod_Context*, char* const data[], con
         int64_t number;
         std::memcpy(&number, numbers, sizeof number);
         const int64_t low = Type<Index>::min, high = Type<Index>::max;
-        const int clamped = static_cast<int>(number < low - 1 ? low - 1 : (number > high + 1 ? high + 1 : number));
+        // (in 16-bit lanes, where both fit)
+        const int16_t clamped =
+            static_cast<int16_t>(number < low - 1 ? low - 1 : (number > high + 1 ? high + 1 : number));
         const S* typed = reinterpret_cast<const S*>(values);
         uint8_t* result = reinterpret_cast<uint8_t*>(out);  // bool: a separate array
         for (npy_intp i = 0; i < n; i++) {
-            const int value = typed[i];
-            result[i] = NumberSide == 1 ? compare_element<Op>(value, clamped) : compare_element<Op>(clamped, value);
+            const int16_t value = typed[i];
+            result[i] = static_cast<uint8_t>(NumberSide == 1 ? compare_element<Op>(value, clamped)
+                                                             : compare_element<Op>(clamped, value));
         }
         return 0;
     }
