@@ -366,6 +366,23 @@ def bfloat16_cases(add, data, torch):
         Ref("ref", "np u16->f32", np_u16_to_f32, None, floor=True))
     add("bfloat16 a + b", bf_add(mf_dtype), Ref("ml", "ml_dtypes", bf_add(md_dtype), 1.0))
 
+    # what a new-user trial found slow: a Python-float scalar operand (ReLU),
+    # a reduction along the leading axis, a running sum, a strided copy
+    everyday = [
+        ("np.maximum(x, 0.0)", lambda a: (lambda: np.maximum(a, 0.0))),
+        ("x > 0.0", lambda a: (lambda: a > 0.0)),
+        ("x.reshape(2048, -1).sum(axis=0)", lambda a: (lambda: a.reshape(2048, -1).sum(axis=0))),
+        ("np.cumsum(x)", lambda a: (lambda: np.cumsum(a))),
+        ("x[::2].copy()", lambda a: (lambda: a[::2].copy())),
+    ]
+    for opname, op in everyday:
+        def bf_everyday(dtype_of, op=op):
+            def make():
+                return op(data.codes(bf).view(dtype_of(bf)))
+            return make
+
+        add(f"bfloat16 {opname}", bf_everyday(mf_dtype), Ref("ml", "ml_dtypes", bf_everyday(md_dtype), 1.0))
+
 
 # Group 6: (label, operation, NumPy's uint8 operation on the same bytes, whether
 # that one moves the bytes at memory speed with nothing to compute (a floor)).

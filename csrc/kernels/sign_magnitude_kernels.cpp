@@ -16,12 +16,22 @@ MINIFLOAT_KERNEL_INLINE uint32_t order_key(uint32_t code, uint32_t inf_magnitude
     return magnitude > inf_magnitude ? kNaNKey : key;
 }
 
+// The same order in 16-bit lanes (twice the lanes of order_key's): -magnitude
+// for a negative code, +magnitude for a positive one (both zeros 0), NaN
+// told apart by its magnitude.
+MINIFLOAT_KERNEL_INLINE int16_t signed_order_key(uint16_t code) {
+    const int16_t magnitude = static_cast<int16_t>(code & 0x7FFF);
+    return (code & 0x8000) ? static_cast<int16_t>(-magnitude) : magnitude;
+}
+
 template <KeyComparison Op>
 MINIFLOAT_KERNEL_INLINE void compare_loop(uint32_t inf_magnitude, const uint16_t* __restrict a,
                                           const uint16_t* __restrict b, uint8_t* __restrict out, size_t n) {
+    const uint16_t inf16 = static_cast<uint16_t>(inf_magnitude);
     for (size_t i = 0; i < n; i++) {
-        const uint32_t ka = order_key(a[i], inf_magnitude), kb = order_key(b[i], inf_magnitude);
-        const bool ordered = (ka != kNaNKey) & (kb != kNaNKey);
+        const int16_t ka = signed_order_key(a[i]), kb = signed_order_key(b[i]);
+        const bool ordered = (static_cast<uint16_t>(a[i] & 0x7FFF) <= inf16) &
+                             (static_cast<uint16_t>(b[i] & 0x7FFF) <= inf16);
         bool r;
         if constexpr (Op == KeyComparison::equal) r = ordered & (ka == kb);
         if constexpr (Op == KeyComparison::not_equal) r = !(ordered & (ka == kb));

@@ -27,6 +27,7 @@ struct AccumulatorRow {
     npy_intp stride = 0;
     std::vector<float> values;
     std::vector<uint32_t> written;
+    std::vector<char> written_bytes;  // a contiguous row's: the output's bytes as last written
 };
 
 // A loop's auxdata: the rows by output address, kept across NumPy's calls.
