@@ -85,16 +85,15 @@ inline void scatter(const Operand& op, npy_intp first, size_t n, const char* buf
 // any n. Items are at most 32 bytes (complex long double).
 template <class Kernel>
 uint32_t run_unary_strided(const Operand& in, const Operand& out, npy_intp n, Kernel&& kernel) {
-    if (in.contiguous_aligned() && out.contiguous_aligned()) {
-        const bool in_place = in.data == out.data && in.itemsize == out.itemsize;  // (any split holds)
-        if (!in_place && spans_overlap(byte_span(in.data, in.stride, n, in.itemsize),
-                                       byte_span(out.data, out.stride, n, out.itemsize))) {
-            // front to back on one thread (memory_overlap.h): one item, so
-            // that the pool's count of the call's threads says 1
-            return parallel_for_items(1, static_cast<size_t>(n), WorkKind::cast, [&](size_t, size_t) {
-                return kernel(in.data, out.data, static_cast<size_t>(n));
-            });
-        }
+    // Operands that share memory (other than exactly, in place) go through
+    // the staged loop below, on this thread, front to back (memory_overlap.h):
+    // each chunk's inputs are copied out before its outputs are written, as
+    // a kernel may read a block again after writing it (the portable
+    // encoder redoes a block with subnormal lanes).
+    const bool in_place = in.data == out.data && in.itemsize == out.itemsize;
+    const bool overlapping = !in_place && spans_overlap(byte_span(in.data, in.stride, n, in.itemsize),
+                                                        byte_span(out.data, out.stride, n, out.itemsize));
+    if (in.contiguous_aligned() && out.contiguous_aligned() && !overlapping) {
         // element-wise: any split gives the same bits (thread_pool.h)
         return parallel_for(static_cast<size_t>(n), WorkKind::cast, [&](size_t begin, size_t end) {
             return kernel(in.data + begin * in.itemsize, out.data + begin * out.itemsize, end - begin);
@@ -114,7 +113,7 @@ uint32_t run_unary_strided(const Operand& in, const Operand& out, npy_intp n, Ke
     for (npy_intp start = 0; start < n; start += kStageElements) {
         const size_t count = static_cast<size_t>(
             n - start < static_cast<npy_intp>(kStageElements) ? n - start : kStageElements);
-        const bool direct_in = in.contiguous_aligned();
+        const bool direct_in = in.contiguous_aligned() && !overlapping;
         const bool direct_out = out.contiguous_aligned();
         const char* src = direct_in ? in.data + start * in.stride : in_stage;
         char* dst = direct_out ? out.data + start * out.stride : out_stage;
